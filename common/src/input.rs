@@ -1,0 +1,25 @@
+//! The pseudo-random inputs every kernel is checked and timed on.
+//!
+//! Inputs are generated on the GPU by a fill kernel (`fill_random_i32`) and, where a
+//! reference needs them, on the CPU by the same function, so a 4 GiB input never crosses
+//! PCIe and the CPU reference can run in parallel chunks. The generator is counter based:
+//! element `i` depends only on `(seed, i)`, never on the elements before it.
+
+/// SplitMix64's finalizer: a bijection on `u64` whose output bits all depend on all
+/// input bits (Steele, Lea and Flood, 2014).
+#[inline(always)]
+pub const fn splitmix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The 64-bit golden-ratio increment SplitMix64 steps its state by.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Element `index` of the input stream `seed`: uniform over all of `i32`.
+#[inline(always)]
+pub const fn random_i32(seed: u64, index: u64) -> i32 {
+    let state = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(GOLDEN_GAMMA));
+    (splitmix64(state) >> 32) as u32 as i32
+}

@@ -1,0 +1,7 @@
+//! Definitions that the kernels (compiled for the GPU) and the host (compiled for the CPU)
+//! must agree on. `no_std`, so that both can use it.
+
+#![no_std]
+
+pub mod input;
+pub mod reduce;

@@ -1,0 +1,165 @@
+//! The device: opening it with clear errors, what it is, and the kernels loaded on it.
+
+use crate::error::{Context, Error, Result};
+use crate::ptx;
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
+use cudarc::nvrtc::Ptx;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What the runner reports about the device, read from the driver.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub l2_bytes: u64,
+    pub memory_bytes: u64,
+    /// Peak memory clock, kHz (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`).
+    pub memory_clock_khz: u64,
+    pub memory_bus_bits: u64,
+    /// `cuDriverGetVersion`, e.g. 13000 for CUDA 13.0.
+    pub driver_version: i32,
+    pub ptx_arch: u32,
+}
+
+impl DeviceInfo {
+    /// Theoretical DRAM bandwidth in bytes/s: two transfers per memory clock (DDR) across
+    /// the whole bus. The datasheet figure, not an achievable one.
+    pub fn theoretical_bandwidth(&self) -> f64 {
+        2.0 * self.memory_clock_khz as f64 * 1e3 * (self.memory_bus_bits as f64 / 8.0)
+    }
+
+    pub fn describe(&self) -> String {
+        let (major, minor) = self.compute_capability;
+        format!(
+            "{} (device {}), compute capability {major}.{minor}, {} SMs, L2 {} MiB, {:.1} GiB\n\
+             memory: {} MHz × {}-bit bus × 2 = {:.0} GB/s theoretical; driver CUDA {}.{}; PTX sm_{}",
+            self.name,
+            self.ordinal,
+            self.multiprocessors,
+            self.l2_bytes >> 20,
+            self.memory_bytes as f64 / (1u64 << 30) as f64,
+            self.memory_clock_khz / 1000,
+            self.memory_bus_bits,
+            self.theoretical_bandwidth() / 1e9,
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10,
+            self.ptx_arch,
+        )
+    }
+}
+
+/// An open device with the project's PTX loaded and one stream to launch on.
+pub struct Gpu {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub info: DeviceInfo,
+    module: Arc<CudaModule>,
+    ptx_entries: Vec<String>,
+}
+
+/// Why this machine has no GPU to run on (no driver library, or no device), or `None`
+/// when it has one. The GPU tests are ignored, not failed, for these reasons only.
+pub fn absent_reason() -> Option<String> {
+    // SAFETY: only probes whether the driver library can be loaded.
+    if !unsafe { sys::is_culib_present() } {
+        return Some(
+            "no NVIDIA driver: libcuda could not be loaded. Install the NVIDIA driver \
+             (the CUDA toolkit is not needed), or run on a machine with an NVIDIA GPU."
+                .into(),
+        );
+    }
+    match CudaContext::device_count() {
+        Ok(count) if count > 0 => None,
+        Ok(_) => Some("the NVIDIA driver sees no CUDA device: check `nvidia-smi` and CUDA_VISIBLE_DEVICES".into()),
+        Err(e) => Some(Error::driver("counting CUDA devices", e).to_string()),
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal` and loads the PTX that fits it from `ptx_dir`.
+    pub fn open(ordinal: usize, ptx_dir: &Path) -> Result<Gpu> {
+        if let Some(reason) = absent_reason() {
+            return Err(Error::new(reason));
+        }
+        let count = CudaContext::device_count().context("counting CUDA devices")?;
+        if ordinal >= count as usize {
+            return Err(Error::new(format!("--device {ordinal}: there are only {count} CUDA device(s), numbered from 0")));
+        }
+        let ctx = CudaContext::new(ordinal).context("creating a context on the device")?;
+        let attr = |a: Attr| -> Result<u64> { Ok(ctx.attribute(a).context("reading a device attribute")? as u64) };
+        let (major, minor) = (
+            attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32,
+        );
+        let (ptx_arch, text) = ptx::load(ptx_dir, major, minor)?;
+        let mut driver_version = 0;
+        // SAFETY: writes one int.
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }.result().context("reading the driver version")?;
+        let info = DeviceInfo {
+            ordinal,
+            name: ctx.name().context("reading the device name")?,
+            compute_capability: (major, minor),
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            memory_bytes: ctx.total_mem().context("reading the memory size")? as u64,
+            memory_clock_khz: attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?,
+            memory_bus_bits: attr(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,
+            driver_version,
+            ptx_arch,
+        };
+        let ptx_entries = ptx::entry_points(&text).into_iter().map(String::from).collect();
+        let module = ctx.load_module(Ptx::from_src(text)).context("loading the PTX")?;
+        let stream = ctx.default_stream();
+        Ok(Gpu { ctx, stream, info, module, ptx_entries })
+    }
+
+    /// The kernel `name` from the PTX.
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        if !self.ptx_entries.iter().any(|e| e == name) {
+            return Err(Error::new(format!(
+                "kernel `{name}` is not in the PTX: rebuild it with `cargo xtask build-ptx`"
+            )));
+        }
+        self.module.load_function(name).context(&format!("loading kernel `{name}`"))
+    }
+
+    /// Blocks of `block` threads (with `shared_bytes` of dynamic shared memory) that fit on
+    /// the whole GPU at once: the occupancy calculator's blocks per SM × SMs.
+    pub fn full_wave(&self, function: &CudaFunction, block: u32, shared_bytes: u32) -> Result<u32> {
+        let per_sm = function
+            .occupancy_max_active_blocks_per_multiprocessor(block, shared_bytes as usize, None)
+            .context("asking the occupancy calculator")?;
+        Ok(per_sm.max(1) * self.info.multiprocessors)
+    }
+
+    /// Free device memory in bytes.
+    pub fn free_memory(&self) -> Result<u64> {
+        Ok(self.ctx.mem_get_info().context("reading free memory")?.0 as u64)
+    }
+
+    /// Waits for all queued work and turns a kernel fault into an error.
+    pub fn sync(&self, what: &str) -> Result<()> {
+        self.stream.synchronize().context(what)
+    }
+
+    /// Launches `function` with raw arguments (each a reference to a plain value: device
+    /// pointers as `u64`, sizes as `u64`).
+    ///
+    /// # Safety
+    /// The arguments match the kernel's parameters in number, order and type, and every
+    /// pointer covers what the kernel reads and writes for this launch shape.
+    pub unsafe fn launch(&self, function: &CudaFunction, cfg: LaunchConfig, args: &[&u64]) -> Result<()> {
+        use cudarc::driver::PushKernelArg;
+        let mut builder = self.stream.launch_builder(function);
+        for arg in args {
+            builder.arg(*arg);
+        }
+        // SAFETY: the caller guarantees the arguments fit the kernel.
+        unsafe { builder.launch(cfg) }.context("launching a kernel")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,99 @@
+//! Finding the PTX that fits the device, and refusing a stale one.
+//!
+//! `cargo xtask build-ptx` writes `target/ptx/<arch>/kernels.ptx` for each arch and a
+//! `fingerprint` of the kernel sources beside them. The host was built with the
+//! fingerprint of the sources it was compiled next to; if the two differ, the PTX is older
+//! (or newer) than the kernels a reader sees, and the host stops.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// Environment variable that overrides where the PTX folders are (the GPU bundle sets it).
+pub const PTX_DIR_ENV: &str = "GPU_KERNELS_PTX_DIR";
+
+/// The fingerprint of the kernel sources this host binary was built with.
+pub const SOURCE_FINGERPRINT: &str = env!("KERNEL_SOURCE_FINGERPRINT");
+
+/// Where to look for the PTX: `--ptx-dir`, then `$GPU_KERNELS_PTX_DIR`, then `ptx/` beside
+/// the executable (a bundle), then the workspace's `target/ptx`.
+pub fn default_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(PTX_DIR_ENV) {
+        return PathBuf::from(dir);
+    }
+    if let Some(beside) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("ptx"))) {
+        if beside.is_dir() {
+            return beside;
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx")
+}
+
+/// The archs with a built PTX in `dir`, as compute-capability numbers (sm_90 → 90).
+pub fn available_archs(dir: &Path) -> Vec<u32> {
+    let mut archs: Vec<u32> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let number = name.strip_prefix("sm_")?.parse().ok()?;
+            entry.path().join("kernels.ptx").is_file().then_some(number)
+        })
+        .collect();
+    archs.sort_unstable();
+    archs
+}
+
+/// The newest built arch that a device of compute capability `major.minor` can run: PTX
+/// for sm_XY is compiled forward by the driver for any GPU of compute capability ≥ X.Y.
+pub fn pick_arch(available: &[u32], major: u32, minor: u32) -> Option<u32> {
+    let device = major * 10 + minor;
+    available.iter().copied().filter(|&a| a <= device).max()
+}
+
+/// Reads the PTX for a device of compute capability `major.minor` from `dir`, after
+/// checking that it exists, fits the device and matches the kernel sources.
+pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(u32, String)> {
+    let archs = available_archs(dir);
+    if archs.is_empty() {
+        return Err(Error::new(format!(
+            "no PTX found in {}: build it with `cargo xtask build-ptx` (or point --ptx-dir / {PTX_DIR_ENV} at it)",
+            dir.display()
+        )));
+    }
+    let Some(arch) = pick_arch(&archs, major, minor) else {
+        let built: Vec<String> = archs.iter().map(|a| format!("sm_{a}")).collect();
+        return Err(Error::new(format!(
+            "the device is sm_{major}{minor} but the PTX was built for {} only: the oldest supported is sm_70; \
+             build for this device with `cargo xtask build-ptx --arch sm_{major}{minor}`",
+            built.join(", ")
+        )));
+    };
+    check_fingerprint(dir)?;
+    let path = dir.join(format!("sm_{arch}")).join("kernels.ptx");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
+    Ok((arch, text))
+}
+
+fn check_fingerprint(dir: &Path) -> Result<()> {
+    let path = dir.join(fingerprint::FINGERPRINT_FILE);
+    let found = std::fs::read_to_string(&path).map(|s| s.trim().to_string()).unwrap_or_default();
+    if found != SOURCE_FINGERPRINT {
+        return Err(Error::new(format!(
+            "the PTX in {} was not built from the kernel sources this program was built with \
+             (fingerprint {:?}, expected {SOURCE_FINGERPRINT}): run `cargo xtask build-ptx`, then rebuild the host",
+            dir.display(),
+            found
+        )));
+    }
+    Ok(())
+}
+
+/// The names of the `.entry` points in a PTX text.
+pub fn entry_points(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|line| line.trim_start().strip_prefix(".visible .entry "))
+        .filter_map(|rest| rest.split('(').next())
+        .map(str::trim)
+        .collect()
+}

@@ -1,0 +1,50 @@
+//! Atomic read-modify-write on global memory, and the fence that orders plain accesses
+//! around them.
+//!
+//! Addresses are converted with `cvta.to.global.u64` first, as in [`crate::device::load`].
+
+use core::arch::asm;
+
+/// `red.global.add.u32 [p], v;` adds `v` to `*p` atomically and returns nothing. Integer
+/// addition modulo 2^32 is the same for signed and unsigned values, so this is also the
+/// wrapping `i32` add. Without a result to wait for, the thread moves on at once: the
+/// reduction happens in the L2 cache. (CUDA's `atomicAdd` whose result is unused becomes
+/// this instruction.)
+///
+/// # Safety
+/// `p` points to a 4-byte aligned `i32` in global memory.
+#[inline(always)]
+pub unsafe fn red_add_i32(p: *mut i32, v: i32) {
+    // SAFETY: the caller guarantees `p` is a valid global address.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; red.global.add.u32 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg32) v, options(nostack))
+    }
+}
+
+/// `atom.acq_rel.gpu.global.add.u32 old, [p], v;` adds `v` to `*p` and returns the old
+/// value, with acquire-release ordering at GPU scope: this thread's writes before it are
+/// visible to whoever later acquires `*p`, and the writes released by earlier adds to `*p`
+/// are visible to this thread after it. The "last block finishes the job" pattern needs
+/// exactly that.
+///
+/// # Safety
+/// `p` points to a 4-byte aligned `u32` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_acq_rel_u32(p: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller guarantees `p` is a valid global address.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; atom.acq_rel.gpu.global.add.u32 {o}, [g], {v}; }}",
+             o = out(reg32) old, p = in(reg64) p, v = in(reg32) v, options(nostack))
+    };
+    old
+}
+
+/// `fence.acq_rel.gpu;` (CUDA's `__threadfence()`): this thread's memory accesses before
+/// the fence are ordered, for every thread on the GPU, before its accesses after it.
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    // SAFETY: a fence has no operands.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) }
+}

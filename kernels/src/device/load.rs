@@ -1,0 +1,101 @@
+//! Global-memory loads with an explicit width and cache policy.
+//!
+//! A plain `*p` in a kernel becomes `ld.global` (LLVM infers the global space for kernel
+//! pointer parameters). These wrappers say more:
+//! - **16 bytes at once** (`.v4.s32`): one instruction moves four elements, so a warp's
+//!   load is 512 contiguous bytes: four full 128-byte lines in one request, and a quarter
+//!   of the load instructions (and of their address arithmetic) of scalar code;
+//! - **read-only path** (`.nc`, CUDA's `__ldg` / `const __restrict__`): the data will not
+//!   change during the kernel, so it may come through the non-coherent texture path;
+//! - **streaming** (`.cs`, "cache streaming, likely accessed once"): the line is marked
+//!   evict-first in L1 and L2, so a read-once stream does not push out data worth keeping;
+//! - **L2 only** (`.cg`, "cache global"): skip L1, which is not coherent between SMs; for
+//!   data another block wrote during this kernel.
+//!
+//! A Rust pointer holds a generic address; each wrapper converts it with
+//! `cvta.to.global.u64` as the PTX ISA asks of `ld.global` (ptxas folds the conversion
+//! away: the generic and global windows coincide on current GPUs).
+
+use core::arch::asm;
+
+/// Four `i32` in one 16-byte aligned unit: the type of a 16-byte vector load (CUDA's
+/// `int4`).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct I32x4(pub [i32; 4]);
+
+impl I32x4 {
+    /// The wrapping sum of the four lanes.
+    #[inline(always)]
+    pub fn wrapping_sum(self) -> i32 {
+        let [a, b, c, d] = self.0;
+        a.wrapping_add(b).wrapping_add(c.wrapping_add(d))
+    }
+}
+
+/// `ld.global.nc.v4.s32 {a,b,c,d}, [p];`: a 16-byte load through the read-only path.
+///
+/// # Safety
+/// `p` is a 16-byte aligned global address of four readable `i32` that nothing writes
+/// while the kernel runs.
+#[inline(always)]
+pub unsafe fn load_readonly_v4(p: *const I32x4) -> I32x4 {
+    let (a, b, c, d): (i32, i32, i32, i32);
+    // SAFETY: the caller guarantees alignment, bounds and that the data is read-only.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.nc.v4.s32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+             p = in(reg64) p, options(pure, readonly, nostack))
+    };
+    I32x4([a, b, c, d])
+}
+
+/// `ld.global.cs.v4.s32 {a,b,c,d}, [p];`: a 16-byte streaming load (evict-first).
+///
+/// # Safety
+/// `p` is a 16-byte aligned global address of four readable `i32` that nothing writes
+/// while the kernel runs.
+#[inline(always)]
+pub unsafe fn load_streaming_v4(p: *const I32x4) -> I32x4 {
+    let (a, b, c, d): (i32, i32, i32, i32);
+    // SAFETY: the caller guarantees alignment, bounds and that the data is read-only.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.cs.v4.s32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+             p = in(reg64) p, options(pure, readonly, nostack))
+    };
+    I32x4([a, b, c, d])
+}
+
+/// `ld.global.cs.s32 %r, [p];`: a 4-byte streaming load, for the elements after the last
+/// whole 16-byte unit.
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a readable `i32` that nothing writes while
+/// the kernel runs.
+#[inline(always)]
+pub unsafe fn load_streaming(p: *const i32) -> i32 {
+    let v: i32;
+    // SAFETY: the caller guarantees alignment, bounds and that the data is read-only.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.cs.s32 {v}, [g]; }}", v = out(reg32) v, p = in(reg64) p,
+             options(pure, readonly, nostack))
+    };
+    v
+}
+
+/// `ld.global.cg.s32 %r, [p];`: a 4-byte load from L2, bypassing L1. For values other
+/// blocks wrote during this kernel (after the acquire that makes them visible).
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a readable `i32`.
+#[inline(always)]
+pub unsafe fn load_l2_only(p: *const i32) -> i32 {
+    let v: i32;
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.cg.s32 {v}, [g]; }}", v = out(reg32) v, p = in(reg64) p,
+             options(readonly, nostack))
+    };
+    v
+}

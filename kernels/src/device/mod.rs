@@ -1,0 +1,34 @@
+//! The device library: what a kernel needs from the hardware, one documented wrapper per
+//! PTX instruction.
+//!
+//! Rust has no CUDA dialect. rustc's NVPTX backend gives kernels (`extern "ptx-kernel"`,
+//! made by `#[kernel]`), the special registers and `bar.sync` through `core::arch::nvptx`;
+//! everything else is inline PTX through `asm!`. Each wrapper here is that one instruction,
+//! named after what it does, with the instruction in its doc comment, so a kernel reads as
+//! its algorithm and a wrapper reads as a line of the PTX manual.
+//!
+//! Two rules the wrappers follow (the design notes say why):
+//! - **Convergence.** LLVM does not know that an `asm!` block is a collective operation: it
+//!   may duplicate it into both sides of a branch. Call the warp-collective wrappers
+//!   (shuffles, `bar.warp.sync`) only where every lane named in the mask reaches the call,
+//!   and never inside lane-dependent control flow.
+//! - **Shared memory by address.** Rust has no `__shared__`; shared arrays are declared
+//!   in module-level PTX and used through 32-bit shared-window addresses with explicit
+//!   `ld.shared`/`st.shared`. (A generic pointer to shared memory works too, but compiles
+//!   to slower generic loads.)
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`index`] | thread, block and grid indices and sizes; lanes and warps |
+//! | [`sync`] | block barrier (`bar.sync`), warp barrier (`bar.warp.sync`) |
+//! | [`shared`] | static and dynamic shared memory, `ld.shared` / `st.shared` |
+//! | [`warp`] | shuffles (`shfl.sync` down / bfly / idx) |
+//! | [`atomic`] | `red` and `atom` on global memory, fences |
+//! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
+
+pub mod atomic;
+pub mod index;
+pub mod load;
+pub mod shared;
+pub mod sync;
+pub mod warp;

@@ -1,0 +1,121 @@
+//! Shared memory: the on-chip scratchpad a block's threads share (CUDA's `__shared__`).
+//!
+//! Rust has no address-space qualifiers, so a shared array is declared in module-level PTX
+//! (`global_asm!`) and reached by its address in the 32-bit shared window, which
+//! `mov.u32 %r, NAME;` yields. [`SharedArray`] wraps that address; its loads and stores are
+//! the explicit `ld.shared`/`st.shared` instructions, which become `LDS`/`STS` in SASS.
+//!
+//! Two kinds, as in CUDA:
+//! - **static**, sized at compile time: [`static_shared!`](crate::static_shared) declares
+//!   `.shared .align 16 .b8 NAME[BYTES];` and a function returning its `SharedArray`;
+//! - **dynamic**, sized at launch (the launch's `sharedMemBytes`): [`dynamic_shared`]
+//!   returns the one `.extern .shared` array every kernel may use.
+//!
+//! The accessors are not marked pure: each load and store stays where it is written,
+//! relative to the others and to barriers, which is what code that communicates through
+//! shared memory needs (the `volatile` of the classic CUDA reductions).
+
+use core::arch::{asm, global_asm};
+use core::marker::PhantomData;
+
+/// A typed view of an array in shared memory, by its 32-bit shared-window address.
+///
+/// It knows no length: the kernel's launch shape bounds the indices (each kernel's
+/// `SAFETY:` comment says how).
+#[derive(Clone, Copy)]
+pub struct SharedArray<T> {
+    base: u32,
+    _elem: PhantomData<T>,
+}
+
+impl<T> SharedArray<T> {
+    /// # Safety
+    /// `base` is the shared-window address of an array of `T`, aligned for `T`.
+    #[inline(always)]
+    pub const unsafe fn from_address(base: u32) -> Self {
+        Self { base, _elem: PhantomData }
+    }
+
+    #[inline(always)]
+    fn address(self, index: u32) -> u32 {
+        self.base + index * core::mem::size_of::<T>() as u32
+    }
+}
+
+impl SharedArray<i32> {
+    /// `ld.shared.u32 %r, [addr];` reads element `index`.
+    ///
+    /// # Safety
+    /// `index` lies inside the array (its declaration, or the launch's dynamic size).
+    #[inline(always)]
+    pub unsafe fn load(self, index: u32) -> i32 {
+        let value: i32;
+        // SAFETY: the caller keeps `index` inside the array.
+        unsafe {
+            asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) value, a = in(reg32) self.address(index),
+                 options(nostack, readonly))
+        };
+        value
+    }
+
+    /// `st.shared.u32 [addr], %r;` writes element `index`.
+    ///
+    /// # Safety
+    /// `index` lies inside the array, and no other thread accesses that element until a
+    /// barrier orders the accesses.
+    #[inline(always)]
+    pub unsafe fn store(self, index: u32, value: i32) {
+        // SAFETY: the caller keeps `index` inside the array and orders the accesses.
+        unsafe {
+            asm!("st.shared.u32 [{a}], {v};", a = in(reg32) self.address(index), v = in(reg32) value,
+                 options(nostack))
+        }
+    }
+}
+
+global_asm!(".extern .shared .align 16 .b8 dynamic_shared_memory[];");
+
+/// The dynamic shared-memory array (CUDA's `extern __shared__ T a[];`), whose size in bytes
+/// is the launch's `sharedMemBytes`.
+#[inline(always)]
+pub fn dynamic_shared<T>() -> SharedArray<T> {
+    let base: u32;
+    // SAFETY: `mov` of a symbol's address reads no memory.
+    unsafe {
+        asm!("mov.u32 {b}, dynamic_shared_memory;", b = out(reg32) base, options(pure, nomem, nostack))
+    };
+    // SAFETY: the array is declared 16-byte aligned, enough for any `T` used here.
+    unsafe { SharedArray::from_address(base) }
+}
+
+/// Declares a static shared array and a function that returns it:
+///
+/// ```ignore
+/// static_shared! { fn warp_sums() -> [i32; 32]; }
+/// let sums: SharedArray<i32> = warp_sums();
+/// ```
+///
+/// emits `.shared .align 16 .b8 warp_sums[128];` into the PTX. ptxas reserves the array in
+/// every kernel that refers to it, and only there.
+#[macro_export]
+macro_rules! static_shared {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident() -> [$elem:ty; $len:expr];) => {
+        core::arch::global_asm!(
+            concat!(".shared .align 16 .b8 ", stringify!($name), "[{bytes}];"),
+            bytes = const $len * core::mem::size_of::<$elem>(),
+        );
+
+        $(#[$attr])*
+        #[inline(always)]
+        $vis fn $name() -> $crate::device::shared::SharedArray<$elem> {
+            let base: u32;
+            // SAFETY: `mov` of a symbol's address reads no memory.
+            unsafe {
+                core::arch::asm!(concat!("mov.u32 {b}, ", stringify!($name), ";"),
+                                 b = out(reg32) base, options(pure, nomem, nostack))
+            };
+            // SAFETY: the array above is 16-byte aligned and holds `$len` elements.
+            unsafe { $crate::device::shared::SharedArray::from_address(base) }
+        }
+    };
+}

@@ -1,0 +1,26 @@
+//! Every GPU kernel of the project, written in Rust and compiled to PTX by rustc's own
+//! NVPTX backend (`cargo xtask build-ptx`; see the README for how to read it as a course).
+//!
+//! - [`device`] is the device library: one thin, documented wrapper per PTX instruction
+//!   the kernels use (indices, barriers, shared memory, shuffles, atomics, cache-hinted
+//!   and vector loads).
+//! - [`reduce`] is the reduction ladder: Harris's seven steps, the five steps of seed 003,
+//!   and the project's own single-launch kernel.
+//! - [`support`] writes the pseudo-random inputs and flushes the L2 between timed runs.
+//!
+//! Every `#[kernel]` function becomes a `.entry` of the same name in the PTX.
+
+#![no_std]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
+
+pub mod device;
+pub mod support;
+pub mod reduce;
+
+/// A kernel has nowhere to report a panic and no unwinding: stop the thread with `trap`,
+/// which aborts the launch, and the host sees `CUDA_ERROR_ILLEGAL_INSTRUCTION`.
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` has no operands and never returns.
+    unsafe { core::arch::asm!("trap;", options(noreturn)) }
+}

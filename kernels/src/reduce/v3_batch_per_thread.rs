@@ -1,0 +1,41 @@
+//! Step v3 — a batch of inputs per thread (seed 003's kernel_3).
+//!
+//! Idea: each thread sums `BATCH` (32) consecutive inputs in registers before the block
+//!       tree. There are 32 times fewer blocks, so the tree, the barriers and the atomic
+//!       are paid once per 16 384 inputs instead of once per 512, and each thread keeps
+//!       several independent loads in flight (the loop is unrolled by the compiler).
+//! Changes from v2: a `for j in 0..BATCH` loop; the host launches `n / (512·32)` blocks.
+//! Bottleneck left: the access pattern. Thread `t` reads elements `32t … 32t+31`, so a
+//!       warp's first load touches 32 addresses 128 bytes apart, one cache line per lane;
+//!       the next 31 loads hit the same lines in L1. It works because L1 absorbs it, but
+//!       every load instruction still moves only 4 bytes per lane.
+//! Cost: <ptxas>.
+//! Result: <measured>.
+
+use super::v1_last_warp_synced::block_sum;
+use crate::device::atomic::red_add_i32;
+use crate::device::index::{global_thread_idx, thread_idx};
+use common::reduce::BATCH;
+use kernel_macros::kernel;
+
+/// Adds the sum of this block's `SEED003_BLOCK × BATCH` elements into `*result`.
+///
+/// # Safety
+/// As [`v2_one_pass_atomic`](super::v2_one_pass_atomic::v2_one_pass_atomic).
+#[kernel]
+pub unsafe fn v3_batch_per_thread(input: *const i32, result: *mut i32, n: usize) {
+    let first = global_thread_idx() * BATCH as usize;
+    let mut sum = 0i32;
+    for j in 0..BATCH as usize {
+        if first + j < n {
+            // SAFETY: first + j < n.
+            sum = sum.wrapping_add(unsafe { *input.add(first + j) });
+        }
+    }
+    // SAFETY: launched with BLOCK threads.
+    let total = unsafe { block_sum(sum) };
+    if thread_idx() == 0 {
+        // SAFETY: the caller passes a valid result pointer.
+        unsafe { red_add_i32(result, total) };
+    }
+}

@@ -1,0 +1,148 @@
+//! Every kernel against the CPU reference, on a real GPU: random inputs of awkward sizes,
+//! every block size a kernel can be launched with, outputs poisoned before each run.
+//!
+//! Without a driver or a device every test is reported as *ignored* with the reason (the
+//! harness is libtest-mimic, so that this is decided at run time). With a GPU present, any
+//! other problem (missing or stale PTX, a fault) fails the tests.
+
+use common::input::random_i32;
+use host::gpu::Gpu;
+use host::ptx;
+use host::reduce::registry::{Finish, REDUCE_KERNELS, ReduceKernel};
+use host::reduce::runner::ReduceBench;
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// Sizes every kernel is checked at: empty, one element, less than a warp, not a multiple
+/// of any block or batch, and past the L2 with a ragged end.
+const SIZES: &[usize] = &[0, 1, 31, 1000, (1 << 20) + 3, (1 << 24) + 7];
+
+/// A size past 2^32 elements (16 GiB of input): kernels must index in 64 bits.
+const LARGE: usize = (1 << 32) + 5;
+
+fn main() {
+    let args = Arguments::from_args();
+    let absent = host::gpu::absent_reason();
+    let mut trials = Vec::new();
+
+    trials.push(Trial::test("fill_matches_the_cpu_generator", fill_matches_the_cpu_generator));
+    for kernel in REDUCE_KERNELS {
+        for block in kernel.block_sizes() {
+            trials.push(Trial::test(format!("{}/block_{block}/awkward_sizes", kernel.id), move || {
+                sums_are_exact(kernel, block, SIZES)
+            }));
+        }
+    }
+    trials.push(Trial::test("x3_single_launch/counter_returns_to_zero", counter_returns_to_zero));
+    let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
+    trials.push(match (&absent, large_input_fits()) {
+        (None, Some(false)) => {
+            eprintln!("all_kernels/n_past_2^32 ignored: the device has less than {LARGE_NEEDS_GIB} GiB free");
+            large.with_ignored_flag(true)
+        }
+        _ => large,
+    });
+
+    if let Some(reason) = absent {
+        eprintln!("GPU tests ignored: {reason}");
+        trials = trials.into_iter().map(|t| t.with_ignored_flag(true)).collect();
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// The device, opened once for all tests.
+fn gpu() -> Result<&'static Gpu, Failed> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::open(0, &ptx::default_dir()).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| Failed::from(e.as_str()))
+}
+
+/// One input per size, filled once and shared by every test (the lock also keeps the
+/// tests from interleaving their launches).
+fn with_bench<T>(n: usize, body: impl FnOnce(&ReduceBench<'static>) -> Result<T, Failed>) -> Result<T, Failed> {
+    static BENCHES: OnceLock<Mutex<HashMap<usize, ReduceBench<'static>>>> = OnceLock::new();
+    let gpu = gpu()?;
+    let mut benches = BENCHES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    if !benches.contains_key(&n) {
+        let seed = host::clock_seed() ^ n as u64;
+        benches.insert(n, ReduceBench::new(gpu, n, seed).map_err(|e| e.to_string())?);
+    }
+    body(&benches[&n])
+}
+
+fn check(bench: &ReduceBench, kernel: &ReduceKernel, block: u32) -> Result<(), Failed> {
+    let plan = bench.plan(kernel, block).map_err(|e| e.to_string())?;
+    let check = bench.check(&plan).map_err(|e| e.to_string())?;
+    if check.passed() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} (block {block}) on n = {} (seed {}): got {}, expected {}",
+            kernel.id, bench.n, bench.seed, check.got, check.expected
+        )
+        .into())
+    }
+}
+
+fn sums_are_exact(kernel: &'static ReduceKernel, block: u32, sizes: &[usize]) -> Result<(), Failed> {
+    for &n in sizes {
+        with_bench(n, |bench| check(bench, kernel, block))?;
+    }
+    Ok(())
+}
+
+fn fill_matches_the_cpu_generator() -> Result<(), Failed> {
+    let n = (1 << 20) + 3;
+    with_bench(n, |bench| {
+        let on_gpu = bench.input_prefix(n).map_err(|e| e.to_string())?;
+        for (i, &v) in on_gpu.iter().enumerate() {
+            let want = random_i32(bench.seed, i as u64);
+            if v != want {
+                return Err(format!("element {i}: GPU {v}, CPU {want}").into());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The last-block kernel leaves its arrival counter at 0 after every launch, at every
+/// grid size; a counter left non-zero would make the next launch's wrong block finish.
+fn counter_returns_to_zero() -> Result<(), Failed> {
+    let kernel = REDUCE_KERNELS.iter().find(|k| k.finish == Finish::LastBlock).ok_or("no last-block kernel")?;
+    for &n in SIZES {
+        with_bench(n, |bench| {
+            for _ in 0..5 {
+                check(bench, kernel, kernel.block_size(None).map_err(|e| e.to_string())?)?;
+                let count = bench.arrival_count().map_err(|e| e.to_string())?;
+                if count != 0 {
+                    return Err(format!("n = {n}: counter left at {count}").into());
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Device memory the large test needs: the input, the partials and room to spare.
+const LARGE_NEEDS_GIB: u64 = 20;
+
+/// Whether the large input fits (`None` when the device cannot be opened: the test then
+/// runs and reports why).
+fn large_input_fits() -> Option<bool> {
+    let free = gpu().ok()?.free_memory().ok()?;
+    Some(free >= LARGE_NEEDS_GIB << 30)
+}
+
+/// Every kernel (default block) on more than 2^32 elements: any 32-bit index arithmetic
+/// on the element index would wrap and miss or repeat elements.
+fn all_kernels_past_2_pow_32() -> Result<(), Failed> {
+    let gpu = gpu()?;
+    let bench = ReduceBench::new(gpu, LARGE, host::clock_seed()).map_err(|e| e.to_string())?;
+    for kernel in REDUCE_KERNELS {
+        check(&bench, kernel, kernel.block_size(None).map_err(|e| e.to_string())?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Correctness tests of the workspace; the tests live in `cpu.rs` and `gpu.rs`.

@@ -226,10 +226,11 @@ echo "== host $*"
 exit $status
 "#;
 
-/// The GPU test executables (`cargo test --no-run`), found from cargo's JSON messages.
+/// The GPU test executable (`cargo test --no-run --test gpu`), found from cargo's JSON
+/// messages. (The CPU tests read the source tree and belong where it is.)
 fn test_binaries() -> Result<Vec<(String, PathBuf)>> {
     let json = capture(
-        cargo().args(["test", "--release", "-p", "tests", "--no-run", "--message-format=json"]),
+        cargo().args(["test", "--release", "-p", "tests", "--test", "gpu", "--no-run", "--message-format=json"]),
         "building the GPU tests",
     )?;
     let mut found = Vec::new();

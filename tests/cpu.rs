@@ -92,7 +92,7 @@ fn unknown_kernel_names_are_refused() {
     let err = select(&["nope".into()]).unwrap_err().to_string();
     assert!(err.contains("h0_interleaved_modulo"), "the error should list the kernels: {err}");
     assert_eq!(select(&[]).unwrap().len(), REDUCE_KERNELS.len());
-    assert_eq!(select(&["x".into()]).unwrap().len(), 3);
+    assert_eq!(select(&["x".into()]).unwrap().len(), 4);
 }
 
 #[test]

@@ -34,7 +34,9 @@ fn main() {
             }));
         }
     }
-    trials.push(Trial::test("x3_single_launch/counter_returns_to_zero", counter_returns_to_zero));
+    for kernel in REDUCE_KERNELS.iter().filter(|k| matches!(k.finish, Finish::LastBlock | Finish::PackedTally)) {
+        trials.push(Trial::test(format!("{}/state_returns_to_zero", kernel.id), move || state_returns_to_zero(kernel)));
+    }
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
         (None, Some(false)) => {
@@ -107,17 +109,18 @@ fn fill_matches_the_cpu_generator() -> Result<(), Failed> {
     })
 }
 
-/// The last-block kernel leaves its arrival counter at 0 after every launch, at every
-/// grid size; a counter left non-zero would make the next launch's wrong block finish.
-fn counter_returns_to_zero() -> Result<(), Failed> {
-    let kernel = REDUCE_KERNELS.iter().find(|k| k.finish == Finish::LastBlock).ok_or("no last-block kernel")?;
+/// A single-launch kernel leaves its counter or tally at 0 after every launch, at every
+/// grid size, run after run; state left behind would make the next launch finish early or
+/// add a stale sum.
+fn state_returns_to_zero(kernel: &'static ReduceKernel) -> Result<(), Failed> {
+    let block = kernel.block_size(None).map_err(|e| e.to_string())?;
     for &n in SIZES {
         with_bench(n, |bench| {
-            for _ in 0..5 {
-                check(bench, kernel, kernel.block_size(None).map_err(|e| e.to_string())?)?;
-                let count = bench.arrival_count().map_err(|e| e.to_string())?;
-                if count != 0 {
-                    return Err(format!("n = {n}: counter left at {count}").into());
+            for run in 0..5 {
+                check(bench, kernel, block)?;
+                let state = bench.persistent_state().map_err(|e| e.to_string())?;
+                if state != [0; 3] {
+                    return Err(format!("n = {n}, run {run}: state left at {state:?}").into());
                 }
             }
             Ok(())

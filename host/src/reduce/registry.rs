@@ -58,6 +58,9 @@ pub enum Finish {
     /// One launch; the last block to finish sums the others' partials. Needs a workspace of
     /// one `i32` per block and an arrival counter, zeroed once at allocation.
     LastBlock,
+    /// One launch; each block adds its sum and an arrival into one 64-bit tally, and the
+    /// last to arrive writes the result. Needs the tally, zeroed once at allocation.
+    PackedTally,
 }
 
 /// One kernel of the ladder.
@@ -138,6 +141,7 @@ pub const REDUCE_KERNELS: &[ReduceKernel] = &[
     seed003("x1_warp_shuffles", "block sum by warp shuffles", SEED003_BLOCK, BATCH, GridShape::Cover, Finish::AtomicAdd),
     seed003("x2_grid_stride_unrolled", "one wave, coalesced, 4 loads in flight", STREAM_BLOCK, 4 * STREAM_UNROLL, GridShape::OneWave, Finish::AtomicAdd),
     seed003("x3_single_launch", "last block finishes: one launch", STREAM_BLOCK, 4 * STREAM_UNROLL, GridShape::OneWave, Finish::LastBlock),
+    seed003("x4_packed_tally", "count and sum in one 64-bit atomic", STREAM_BLOCK, 4 * STREAM_UNROLL, GridShape::OneWave, Finish::PackedTally),
 ];
 
 impl ReduceKernel {

@@ -61,6 +61,8 @@ pub struct ReduceBench<'g> {
     partials: DeviceBuffer,
     arrivals: DeviceBuffer,
     partials_capacity: usize,
+    /// The packed-tally kernel's 64-bit arrivals-and-sum word.
+    tally: DeviceBuffer,
 }
 
 /// The smallest block any kernel runs with; it bounds the partials of a first launch.
@@ -91,8 +93,10 @@ impl<'g> ReduceBench<'g> {
         let partials = DeviceBuffer::alloc(gpu, partials_capacity * 4, "the last-block workspace")?;
         let arrivals = DeviceBuffer::alloc(gpu, 4, "the arrival counter")?;
         arrivals.fill_words(gpu, 0, 1)?;
+        let tally = DeviceBuffer::alloc(gpu, 8, "the tally")?;
+        tally.fill_words(gpu, 0, 2)?;
         let result = DeviceBuffer::alloc(gpu, 4, "the result")?;
-        Ok(Self { gpu, n, seed, expected, input, result, scratch, partials, arrivals, partials_capacity })
+        Ok(Self { gpu, n, seed, expected, input, result, scratch, partials, arrivals, partials_capacity, tally })
     }
 
     /// Elements read by one reduction, in bytes: what the bandwidth figures count.
@@ -147,6 +151,9 @@ impl<'g> ReduceBench<'g> {
                 }
                 steps.push(launch(grid, vec![input, result, n, self.partials.ptr(), self.arrivals.ptr()]));
             }
+            Finish::PackedTally => {
+                steps.push(launch(grid_for(self.n)?, vec![input, result, n, self.tally.ptr()]));
+            }
         }
         let launches = steps.iter().filter(|s| matches!(s, Step::Launch { .. })).count();
         Ok(Plan { steps, block, launches })
@@ -160,9 +167,10 @@ impl<'g> ReduceBench<'g> {
                 Step::Launch { function, cfg, args } => {
                     let refs: Vec<&u64> = args.iter().collect();
                     // SAFETY: the plan passes each kernel the arguments its registry entry
-                    // describes: (input, output, n) with an output of one i32 per block, or
-                    // (input, result, n, partials, arrivals) for the last-block kernel, with
-                    // buffers sized by `new` for this input.
+                    // describes: (input, output, n) with an output of one i32 per block,
+                    // (input, result, n, partials, arrivals) for the last-block kernel, or
+                    // (input, result, n, tally) for the packed tally, with buffers sized by
+                    // `new` for this input.
                     unsafe { self.gpu.launch(function, *cfg, &refs)? };
                 }
             }
@@ -186,9 +194,11 @@ impl<'g> ReduceBench<'g> {
         timer.measure(self.gpu, || self.enqueue(plan))
     }
 
-    /// The last-block kernel's arrival counter, which every launch must leave at 0.
-    pub fn arrival_count(&self) -> Result<i32> {
-        self.arrivals.read_i32(self.gpu, 0)
+    /// The single-launch kernels' persistent state (the arrival counter and the two words
+    /// of the tally), which every launch must leave at 0.
+    pub fn persistent_state(&self) -> Result<[i32; 3]> {
+        let tally = self.tally.read_i32s(self.gpu, 2)?;
+        Ok([self.arrivals.read_i32(self.gpu, 0)?, tally[0], tally[1]])
     }
 
     /// The first `count` input elements as the GPU holds them (for the fill test).

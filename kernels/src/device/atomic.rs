@@ -48,3 +48,34 @@ pub fn fence_acq_rel_gpu() {
     // SAFETY: a fence has no operands.
     unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) }
 }
+
+/// `atom.relaxed.gpu.global.add.u64 old, [p], v;` adds `v` to `*p` and returns the old
+/// value. Relaxed: it orders nothing else, only this word's own updates; enough when the
+/// word itself carries all the data.
+///
+/// # Safety
+/// `p` points to an 8-byte aligned `u64` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_relaxed_u64(p: *mut u64, v: u64) -> u64 {
+    let old: u64;
+    // SAFETY: the caller guarantees `p` is a valid global address.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; atom.relaxed.gpu.global.add.u64 {o}, [g], {v}; }}",
+             o = out(reg64) old, p = in(reg64) p, v = in(reg64) v, options(nostack))
+    };
+    old
+}
+
+/// `st.relaxed.gpu.global.u64 [p], v;`: a store that takes part in the memory model like
+/// an atomic, so it does not race with other threads' atomics on the same word.
+///
+/// # Safety
+/// `p` points to an 8-byte aligned `u64` in global memory.
+#[inline(always)]
+pub unsafe fn store_relaxed_u64(p: *mut u64, v: u64) {
+    // SAFETY: the caller guarantees `p` is a valid global address.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.relaxed.gpu.global.u64 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg64) v, options(nostack))
+    }
+}

@@ -21,6 +21,7 @@
 //! | [`x1_warp_shuffles`] | (the project's own from here) block sum by warp shuffles | 1 (+ memset) |
 //! | [`x2_grid_stride_unrolled`] | one wave, coalesced 16-byte loads, 4 in flight per thread | 1 (+ memset) |
 //! | [`x3_single_launch`] | the last block to finish adds the partials: one launch at every size | 1 |
+//! | [`x4_packed_tally`] | one 64-bit atomic carries arrivals and sum: the fastest single launch | 1 |
 //!
 //! Conventions shared by every step:
 //! - the sum is modulo 2^32 (`wrapping_add`): exact, and independent of the order of the
@@ -49,3 +50,4 @@ pub mod v4_vector_loads;
 pub mod x1_warp_shuffles;
 pub mod x2_grid_stride_unrolled;
 pub mod x3_single_launch;
+pub mod x4_packed_tally;

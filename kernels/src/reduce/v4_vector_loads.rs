@@ -3,10 +3,9 @@
 //! Idea: read the batch four elements at a time with `ld.global.nc.v4.s32` (CUDA's `int4`
 //!       through the read-only path): a quarter of the load instructions and address
 //!       computations for the same bytes.
-//! Changes from v3: the batch loop steps over `BATCH / 4` [`I32x4`] units. A unit wholly
-//!       inside the input is one vector load; the one unit that straddles the end is read
-//!       element by element.
-//! Fix against the seed: its kernel loads the vector first and checks the bounds after,
+//! Changes from v3: the batch loop steps over `BATCH / 4` [`I32x4`] units; the one batch
+//!       that straddles the end is still read element by element.
+//! Fix against the seed: its kernel loads each vector first and checks the bounds after,
 //!       reading up to 12 bytes past the end of the input; here the check comes first.
 //! Bottleneck left: still one atomic and one memset per launch, the strided per-thread
 //!       batches of v3, and only as many loads in flight as one thread's batch.
@@ -33,16 +32,15 @@ pub unsafe fn v4_vector_loads(input: *const i32, result: *mut i32, n: usize) {
     let units = input as *const I32x4;
     let first_unit = global_thread_idx() * UNITS;
     let mut sum = 0i32;
-    for k in 0..UNITS {
-        let start = (first_unit + k) * 4;
-        if start + 4 <= n {
-            // SAFETY: all four elements are below n; `input` is 16-byte aligned.
+    if (first_unit + UNITS) * 4 <= n {
+        for k in 0..UNITS {
+            // SAFETY: the whole batch is below n; `input` is 16-byte aligned.
             sum = sum.wrapping_add(unsafe { load_readonly_v4(units.add(first_unit + k)) }.wrapping_sum());
-        } else {
-            for e in start..n.min(start + 4) {
-                // SAFETY: e < n.
-                sum = sum.wrapping_add(unsafe { *input.add(e) });
-            }
+        }
+    } else {
+        for i in first_unit * 4..n {
+            // SAFETY: i < n.
+            sum = sum.wrapping_add(unsafe { *input.add(i) });
         }
     }
     // SAFETY: launched with BLOCK threads.

@@ -80,16 +80,15 @@ pub unsafe fn x1_warp_shuffles(input: *const i32, result: *mut i32, n: usize) {
     let units = input as *const I32x4;
     let first_unit = global_thread_idx() * UNITS;
     let mut sum = 0i32;
-    for k in 0..UNITS {
-        let start = (first_unit + k) * 4;
-        if start + 4 <= n {
-            // SAFETY: all four elements are below n; `input` is 16-byte aligned.
+    if (first_unit + UNITS) * 4 <= n {
+        for k in 0..UNITS {
+            // SAFETY: the whole batch is below n; `input` is 16-byte aligned.
             sum = sum.wrapping_add(unsafe { load_readonly_v4(units.add(first_unit + k)) }.wrapping_sum());
-        } else {
-            for e in start..n.min(start + 4) {
-                // SAFETY: e < n.
-                sum = sum.wrapping_add(unsafe { *input.add(e) });
-            }
+        }
+    } else {
+        for i in first_unit * 4..n {
+            // SAFETY: i < n.
+            sum = sum.wrapping_add(unsafe { *input.add(i) });
         }
     }
     // SAFETY: every thread of the block, once.

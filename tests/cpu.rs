@@ -176,3 +176,13 @@ fn instanced_kernels_name_one_symbol_per_size() {
         }
     }
 }
+
+#[test]
+fn no_kernel_keeps_an_array_in_local_memory() {
+    // A register array indexed at run time, or one LLVM failed to unroll over, becomes a
+    // `__local_depot` stack frame: slow local memory on every access.
+    for arch in ["sm_80", "sm_90"] {
+        let text = read_ptx(arch);
+        assert!(!text.contains("__local_depot"), "{arch}: a kernel uses local memory (look for __local_depot)");
+    }
+}

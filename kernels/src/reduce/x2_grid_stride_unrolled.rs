@@ -4,15 +4,22 @@
 //!       latency: about 3.35 TB/s × ~0.7 µs ≈ 2.3 MB on an H100 (4.8 TB/s on an H200:
 //!       ≈ 3.4 MB), some 20–25 KB per SM. So:
 //!       - the grid is one full wave (SMs × resident blocks per SM, from the occupancy
-//!         calculator) and each thread loops over the input with a grid stride, so no
-//!         block waits to be scheduled and the tree runs once per thread, not per batch;
-//!       - each loop round issues `STREAM_UNROLL` (4) independent 16-byte loads before
-//!         adding any of them: 64 bytes per thread, 128 KB per SM at full occupancy;
-//!       - consecutive threads read consecutive 16-byte units, so each warp load is 512
-//!         contiguous bytes (v3/v4's per-thread batches were 128 bytes apart per lane);
+//!         calculator), so no block waits to be scheduled, and the block sum runs once
+//!         per block, not once per batch;
+//!       - the input is cut into tiles of `STREAM_BLOCK × STREAM_UNROLL` (512 × 4) 16-byte
+//!         units, 32 KB; block `b` sums tiles `b`, `b + grid`, `b + 2·grid`, …;
+//!       - in a tile, thread `t` issues its 4 loads (units `t`, `t + 512`, …) before it
+//!         adds any of them: 64 bytes per thread in flight, 128 KB per SM at full
+//!         occupancy; consecutive threads read consecutive units, so each warp load is
+//!         512 contiguous bytes (v3/v4's per-thread batches were 128 bytes apart per lane);
 //!       - the loads are marked streaming (`ld.global.cs`): read once, evict first.
 //! Changes from x1: [`thread_sum_streaming`] replaces the per-thread batch; the host sizes
 //!       the grid to one wave (or fewer blocks when `n` is small).
+//! Measured alternatives (H200, 2^30, same session, one wave in each case): a plain
+//!       grid stride per thread (unit `g + k·grid_threads`, so a thread's 4 loads land
+//!       4 MB apart) ran 1.1 % slower; blocks of 1024 threads matched 512; 256 threads
+//!       with 8 loads each ran 0.7 % slower; contiguous per-block shares ("even share")
+//!       tied at 2^30 and lost 2 % at 2^27; `ld.global.nc` tied with `.cs`; the `L2::256B` prefetch hint cost 5 %.
 //! Bottleneck left: still a `memset` launch before the kernel and an atomic per block. At
 //!       large `n` that is noise; at small `n` the extra launch is a large share.
 //! Cost: <ptxas>.
@@ -20,16 +27,17 @@
 
 use super::x1_warp_shuffles::block_sum_shuffles;
 use crate::device::atomic::red_add_i32;
-use crate::device::index::{global_thread_idx, grid_threads, thread_idx};
+use crate::device::index::{block_dim, block_idx, global_thread_idx, grid_dim, grid_threads, thread_idx};
 use crate::device::load::{I32x4, load_streaming, load_streaming_v4};
 use common::reduce::STREAM_UNROLL;
 use kernel_macros::kernel;
 
 const UNROLL: usize = STREAM_UNROLL as usize;
 
-/// This thread's share of the sum of `input[0..n]` under a grid-stride walk over 16-byte
-/// units, `UNROLL` loads per round; the last `n % 4` elements go to the first threads of
-/// the grid. Reused by x3.
+/// This thread's share of the sum of `input[0..n]`, read in block-contiguous tiles of
+/// `block_dim() × UNROLL` 16-byte units that the grid strides over; the units after the
+/// last whole tile go one per thread across the grid, and the last `n % 4` elements to
+/// the first threads of the grid. Reused by x3 and x4.
 ///
 /// # Safety
 /// `input` is 16-byte aligned, holds `n` `i32` and does not change during the kernel.
@@ -37,27 +45,33 @@ const UNROLL: usize = STREAM_UNROLL as usize;
 pub unsafe fn thread_sum_streaming(input: *const i32, n: usize) -> i32 {
     let units = input as *const I32x4;
     let whole_units = n / 4;
-    let stride = grid_threads();
-    let mut unit = global_thread_idx();
+    let block = block_dim() as usize;
+    let tile = block * UNROLL;
+    let whole_tiles = whole_units / tile;
     let mut sum = 0i32;
 
-    // Full rounds: all UNROLL loads in bounds, issued before any add uses them.
-    while unit + (UNROLL - 1) * stride < whole_units {
+    // Whole tiles: thread t loads units t, t + block, t + 2·block, … of the tile, all
+    // before any add uses them. Indexing `loaded[k]` with the constant k (not iterating
+    // the array by value) keeps LLVM unrolling the adds, so the array stays in registers.
+    let mut t = block_idx() as usize;
+    while t < whole_tiles {
+        let first = t * tile + thread_idx() as usize;
         let mut loaded = [I32x4([0; 4]); UNROLL];
         for (k, slot) in loaded.iter_mut().enumerate() {
-            // SAFETY: unit + k·stride < whole_units.
-            *slot = unsafe { load_streaming_v4(units.add(unit + k * stride)) };
+            // SAFETY: first + k·block < (t + 1)·tile <= whole_units.
+            *slot = unsafe { load_streaming_v4(units.add(first + k * block)) };
         }
-        for v in loaded {
-            sum = sum.wrapping_add(v.wrapping_sum());
+        for k in 0..UNROLL {
+            sum = sum.wrapping_add(loaded[k].wrapping_sum());
         }
-        unit += UNROLL * stride;
+        t += grid_dim() as usize;
     }
-    // The last partial round: at most UNROLL - 1 units per thread.
+    // Fewer than one tile of units left: one per thread, across the grid.
+    let mut unit = whole_tiles * tile + global_thread_idx();
     while unit < whole_units {
         // SAFETY: unit < whole_units.
         sum = sum.wrapping_add(unsafe { load_streaming_v4(units.add(unit)) }.wrapping_sum());
-        unit += stride;
+        unit += grid_threads();
     }
     // The 0–3 elements after the last whole unit.
     let tail = whole_units * 4 + global_thread_idx();

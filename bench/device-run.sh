@@ -17,11 +17,10 @@ for part in $parts; do
     ladder) $b/host -n 2^30 2>&1 | tee "$out/ladder-2p30.txt"
             $b/host -n 2^16,2^20,2^24 --reps 100 2>&1 | tee "$out/ladder-small.txt" ;;
     sweep) $b/host -k x2,x3,x4 --reps 100 -n $powers 2>&1 | tee "$out/sweep.txt" ;;
-    unroll8) # the same sweep from a bundle built with STREAM_UNROLL = 8 (an experiment)
-            dist/gpu-bundle-u8/host -k x2,x4 --reps 100 -n $powers 2>&1 | tee "$out/sweep-unroll8.txt" ;;
     cub) nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o /tmp/cub_reduce bench/cub/reduce_sum.cu && /tmp/cub_reduce 100 16 30 2>&1 | tee "$out/cub.txt" ;;
     sanitize) for tool in memcheck racecheck synccheck; do
-                compute-sanitizer --tool $tool --print-limit 10 $b/host --verify-only -n 1000,2^20+3 2>&1 | tee "$out/sanitize-$tool.txt" | tail -4
+                echo "== compute-sanitizer --tool $tool" >> "$out/sanitize.txt"
+                compute-sanitizer --tool $tool --print-limit 10 $b/host --verify-only -n 1000,2^20+3 2>&1 | tee -a "$out/sanitize.txt" | tail -4
               done ;;
   esac
 done

@@ -84,7 +84,11 @@ fn block_sizes_are_checked() {
     assert_eq!(h5.symbol(h5.block_size(Some(512)).unwrap()), "h5_complete_unroll_512");
     assert!(h5.block_size(Some(64)).is_err(), "h5 has no 64-thread instance");
     let v4 = select(&["v4".into()]).unwrap()[0];
-    assert_eq!(v4.block_size(Some(128)).unwrap(), common::reduce::SEED003_BLOCK, "fixed blocks ignore --block");
+    assert_eq!(
+        v4.block_size(Some(128)).unwrap(),
+        common::reduce::SEED003_BLOCK,
+        "fixed blocks ignore --block"
+    );
 }
 
 #[test]
@@ -171,7 +175,10 @@ fn instanced_kernels_name_one_symbol_per_size() {
         if let BlockShape::Instances { default, instances } = k.block {
             assert!(instances.iter().any(|&(b, _)| b == default), "{}: default block has no instance", k.id);
             for &(block, symbol) in instances {
-                assert!(symbol.ends_with(&format!("_{block}")), "{symbol} is not the {block}-thread instance");
+                assert!(
+                    symbol.ends_with(&format!("_{block}")),
+                    "{symbol} is not the {block}-thread instance"
+                );
             }
         }
     }
@@ -183,6 +190,9 @@ fn no_kernel_keeps_an_array_in_local_memory() {
     // `__local_depot` stack frame: slow local memory on every access.
     for arch in ["sm_80", "sm_90"] {
         let text = read_ptx(arch);
-        assert!(!text.contains("__local_depot"), "{arch}: a kernel uses local memory (look for __local_depot)");
+        assert!(
+            !text.contains("__local_depot"),
+            "{arch}: a kernel uses local memory (look for __local_depot)"
+        );
     }
 }

@@ -34,8 +34,12 @@ fn main() {
             }));
         }
     }
-    for kernel in REDUCE_KERNELS.iter().filter(|k| matches!(k.finish, Finish::LastBlock | Finish::PackedTally)) {
-        trials.push(Trial::test(format!("{}/state_returns_to_zero", kernel.id), move || state_returns_to_zero(kernel)));
+    for kernel in
+        REDUCE_KERNELS.iter().filter(|k| matches!(k.finish, Finish::LastBlock | Finish::PackedTally))
+    {
+        trials.push(Trial::test(format!("{}/state_returns_to_zero", kernel.id), move || {
+            state_returns_to_zero(kernel)
+        }));
     }
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
@@ -63,7 +67,10 @@ fn gpu() -> Result<&'static Gpu, Failed> {
 
 /// One input per size, filled once and shared by every test (the lock also keeps the
 /// tests from interleaving their launches).
-fn with_bench<T>(n: usize, body: impl FnOnce(&ReduceBench<'static>) -> Result<T, Failed>) -> Result<T, Failed> {
+fn with_bench<T>(
+    n: usize,
+    body: impl FnOnce(&ReduceBench<'static>) -> Result<T, Failed>,
+) -> Result<T, Failed> {
     static BENCHES: OnceLock<Mutex<HashMap<usize, ReduceBench<'static>>>> = OnceLock::new();
     let gpu = gpu()?;
     let mut benches = BENCHES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());

@@ -8,13 +8,8 @@
 use std::path::{Path, PathBuf};
 
 /// The source folders and files of the PTX, relative to the repository root.
-pub const KERNEL_SOURCES: &[&str] = &[
-    "kernels/Cargo.toml",
-    "kernels/src",
-    "kernels/macros/Cargo.toml",
-    "kernels/macros/src",
-    "common/src",
-];
+pub const KERNEL_SOURCES: &[&str] =
+    &["kernels/Cargo.toml", "kernels/src", "kernels/macros/Cargo.toml", "kernels/macros/src", "common/src"];
 
 /// File name of the fingerprint written beside the per-arch PTX folders.
 pub const FINGERPRINT_FILE: &str = "fingerprint";

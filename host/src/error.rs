@@ -16,7 +16,8 @@ impl Error {
 
     /// A driver error during `what`, with the advice that fits its code.
     pub fn driver(what: &str, e: DriverError) -> Self {
-        let name = e.error_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+        let name =
+            e.error_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
         let advice = match e.0 {
             Code::CUDA_ERROR_OUT_OF_MEMORY => {
                 "The GPU has too little free memory for this size: pass a smaller --n, or free the GPU."
@@ -27,12 +28,18 @@ impl Error {
             Code::CUDA_ERROR_NO_BINARY_FOR_GPU | Code::CUDA_ERROR_INVALID_PTX => {
                 "The PTX does not fit this GPU: rebuild it with `cargo xtask build-ptx --arch sm_XX` for the GPU's compute capability."
             }
-            Code::CUDA_ERROR_NO_DEVICE => "No CUDA device is visible: check `nvidia-smi` and CUDA_VISIBLE_DEVICES.",
-            Code::CUDA_ERROR_INVALID_DEVICE => "No such device: list them with `nvidia-smi` and pass --device N.",
+            Code::CUDA_ERROR_NO_DEVICE => {
+                "No CUDA device is visible: check `nvidia-smi` and CUDA_VISIBLE_DEVICES."
+            }
+            Code::CUDA_ERROR_INVALID_DEVICE => {
+                "No such device: list them with `nvidia-smi` and pass --device N."
+            }
             Code::CUDA_ERROR_NOT_FOUND => {
                 "A kernel is missing from the PTX: rebuild it with `cargo xtask build-ptx`."
             }
-            Code::CUDA_ERROR_ILLEGAL_ADDRESS | Code::CUDA_ERROR_ILLEGAL_INSTRUCTION | Code::CUDA_ERROR_LAUNCH_FAILED => {
+            Code::CUDA_ERROR_ILLEGAL_ADDRESS
+            | Code::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | Code::CUDA_ERROR_LAUNCH_FAILED => {
                 "A kernel faulted; the context is lost and no later result can be trusted. Rerun under \
                  `compute-sanitizer` to find the access."
             }

@@ -74,7 +74,9 @@ pub fn absent_reason() -> Option<String> {
     }
     match CudaContext::device_count() {
         Ok(count) if count > 0 => None,
-        Ok(_) => Some("the NVIDIA driver sees no CUDA device: check `nvidia-smi` and CUDA_VISIBLE_DEVICES".into()),
+        Ok(_) => {
+            Some("the NVIDIA driver sees no CUDA device: check `nvidia-smi` and CUDA_VISIBLE_DEVICES".into())
+        }
         Err(e) => Some(Error::driver("counting CUDA devices", e).to_string()),
     }
 }
@@ -87,10 +89,13 @@ impl Gpu {
         }
         let count = CudaContext::device_count().context("counting CUDA devices")?;
         if ordinal >= count as usize {
-            return Err(Error::new(format!("--device {ordinal}: there are only {count} CUDA device(s), numbered from 0")));
+            return Err(Error::new(format!(
+                "--device {ordinal}: there are only {count} CUDA device(s), numbered from 0"
+            )));
         }
         let ctx = CudaContext::new(ordinal).context("creating a context on the device")?;
-        let attr = |a: Attr| -> Result<u64> { Ok(ctx.attribute(a).context("reading a device attribute")? as u64) };
+        let attr =
+            |a: Attr| -> Result<u64> { Ok(ctx.attribute(a).context("reading a device attribute")? as u64) };
         let (major, minor) = (
             attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32,
             attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32,
@@ -98,7 +103,9 @@ impl Gpu {
         let (ptx_arch, text) = ptx::load(ptx_dir, major, minor)?;
         let mut driver_version = 0;
         // SAFETY: writes one int.
-        unsafe { sys::cuDriverGetVersion(&mut driver_version) }.result().context("reading the driver version")?;
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .context("reading the driver version")?;
         let info = DeviceInfo {
             ordinal,
             name: ctx.name().context("reading the device name")?,

@@ -47,7 +47,11 @@ pub fn run(options: &Options) -> Result<bool> {
     );
     let timer = Timer::new(
         &gpu,
-        TimingOptions { repetitions: options.reps as usize, warmup: options.warmup as usize, flush_l2: !options.no_flush },
+        TimingOptions {
+            repetitions: options.reps as usize,
+            warmup: options.warmup as usize,
+            flush_l2: !options.no_flush,
+        },
     )?;
 
     let mut all_passed = true;

@@ -71,7 +71,8 @@ pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(u32, String)> {
     };
     check_fingerprint(dir)?;
     let path = dir.join(format!("sm_{arch}")).join("kernels.ptx");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
     Ok((arch, text))
 }
 

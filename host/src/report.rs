@@ -54,7 +54,8 @@ pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
         match row.timing {
             Some(t) => {
                 let gbs = gigabytes_per_second(bytes, &t);
-                let ratio = |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", b / t.median_ms));
+                let ratio =
+                    |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", b / t.median_ms));
                 println!(
                     "{:<26} {:>5} {:>4} {:>11.1} {:>8.1} {:>6.1} {:>7} {:>7}  {check}",
                     row.kernel.id,

@@ -67,7 +67,11 @@ impl Timer {
     fn flush_l2(&self, gpu: &Gpu) -> Result<()> {
         let (buffer, units, sink) =
             (self.flush_buffer.ptr(), (self.flush_buffer.bytes() / 16) as u64, self.flush_sink.ptr());
-        let cfg = LaunchConfig { grid_dim: (self.flush_grid, 1, 1), block_dim: (FLUSH_BLOCK, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid_dim: (self.flush_grid, 1, 1),
+            block_dim: (FLUSH_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
         // SAFETY: l2_flush_read(buffer: *const I32x4, units: usize, sink: *mut i32) with a
         // 16-byte aligned buffer of `units` units.
         unsafe { gpu.launch(&self.flush, cfg, &[&buffer, &units, &sink]) }
@@ -91,7 +95,8 @@ impl Timer {
             let ms = self.start.elapsed_ms(&self.stop).context("timing a repetition")?;
             samples.push(f64::from(ms));
         }
-        let (min_ms, max_ms) = samples.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        let (min_ms, max_ms) =
+            samples.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
         let repetitions = samples.len();
         Ok(Timing { median_ms: median(&mut samples), min_ms, max_ms, repetitions })
     }

@@ -14,8 +14,8 @@
 #![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
 
 pub mod device;
-pub mod support;
 pub mod reduce;
+pub mod support;
 
 /// A kernel has nowhere to report a panic and no unwinding: stop the thread with `trap`,
 /// which aborts the launch, and the host sees `CUDA_ERROR_ILLEGAL_INSTRUCTION`.

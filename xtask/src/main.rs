@@ -81,9 +81,7 @@ fn repo_root() -> PathBuf {
 }
 
 fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target"))
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
 }
 
 fn cargo() -> Command {
@@ -112,7 +110,8 @@ struct Toolchain {
 }
 
 fn check_toolchain() -> Result<Toolchain> {
-    const INSTALL: &str = "run `rustup toolchain install` in the repository root (it reads rust-toolchain.toml)";
+    const INSTALL: &str =
+        "run `rustup toolchain install` in the repository root (it reads rust-toolchain.toml)";
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let version = capture(Command::new(&rustc).arg("-vV").current_dir(repo_root()), "rustc")
         .map_err(|e| format!("{e}\nThe pinned nightly toolchain is missing: {INSTALL}."))?;
@@ -154,7 +153,10 @@ fn build_ptx(archs: &[String]) -> Result<PathBuf> {
     let root = repo_root();
     let target = target_dir();
 
-    run(cargo().args(["build", "--quiet", "--release", "-p", "xtask", "--bin", "ptx-link"]), "building ptx-link")?;
+    run(
+        cargo().args(["build", "--quiet", "--release", "-p", "xtask", "--bin", "ptx-link"]),
+        "building ptx-link",
+    )?;
     let linker = target.join("release").join(format!("ptx-link{}", std::env::consts::EXE_SUFFIX));
 
     let ptx_root = target.join("ptx");
@@ -230,7 +232,16 @@ exit $status
 /// messages. (The CPU tests read the source tree and belong where it is.)
 fn test_binaries() -> Result<Vec<(String, PathBuf)>> {
     let json = capture(
-        cargo().args(["test", "--release", "-p", "tests", "--test", "gpu", "--no-run", "--message-format=json"]),
+        cargo().args([
+            "test",
+            "--release",
+            "-p",
+            "tests",
+            "--test",
+            "gpu",
+            "--no-run",
+            "--message-format=json",
+        ]),
         "building the GPU tests",
     )?;
     let mut found = Vec::new();
@@ -238,7 +249,8 @@ fn test_binaries() -> Result<Vec<(String, PathBuf)>> {
         if !line.contains("\"profile\"") || !line.contains("\"test\":true") {
             continue;
         }
-        let (Some(name), Some(exe)) = (json_str(line, "\"name\":\""), json_str(line, "\"executable\":\"")) else {
+        let (Some(name), Some(exe)) = (json_str(line, "\"name\":\""), json_str(line, "\"executable\":\""))
+        else {
             continue;
         };
         if line.contains("\"kind\":[\"test\"]") {

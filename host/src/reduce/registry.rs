@@ -102,7 +102,14 @@ const fn harris(id: &'static str, summary: &'static str, inputs_per_thread: u32)
     }
 }
 
-const fn seed003(id: &'static str, summary: &'static str, block: u32, inputs_per_thread: u32, grid: GridShape, finish: Finish) -> ReduceKernel {
+const fn seed003(
+    id: &'static str,
+    summary: &'static str,
+    block: u32,
+    inputs_per_thread: u32,
+    grid: GridShape,
+    finish: Finish,
+) -> ReduceKernel {
     ReduceKernel {
         id,
         ladder: Ladder::Seed003,
@@ -133,15 +140,71 @@ pub const REDUCE_KERNELS: &[ReduceKernel] = &[
         grid: GridShape::OneWave,
         ..harris("h6_grid_stride", "one wave, grid-stride loop", 2)
     },
-    seed003("v0_two_pass_tree", "two-pass tree", SEED003_BLOCK, 1, GridShape::Cover, Finish::SecondPassOneBlock),
-    seed003("v1_last_warp_synced", "last warp with __syncwarp", SEED003_BLOCK, 1, GridShape::Cover, Finish::SecondPassOneBlock),
-    seed003("v2_one_pass_atomic", "one pass, atomic add", SEED003_BLOCK, 1, GridShape::Cover, Finish::AtomicAdd),
-    seed003("v3_batch_per_thread", "32 inputs per thread", SEED003_BLOCK, BATCH, GridShape::Cover, Finish::AtomicAdd),
+    seed003(
+        "v0_two_pass_tree",
+        "two-pass tree",
+        SEED003_BLOCK,
+        1,
+        GridShape::Cover,
+        Finish::SecondPassOneBlock,
+    ),
+    seed003(
+        "v1_last_warp_synced",
+        "last warp with __syncwarp",
+        SEED003_BLOCK,
+        1,
+        GridShape::Cover,
+        Finish::SecondPassOneBlock,
+    ),
+    seed003(
+        "v2_one_pass_atomic",
+        "one pass, atomic add",
+        SEED003_BLOCK,
+        1,
+        GridShape::Cover,
+        Finish::AtomicAdd,
+    ),
+    seed003(
+        "v3_batch_per_thread",
+        "32 inputs per thread",
+        SEED003_BLOCK,
+        BATCH,
+        GridShape::Cover,
+        Finish::AtomicAdd,
+    ),
     seed003("v4_vector_loads", "16-byte loads", SEED003_BLOCK, BATCH, GridShape::Cover, Finish::AtomicAdd),
-    seed003("x1_warp_shuffles", "block sum by warp shuffles", SEED003_BLOCK, BATCH, GridShape::Cover, Finish::AtomicAdd),
-    seed003("x2_grid_stride_unrolled", "one wave, coalesced, 4 loads in flight", STREAM_BLOCK, 4 * STREAM_UNROLL, GridShape::OneWave, Finish::AtomicAdd),
-    seed003("x3_single_launch", "last block finishes: one launch", STREAM_BLOCK, 4 * STREAM_UNROLL, GridShape::OneWave, Finish::LastBlock),
-    seed003("x4_packed_tally", "count and sum in one 64-bit atomic", STREAM_BLOCK, 4 * STREAM_UNROLL, GridShape::OneWave, Finish::PackedTally),
+    seed003(
+        "x1_warp_shuffles",
+        "block sum by warp shuffles",
+        SEED003_BLOCK,
+        BATCH,
+        GridShape::Cover,
+        Finish::AtomicAdd,
+    ),
+    seed003(
+        "x2_grid_stride_unrolled",
+        "one wave, coalesced, 4 loads in flight",
+        STREAM_BLOCK,
+        4 * STREAM_UNROLL,
+        GridShape::OneWave,
+        Finish::AtomicAdd,
+    ),
+    seed003(
+        "x3_single_launch",
+        "last block finishes: one launch",
+        STREAM_BLOCK,
+        4 * STREAM_UNROLL,
+        GridShape::OneWave,
+        Finish::LastBlock,
+    ),
+    seed003(
+        "x4_packed_tally",
+        "count and sum in one 64-bit atomic",
+        STREAM_BLOCK,
+        4 * STREAM_UNROLL,
+        GridShape::OneWave,
+        Finish::PackedTally,
+    ),
 ];
 
 impl ReduceKernel {
@@ -150,7 +213,9 @@ impl ReduceKernel {
     pub fn block_size(&self, requested: Option<u32>) -> Result<u32> {
         match (self.block, requested) {
             (BlockShape::Fixed(block), _) => Ok(block),
-            (BlockShape::Runtime { default }, None) | (BlockShape::Instances { default, .. }, None) => Ok(default),
+            (BlockShape::Runtime { default }, None) | (BlockShape::Instances { default, .. }, None) => {
+                Ok(default)
+            }
             (BlockShape::Runtime { .. }, Some(b)) => {
                 if b.is_power_of_two() && (64..=1024).contains(&b) {
                     Ok(b)
@@ -163,7 +228,11 @@ impl ReduceKernel {
                     Ok(b)
                 } else {
                     let sizes: Vec<String> = instances.iter().map(|(s, _)| s.to_string()).collect();
-                    Err(Error::new(format!("--block {b}: {} is instantiated for {} only", self.id, sizes.join(", "))))
+                    Err(Error::new(format!(
+                        "--block {b}: {} is instantiated for {} only",
+                        self.id,
+                        sizes.join(", ")
+                    )))
                 }
             }
         }

@@ -22,7 +22,11 @@ const FILL_BLOCK: u32 = 256;
 enum Step {
     /// `cuMemsetD32Async(ptr, 0, 1)`: zero the result for an atomic kernel.
     ZeroResult,
-    Launch { function: CudaFunction, cfg: LaunchConfig, args: Vec<u64> },
+    Launch {
+        function: CudaFunction,
+        cfg: LaunchConfig,
+        args: Vec<u64>,
+    },
 }
 
 /// A kernel's whole reduction of one input, ready to replay: every launch with its grid
@@ -96,7 +100,19 @@ impl<'g> ReduceBench<'g> {
         let tally = DeviceBuffer::alloc(gpu, 8, "the tally")?;
         tally.fill_words(gpu, 0, 2)?;
         let result = DeviceBuffer::alloc(gpu, 4, "the result")?;
-        Ok(Self { gpu, n, seed, expected, input, result, scratch, partials, arrivals, partials_capacity, tally })
+        Ok(Self {
+            gpu,
+            n,
+            seed,
+            expected,
+            input,
+            result,
+            scratch,
+            partials,
+            arrivals,
+            partials_capacity,
+            tally,
+        })
     }
 
     /// Elements read by one reduction, in bytes: what the bandwidth figures count.
@@ -122,8 +138,13 @@ impl<'g> ReduceBench<'g> {
             }
             Ok(grid as u32)
         };
-        let cfg = |grid: u32| LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared };
-        let launch = |grid: u32, args: Vec<u64>| Step::Launch { function: function.clone(), cfg: cfg(grid), args };
+        let cfg = |grid: u32| LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: shared,
+        };
+        let launch =
+            |grid: u32, args: Vec<u64>| Step::Launch { function: function.clone(), cfg: cfg(grid), args };
         let (input, result, n) = (self.input.ptr(), self.result.ptr(), self.n as u64);
 
         let mut steps = Vec::new();
@@ -131,7 +152,11 @@ impl<'g> ReduceBench<'g> {
             Finish::Relaunch | Finish::SecondPassOneBlock => {
                 let (mut source, mut count, mut pass) = (input, self.n, 0);
                 loop {
-                    let grid = if pass > 0 && kernel.finish == Finish::SecondPassOneBlock { 1 } else { grid_for(count)? };
+                    let grid = if pass > 0 && kernel.finish == Finish::SecondPassOneBlock {
+                        1
+                    } else {
+                        grid_for(count)?
+                    };
                     let dest = if grid == 1 { result } else { self.scratch[pass % 2].ptr() };
                     steps.push(launch(grid, vec![source, dest, count as u64]));
                     if grid == 1 {
@@ -147,7 +172,10 @@ impl<'g> ReduceBench<'g> {
             Finish::LastBlock => {
                 let grid = grid_for(self.n)?;
                 if grid as usize > self.partials_capacity {
-                    return Err(Error::new(format!("{}: a grid of {grid} blocks exceeds the workspace", kernel.id)));
+                    return Err(Error::new(format!(
+                        "{}: a grid of {grid} blocks exceeds the workspace",
+                        kernel.id
+                    )));
                 }
                 steps.push(launch(grid, vec![input, result, n, self.partials.ptr(), self.arrivals.ptr()]));
             }

@@ -22,15 +22,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         return compile_error("#[kernel] takes no arguments");
     }
     let tokens: Vec<TokenTree> = item.into_iter().collect();
-    let Some(fn_at) = tokens
-        .iter()
-        .position(|t| matches!(t, TokenTree::Ident(i) if i.to_string() == "fn"))
+    let Some(fn_at) = tokens.iter().position(|t| matches!(t, TokenTree::Ident(i) if i.to_string() == "fn"))
     else {
         return compile_error("#[kernel] goes on a function");
     };
-    let has_abi = tokens[..fn_at]
-        .iter()
-        .any(|t| matches!(t, TokenTree::Ident(i) if i.to_string() == "extern"));
+    let has_abi =
+        tokens[..fn_at].iter().any(|t| matches!(t, TokenTree::Ident(i) if i.to_string() == "extern"));
     if has_abi {
         return compile_error("#[kernel] adds `extern \"ptx-kernel\"` itself: leave the ABI out");
     }

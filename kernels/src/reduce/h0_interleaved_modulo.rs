@@ -11,8 +11,10 @@
 //!       `%` itself; here LLVM proves `2s` is a power of two and emits an `and`, so the
 //!       cost that remains is the divergence.) And one input per thread means a block
 //!       does a whole tree of barriers for 256 elements.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 12 registers, `block` × 4 B of dynamic shared memory, no spills (ptxas -v, sm_90);
+//!       8 blocks of 256 per SM.
+//! Result: 5.09 ms, 844 GB/s, 17.5 % of the 4814 GB/s theoretical, at n = 2^30 on an H200
+//!       (2026-11-22, median of 30, L2 flushed): the first rung.
 
 use crate::device::index::{block_dim, block_idx, global_thread_idx, thread_idx};
 use crate::device::shared::dynamic_shared;

@@ -9,8 +9,9 @@
 //!       bytes; at distance `s` the lanes of a warp touch addresses `2·s` words apart, so
 //!       at `s = 1` two lanes share each bank (2-way conflict), at `s = 16` all 32 lanes
 //!       hit banks 0 and 16: the accesses are replayed one conflict at a time.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 12 registers, `block` × 4 B of dynamic shared memory, no spills.
+//! Result: 6.29 ms, 683 GB/s (14.2 %) at 2^30 on an H200: 0.81× h0, *slower*. On this GPU the
+//!       bank conflicts cost more than the divergence saved (Harris's G80 gained 2.33× here).
 
 use crate::device::index::{block_dim, block_idx, global_thread_idx, thread_idx};
 use crate::device::shared::dynamic_shared;

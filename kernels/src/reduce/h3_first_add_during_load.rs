@@ -9,8 +9,8 @@
 //! Bottleneck left: instruction overhead. The tree is now cheap in memory traffic but
 //!       every level still costs a loop test, address arithmetic and a block barrier,
 //!       even the last five levels where only one warp works.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 14 registers, `block` × 4 B of dynamic shared memory, no spills.
+//! Result: 2.58 ms, 1664 GB/s (34.6 %) at 2^30 on an H200: 1.89× h2.
 
 use crate::device::index::{block_dim, block_idx, thread_idx};
 use crate::device::shared::dynamic_shared;

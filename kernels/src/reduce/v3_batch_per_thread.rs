@@ -15,8 +15,12 @@
 //!       warp's first load touches 32 addresses 128 bytes apart, one cache line per lane;
 //!       the next 31 loads hit the same lines in L1. It works because L1 absorbs it, but
 //!       every load instruction still moves only 4 bytes per lane.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 32 registers, 2 KB of static shared memory, no spills.
+//! Result: 4.19 ms, 1025 GB/s (21.3 %) at 2^30 on an H200: 0.97× v2, far from the seed's
+//!       3228 GB/s on an
+//!       H100. The likely reason (not yet confirmed with a profiler): each warp load touches 32
+//!       different lines, and the L1 serves one line per cycle per SM: 4 useful bytes × 132 SMs ×
+//!       1.98 GHz ≈ 1.05 TB/s, the figure measured. v4 removes the bottleneck.
 
 use super::v1_last_warp_synced::block_sum;
 use crate::device::atomic::red_add_i32;

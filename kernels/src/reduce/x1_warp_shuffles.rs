@@ -11,11 +11,13 @@
 //!       block the tree is a small part of the time, so expect a small gain here; the
 //!       shuffles matter more once blocks get fewer inputs each, and they are what x2 and
 //!       x3 build on.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 32 registers, 128 B of static shared memory, no spills.
+//! Result: 1.20 ms, 3574 GB/s (74.2 %) at 2^30 on an H200: 1.00× v4, as predicted; at 2^24 1.01×.
 
 use crate::device::atomic::red_add_i32;
-use crate::device::index::{ALL_LANES, WARP_SIZE, block_dim, global_thread_idx, lane_idx, thread_idx, warp_idx};
+use crate::device::index::{
+    ALL_LANES, WARP_SIZE, block_dim, global_thread_idx, lane_idx, thread_idx, warp_idx,
+};
 use crate::device::load::{I32x4, load_readonly_v4};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;

@@ -19,11 +19,13 @@
 //!       grid stride per thread (unit `g + k·grid_threads`, so a thread's 4 loads land
 //!       4 MB apart) ran 1.1 % slower; blocks of 1024 threads matched 512; 256 threads
 //!       with 8 loads each ran 0.7 % slower; contiguous per-block shares ("even share")
-//!       tied at 2^30 and lost 2 % at 2^27; `ld.global.nc` tied with `.cs`; the `L2::256B` prefetch hint cost 5 %.
+//!       tied at 2^30 and lost 2 % at 2^27; `ld.global.nc` tied with `.cs`; the `L2::256B`
+//!       prefetch hint cost 5 %.
 //! Bottleneck left: still a `memset` launch before the kernel and an atomic per block. At
 //!       large `n` that is noise; at small `n` the extra launch is a large share.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 24 registers, 128 B of static shared memory, no spills; 4 blocks of 512 per SM
+//!       (100 % occupancy).
+//! Result: 940 µs, 4569 GB/s (94.9 %) at 2^30 on an H200: 1.28× x1; at 2^24 19.4 µs (1.37×).
 
 use super::x1_warp_shuffles::block_sum_shuffles;
 use crate::device::atomic::red_add_i32;

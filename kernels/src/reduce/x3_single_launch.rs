@@ -17,8 +17,14 @@
 //! Why it is fast: at large `n` it is x2 (the finish reads a few KB); at small `n` one
 //!       launch instead of two, and no atomic traffic on the result. Nothing else waits:
 //!       blocks that are not last leave at once.
-//! Cost: <ptxas>.
-//! Result: <measured>.
+//! Cost: 25 registers, 128 B of static shared memory, no spills; a workspace of one `i32` per
+//!       block and a counter.
+//! Result: 941 µs, 4563 GB/s (94.8 %) at 2^30 on an H200, as x2; but *slower* than x2 at
+//!       small sizes
+//!       (6.4 µs against 6.0 at 2^20, 20.8 against 19.4 at 2^24): the two dependent L2 round
+//!       trips
+//!       of the last block cost more than the `memset` launch they replace. Kept as the step that
+//!       shows the idea; x4 fixes the cost.
 
 use super::x1_warp_shuffles::block_sum_shuffles;
 use super::x2_grid_stride_unrolled::thread_sum_streaming;

@@ -34,11 +34,7 @@ fn parse(args: &[String]) -> Result<LinkRequest, String> {
     let mut req = LinkRequest::default();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("`{name}` needs a value"))
-        };
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("`{name}` needs a value"));
         match arg.as_str() {
             "--export-symbol" => req.exports.push(value(arg)?),
             "--target-cpu" => req.target_cpu = Some(value(arg)?),
@@ -49,8 +45,7 @@ fn parse(args: &[String]) -> Result<LinkRequest, String> {
             }
             "--debug" => {}
             s if s.starts_with("--target-feature=") => {
-                req.target_features
-                    .extend(s["--target-feature=".len()..].split(',').map(str::to_owned));
+                req.target_features.extend(s["--target-feature=".len()..].split(',').map(str::to_owned));
             }
             s if s.starts_with("-O") => {}
             s if s.ends_with(".rlib") => req.archives.push(PathBuf::from(s)),
@@ -70,14 +65,8 @@ fn llvm_tool(name: &str) -> PathBuf {
 
 fn run(cmd: &mut Command) -> Result<(), String> {
     let shown = format!("{cmd:?}");
-    let status = cmd
-        .status()
-        .map_err(|e| format!("could not start {shown}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed with {status}"))
-    }
+    let status = cmd.status().map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{shown} failed with {status}")) }
 }
 
 /// Bitcode members of an rlib, extracted into `dir` (rlibs also hold `lib.rmeta`).
@@ -95,11 +84,7 @@ fn extract_bitcode(archive: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
     if members.is_empty() {
         return Ok(Vec::new());
     }
-    run(Command::new(llvm_tool("llvm-ar"))
-        .arg("x")
-        .arg(archive)
-        .args(&members)
-        .current_dir(dir))?;
+    run(Command::new(llvm_tool("llvm-ar")).arg("x").arg(archive).args(&members).current_dir(dir))?;
     Ok(members.iter().map(|m| dir.join(m)).collect())
 }
 
@@ -124,10 +109,7 @@ fn link(req: &LinkRequest) -> Result<(), String> {
 
     let optimized = work.join("optimized.bc");
     run(Command::new(llvm_tool("opt"))
-        .arg(format!(
-            "--internalize-public-api-list={}",
-            req.exports.join(",")
-        ))
+        .arg(format!("--internalize-public-api-list={}", req.exports.join(",")))
         .arg("--passes=internalize,globaldce,default<O3>")
         .arg(format!("-mcpu={cpu}"))
         .arg(&linked)

@@ -38,13 +38,16 @@ pub fn run(options: &Options) -> Result<bool> {
     let gpu = Gpu::open(options.device, &ptx_dir)?;
     let seed = options.seed.unwrap_or_else(clock_seed);
     println!("{}", gpu.info.describe());
-    println!(
-        "seed {seed}; {} timing: median of {} after {} warm-up, L2 {}",
-        if options.verify_only { "no" } else { "CUDA-event" },
-        options.reps,
-        options.warmup,
-        if options.no_flush { "not flushed" } else { "flushed before each repetition" }
-    );
+    if options.verify_only {
+        println!("seed {seed}; verification only, no timing");
+    } else {
+        println!(
+            "seed {seed}; CUDA-event timing: median of {} after {} warm-up, L2 {}",
+            options.reps,
+            options.warmup,
+            if options.no_flush { "not flushed" } else { "flushed before each repetition" }
+        );
+    }
     let timer = Timer::new(
         &gpu,
         TimingOptions {

@@ -169,7 +169,10 @@ fn build_ptx(archs: &[String]) -> Result<PathBuf> {
                 .arg(root.join("kernels/Cargo.toml"))
                 .args(["--target", NVPTX_TARGET, "-Zbuild-std=core", "--target-dir"])
                 .arg(&arch_target)
-                .env("RUSTFLAGS", format!("-C target-cpu={arch} -C target-feature=+{PTX_ISA}"))
+                .env("RUSTFLAGS", format!("-C target-cpu={arch}"))
+                // The ISA goes to the link step (llc), not to rustc: rustc warns that
+                // `-C target-feature=+ptxNN` is unstable, and only llc writes `.version`.
+                .env("PTX_LINK_ISA", PTX_ISA)
                 .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", &linker)
                 .env("PTX_LINK_LLVM_BIN", &toolchain.llvm_bin),
             &format!("building the kernels for {arch}"),

@@ -116,10 +116,14 @@ fn link(req: &LinkRequest) -> Result<(), String> {
         .arg("-o")
         .arg(&optimized))?;
 
+    let mut features = req.target_features.clone();
+    if let Ok(isa) = std::env::var("PTX_LINK_ISA") {
+        features.push(format!("+{isa}"));
+    }
     let mut llc = Command::new(llvm_tool("llc"));
     llc.arg("-O3").arg(format!("-mcpu={cpu}"));
-    if !req.target_features.is_empty() {
-        llc.arg(format!("-mattr={}", req.target_features.join(",")));
+    if !features.is_empty() {
+        llc.arg(format!("-mattr={}", features.join(",")));
     }
     run(llc.arg(&optimized).arg("-o").arg(output))
 }

@@ -35,8 +35,8 @@ pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
         peak / 1e9
     );
     println!(
-        "{:<26} {:>5} {:>4} {:>11} {:>8} {:>6} {:>7} {:>7}  {}",
-        "kernel", "block", "runs", "median µs", "GB/s", "% peak", "step ×", "total ×", "check"
+        "{:<26} {:>5} {:>4} {:>11} {:>7} {:>8} {:>6} {:>7} {:>7}  {}",
+        "kernel", "block", "runs", "median µs", "spread", "GB/s", "% peak", "step ×", "total ×", "check"
     );
     let mut ladder: Option<Ladder> = None;
     let (mut first, mut previous): (Option<f64>, Option<f64>) = (None, None);
@@ -57,11 +57,12 @@ pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
                 let ratio =
                     |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", b / t.median_ms));
                 println!(
-                    "{:<26} {:>5} {:>4} {:>11.1} {:>8.1} {:>6.1} {:>7} {:>7}  {check}",
+                    "{:<26} {:>5} {:>4} {:>11.1} {:>6.1}% {:>8.1} {:>6.1} {:>7} {:>7}  {check}",
                     row.kernel.id,
                     row.block,
                     row.launches,
                     t.median_ms * 1e3,
+                    t.spread_percent(),
                     gbs,
                     100.0 * gbs * 1e9 / peak,
                     ratio(previous),
@@ -71,8 +72,8 @@ pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
                 previous = Some(t.median_ms);
             }
             None => println!(
-                "{:<26} {:>5} {:>4} {:>11} {:>8} {:>6} {:>7} {:>7}  {check}",
-                row.kernel.id, row.block, row.launches, "-", "-", "-", "-", "-"
+                "{:<26} {:>5} {:>4} {:>11} {:>7} {:>8} {:>6} {:>7} {:>7}  {check}",
+                row.kernel.id, row.block, row.launches, "-", "-", "-", "-", "-", "-"
             ),
         }
     }

@@ -47,6 +47,13 @@ pub struct Timer {
     stop: CudaEvent,
 }
 
+impl Timing {
+    /// (slowest − fastest) / median, in percent: how much the repetitions disagree.
+    pub fn spread_percent(&self) -> f64 {
+        100.0 * (self.max_ms - self.min_ms) / self.median_ms
+    }
+}
+
 impl Timer {
     pub fn new(gpu: &Gpu, options: TimingOptions) -> Result<Self> {
         let bytes = (2 * gpu.info.l2_bytes as usize).max(1 << 20);
@@ -58,10 +65,6 @@ impl Timer {
         // Events with timing enabled: cudarc's `None` would disable it.
         let event = || gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).context("creating an event");
         Ok(Self { options, flush_buffer, flush_sink, flush, flush_grid, start: event()?, stop: event()? })
-    }
-
-    pub fn options(&self) -> TimingOptions {
-        self.options
     }
 
     fn flush_l2(&self, gpu: &Gpu) -> Result<()> {

@@ -3,7 +3,7 @@
 //! kernel to the ladder is adding an entry here.
 
 use crate::error::{Error, Result};
-use common::reduce::{BATCH, STREAM_UNROLL};
+use common::reduce::{BATCH, SEED003_BLOCK, STREAM_BLOCK, STREAM_UNROLL};
 
 /// Which article a step comes from; each ladder's speedups are relative to its own first
 /// step.
@@ -121,8 +121,6 @@ const fn seed003(
         dynamic_shared: false,
     }
 }
-
-use common::reduce::{SEED003_BLOCK, STREAM_BLOCK};
 
 /// Every reduction kernel, in ladder order.
 pub const REDUCE_KERNELS: &[ReduceKernel] = &[

@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub sanitize"}
+parts=${*:-"info tests ladder sweep cub errors sanitize"}
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -18,6 +18,11 @@ for part in $parts; do
             $b/host -n 2^16,2^20,2^24 --reps 100 2>&1 | tee "$out/ladder-small.txt" ;;
     sweep) $b/host -k x2,x3,x4 --reps 100 -n $powers 2>&1 | tee "$out/sweep.txt" ;;
     cub) nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o /tmp/cub_reduce bench/cub/reduce_sum.cu && /tmp/cub_reduce 100 16 30 2>&1 | tee "$out/cub.txt" ;;
+    errors) # every refusal: a message that says what to do, a non-zero exit, no table
+            cp -r $b/ptx /tmp/stale-ptx && echo 0000000000000000 > /tmp/stale-ptx/fingerprint
+            for args in "--device 7" "-n 2^36" "--block 100" "-k nope" "--ptx-dir /nonexistent" "--ptx-dir /tmp/stale-ptx"; do
+              echo "\$ host $args --verify-only"; $b/host $args --verify-only -n 1000 2>&1 | grep -v "^timing\|^preparing"; echo "exit ${PIPESTATUS[0]}"
+            done 2>&1 | tee "$out/errors.txt" ;;
     sanitize) for tool in memcheck racecheck synccheck; do
                 echo "== compute-sanitizer --tool $tool" >> "$out/sanitize.txt"
                 compute-sanitizer --tool $tool --print-limit 10 $b/host --verify-only -n 1000,2^20+3 2>&1 | tee -a "$out/sanitize.txt" | tail -4

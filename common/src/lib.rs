@@ -5,3 +5,4 @@
 
 pub mod input;
 pub mod reduce;
+pub mod probes;

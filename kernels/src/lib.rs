@@ -6,6 +6,7 @@
 //!   and vector loads).
 //! - [`reduce`] is the reduction ladder: Harris's seven steps, the five steps of seed 003,
 //!   and the project's own single-launch kernel.
+//! - [`probes`] are small kernels that each make one property of the hardware visible.
 //! - [`support`] writes the pseudo-random inputs and flushes the L2 between timed runs.
 //!
 //! Every `#[kernel]` function becomes a `.entry` of the same name in the PTX.
@@ -15,6 +16,7 @@
 
 pub mod device;
 pub mod reduce;
+pub mod probes;
 pub mod support;
 
 /// A kernel has nowhere to report a panic and no unwinding: stop the thread with `trap`,

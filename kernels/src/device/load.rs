@@ -99,3 +99,20 @@ pub unsafe fn load_l2_only(p: *const i32) -> i32 {
     };
     v
 }
+
+/// `ld.global.ca.s32 %r, [p];`: a 4-byte load that may be cached in L1 ("cache at all
+/// levels", the default for ordinary loads), written out so that a latency probe says
+/// which cache path it measures.
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a readable `i32`.
+#[inline(always)]
+pub unsafe fn load_cached(p: *const i32) -> i32 {
+    let v: i32;
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.ca.s32 {v}, [g]; }}", v = out(reg32) v,
+             p = in(reg64) p, options(readonly, nostack))
+    };
+    v
+}

@@ -25,8 +25,10 @@
 //! | [`warp`] | shuffles (`shfl.sync` down / bfly / idx) |
 //! | [`atomic`] | `red` and `atom` on global memory, fences |
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
+//! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |
 
 pub mod atomic;
+pub mod clock;
 pub mod index;
 pub mod load;
 pub mod shared;

@@ -42,36 +42,47 @@ impl<T> SharedArray<T> {
     }
 }
 
-impl SharedArray<i32> {
-    /// `ld.shared.u32 %r, [addr];` reads element `index`.
-    ///
-    /// # Safety
-    /// `index` lies inside the array (its declaration, or the launch's dynamic size).
-    #[inline(always)]
-    pub unsafe fn load(self, index: u32) -> i32 {
-        let value: i32;
-        // SAFETY: the caller keeps `index` inside the array.
-        unsafe {
-            asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) value, a = in(reg32) self.address(index),
-                 options(nostack, readonly))
-        };
-        value
-    }
+/// `load` and `store` for one element type: `ld.shared.TY` / `st.shared.TY`, with the
+/// register class that holds it.
+macro_rules! shared_access {
+    ($elem:ty, $ptx:literal, $class:ident) => {
+        impl SharedArray<$elem> {
+            #[doc = concat!("`ld.shared.", $ptx, " %r, [addr];` reads element `index`.")]
+            ///
+            /// # Safety
+            /// `index` lies inside the array (its declaration, or the launch's dynamic size).
+            #[inline(always)]
+            pub unsafe fn load(self, index: u32) -> $elem {
+                let value: $elem;
+                // SAFETY: the caller keeps `index` inside the array.
+                unsafe {
+                    asm!(concat!("ld.shared.", $ptx, " {v}, [{a}];"), v = out($class) value,
+                         a = in(reg32) self.address(index), options(nostack, readonly))
+                };
+                value
+            }
 
-    /// `st.shared.u32 [addr], %r;` writes element `index`.
-    ///
-    /// # Safety
-    /// `index` lies inside the array, and no other thread accesses that element until a
-    /// barrier orders the accesses.
-    #[inline(always)]
-    pub unsafe fn store(self, index: u32, value: i32) {
-        // SAFETY: the caller keeps `index` inside the array and orders the accesses.
-        unsafe {
-            asm!("st.shared.u32 [{a}], {v};", a = in(reg32) self.address(index), v = in(reg32) value,
-                 options(nostack))
+            #[doc = concat!("`st.shared.", $ptx, " [addr], %r;` writes element `index`.")]
+            ///
+            /// # Safety
+            /// `index` lies inside the array, and no other thread accesses that element until
+            /// a barrier orders the accesses.
+            #[inline(always)]
+            pub unsafe fn store(self, index: u32, value: $elem) {
+                // SAFETY: the caller keeps `index` inside the array and orders the accesses.
+                unsafe {
+                    asm!(concat!("st.shared.", $ptx, " [{a}], {v};"), a = in(reg32) self.address(index),
+                         v = in($class) value, options(nostack))
+                }
+            }
         }
-    }
+    };
 }
+
+shared_access!(i32, "u32", reg32);
+shared_access!(u16, "u16", reg16);
+shared_access!(u32, "u32", reg32);
+shared_access!(u64, "u64", reg64);
 
 global_asm!(".extern .shared .align 16 .b8 dynamic_shared_memory[];");
 

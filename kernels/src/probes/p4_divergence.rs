@@ -1,0 +1,76 @@
+//! Probe p4 — warp divergence: the same work, branched three ways.
+//!
+//! A warp issues one instruction for all its lanes. When lanes take different sides of a
+//! branch, the warp runs one side with the other lanes masked off, then the other side:
+//! the time is the *sum* of both paths. Each kernel below gives every thread `iters` steps
+//! of path A or path B (one multiply-add each, different constants):
+//! - [`diverge_by_lane`]: the side depends on the thread's parity, so every warp holds
+//!   both kinds and runs both loops one after the other;
+//! - [`uniform_by_warp`]: the side depends on the warp index, so each warp runs one loop:
+//!   same work per thread, half the time;
+//! - [`predicated_by_lane`]: parity again, but the choice is made inside the loop on a
+//!   one-instruction body; the compiler computes both results and picks one with `selp`
+//!   (no branch, nothing to diverge), at the cost of executing both sides for every lane.
+//! The host shows the PTX evidence (`bra` against `selp`) beside the times.
+
+use crate::device::index::{global_thread_idx, thread_idx, warp_idx};
+use common::probes::{divergence_start, divergence_step_a, divergence_step_b};
+use kernel_macros::kernel;
+
+#[inline(always)]
+fn run_a(mut v: f32, iters: u32) -> f32 {
+    for _ in 0..iters {
+        v = divergence_step_a(v);
+    }
+    v
+}
+
+#[inline(always)]
+fn run_b(mut v: f32, iters: u32) -> f32 {
+    for _ in 0..iters {
+        v = divergence_step_b(v);
+    }
+    v
+}
+
+/// Even threads run path A, odd threads path B.
+///
+/// # Safety
+/// `out` holds one `f32` per thread of the grid.
+#[kernel]
+pub unsafe fn diverge_by_lane(out: *mut f32, iters: u32) {
+    let g = global_thread_idx();
+    let v = divergence_start(g as u64);
+    let v = if thread_idx() % 2 == 0 { run_a(v, iters) } else { run_b(v, iters) };
+    // SAFETY: one slot per thread.
+    unsafe { *out.add(g) = v };
+}
+
+/// Even warps run path A, odd warps path B.
+///
+/// # Safety
+/// `out` holds one `f32` per thread of the grid.
+#[kernel]
+pub unsafe fn uniform_by_warp(out: *mut f32, iters: u32) {
+    let g = global_thread_idx();
+    let v = divergence_start(g as u64);
+    let v = if warp_idx() % 2 == 0 { run_a(v, iters) } else { run_b(v, iters) };
+    // SAFETY: one slot per thread.
+    unsafe { *out.add(g) = v };
+}
+
+/// Even threads step with A, odd threads with B, chosen per step.
+///
+/// # Safety
+/// `out` holds one `f32` per thread of the grid.
+#[kernel]
+pub unsafe fn predicated_by_lane(out: *mut f32, iters: u32) {
+    let g = global_thread_idx();
+    let even = thread_idx() % 2 == 0;
+    let mut v = divergence_start(g as u64);
+    for _ in 0..iters {
+        v = if even { divergence_step_a(v) } else { divergence_step_b(v) };
+    }
+    // SAFETY: one slot per thread.
+    unsafe { *out.add(g) = v };
+}

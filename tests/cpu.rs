@@ -2,6 +2,7 @@
 
 use common::input::random_i32;
 use host::cli::parse_size;
+use host::probes::PROBES;
 use host::ptx::{self, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
 use host::reduce::reference::{reference_sum, sum_range};
 use host::reduce::registry::{BlockShape, REDUCE_KERNELS, select};
@@ -157,8 +158,12 @@ fn ptx_matches_the_kernel_sources() {
 
 #[test]
 fn every_registered_kernel_is_in_the_ptx_and_every_entry_is_registered() {
-    let registered: BTreeSet<&str> =
-        REDUCE_KERNELS.iter().flat_map(|k| k.symbols()).chain(SUPPORT_KERNELS.iter().copied()).collect();
+    let registered: BTreeSet<&str> = REDUCE_KERNELS
+        .iter()
+        .flat_map(|k| k.symbols())
+        .chain(PROBES.iter().flat_map(|p| p.kernels.iter().copied()))
+        .chain(SUPPORT_KERNELS.iter().copied())
+        .collect();
     for arch in ["sm_80", "sm_90"] {
         let text = read_ptx(arch);
         let entries: BTreeSet<&str> = entry_points(&text).into_iter().collect();

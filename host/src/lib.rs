@@ -8,6 +8,7 @@ pub mod cli;
 pub mod error;
 pub mod gpu;
 pub mod memory;
+pub mod probes;
 pub mod ptx;
 pub mod reduce;
 pub mod report;

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Kernels in the PTX that serve the runner rather than a ladder.
-const SUPPORT_KERNELS: &[&str] = &["fill_random_i32", "l2_flush_read"];
+const SUPPORT_KERNELS: &[&str] = &["fill_random_i32", "fill_random_f32", "l2_flush_read"];
 
 #[test]
 fn reference_matches_a_plain_sequential_sum() {

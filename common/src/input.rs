@@ -23,3 +23,11 @@ pub const fn random_i32(seed: u64, index: u64) -> i32 {
     let state = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(GOLDEN_GAMMA));
     (splitmix64(state) >> 32) as u32 as i32
 }
+
+/// Element `index` of the `f32` input stream `seed`: uniform on [-1, 1) with 24 random
+/// bits, so every value is exact and none is NaN, infinite or subnormal.
+#[inline(always)]
+pub fn random_f32(seed: u64, index: u64) -> f32 {
+    let bits = (random_i32(seed, index) as u32) >> 8;
+    bits as f32 * (2.0 / (1u32 << 24) as f32) - 1.0
+}

@@ -17,7 +17,8 @@ pub struct Options {
     #[arg(short, long, value_delimiter = ',', value_parser = parse_size, default_value = "2^30")]
     pub n: Vec<usize>,
 
-    /// Run only the kernels whose id starts with one of these (comma separated): `h`, `v4,x3`.
+    /// Run only the kernels and probes whose id starts with one of these (comma separated):
+    /// `h` (Harris's ladder), `v4,x4`, `p` (all probes), `p6`.
     #[arg(short, long, value_delimiter = ',')]
     pub kernels: Vec<String>,
 
@@ -50,7 +51,15 @@ pub struct Options {
     #[arg(long)]
     pub ptx_dir: Option<PathBuf>,
 
-    /// List the kernels and exit.
+    /// Write every figure of the run, with the device description, to this JSON file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+
+    /// Write the sweeps' plots (SVG) into this folder.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
+
+    /// List the kernels and probes and exit.
     #[arg(long)]
     pub list: bool,
 }

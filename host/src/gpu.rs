@@ -8,6 +8,20 @@ use cudarc::nvrtc::Ptx;
 use std::path::Path;
 use std::sync::Arc;
 
+/// One kernel argument, by the PTX parameter type it fills: `.u64` (pointers, `usize`,
+/// `u64`), `.u32` or `.f32`.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    U64(u64),
+    U32(u32),
+    F32(f32),
+}
+
+/// A one-dimensional launch shape.
+pub fn launch_config(grid: u32, block: u32, shared_bytes: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared_bytes }
+}
+
 /// What the runner reports about the device, read from the driver.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -15,6 +29,10 @@ pub struct DeviceInfo {
     pub name: String,
     pub compute_capability: (u32, u32),
     pub multiprocessors: u32,
+    /// Most threads one SM can hold at once (2048 on Volta to Hopper).
+    pub max_threads_per_sm: u32,
+    /// Peak SM clock, kHz (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`): converts cycles to time.
+    pub sm_clock_khz: u64,
     pub l2_bytes: u64,
     pub memory_bytes: u64,
     /// Peak memory clock, kHz (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`).
@@ -30,6 +48,25 @@ impl DeviceInfo {
     /// the whole bus. The datasheet figure, not an achievable one.
     pub fn theoretical_bandwidth(&self) -> f64 {
         2.0 * self.memory_clock_khz as f64 * 1e3 * (self.memory_bus_bits as f64 / 8.0)
+    }
+
+    /// The description as JSON, for the machine-readable results.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "ordinal": self.ordinal,
+            "compute_capability": format!("{}.{}", self.compute_capability.0, self.compute_capability.1),
+            "multiprocessors": self.multiprocessors,
+            "max_threads_per_sm": self.max_threads_per_sm,
+            "sm_clock_mhz": self.sm_clock_khz / 1000,
+            "l2_bytes": self.l2_bytes,
+            "memory_bytes": self.memory_bytes,
+            "memory_clock_mhz": self.memory_clock_khz / 1000,
+            "memory_bus_bits": self.memory_bus_bits,
+            "theoretical_bandwidth_gbs": self.theoretical_bandwidth() / 1e9,
+            "driver_version": self.driver_version,
+            "ptx_arch": format!("sm_{}", self.ptx_arch),
+        })
     }
 
     pub fn describe(&self) -> String {
@@ -59,6 +96,7 @@ pub struct Gpu {
     pub info: DeviceInfo,
     module: Arc<CudaModule>,
     ptx_entries: Vec<String>,
+    ptx: String,
 }
 
 /// Why this machine has no GPU to run on (no driver library, or no device), or `None`
@@ -111,6 +149,8 @@ impl Gpu {
             name: ctx.name().context("reading the device name")?,
             compute_capability: (major, minor),
             multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            max_threads_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32,
+            sm_clock_khz: attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
             l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
             memory_bytes: ctx.total_mem().context("reading the memory size")? as u64,
             memory_clock_khz: attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?,
@@ -119,9 +159,9 @@ impl Gpu {
             ptx_arch,
         };
         let ptx_entries = ptx::entry_points(&text).into_iter().map(String::from).collect();
-        let module = ctx.load_module(Ptx::from_src(text)).context("loading the PTX")?;
+        let module = ctx.load_module(Ptx::from_src(text.clone())).context("loading the PTX")?;
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, info, module, ptx_entries })
+        Ok(Gpu { ctx, stream, info, module, ptx_entries, ptx: text })
     }
 
     /// The kernel `name` from the PTX.
@@ -132,6 +172,13 @@ impl Gpu {
             )));
         }
         self.module.load_function(name).context(&format!("loading kernel `{name}`"))
+    }
+
+    /// The PTX text of entry point `name`, from `.entry` to its closing brace.
+    pub fn ptx_of(&self, name: &str) -> Option<&str> {
+        let start = self.ptx.find(&format!(".entry {name}("))?;
+        let end = self.ptx[start..].find("\n}").map_or(self.ptx.len(), |e| start + e + 2);
+        Some(&self.ptx[start..end])
     }
 
     /// Blocks of `block` threads (with `shared_bytes` of dynamic shared memory) that fit on
@@ -153,17 +200,20 @@ impl Gpu {
         self.stream.synchronize().context(what)
     }
 
-    /// Launches `function` with raw arguments (each a reference to a plain value: device
-    /// pointers as `u64`, sizes as `u64`).
+    /// Launches `function` with plain arguments (device pointers and sizes as `u64`).
     ///
     /// # Safety
     /// The arguments match the kernel's parameters in number, order and type, and every
     /// pointer covers what the kernel reads and writes for this launch shape.
-    pub unsafe fn launch(&self, function: &CudaFunction, cfg: LaunchConfig, args: &[&u64]) -> Result<()> {
+    pub unsafe fn launch(&self, function: &CudaFunction, cfg: LaunchConfig, args: &[Arg]) -> Result<()> {
         use cudarc::driver::PushKernelArg;
         let mut builder = self.stream.launch_builder(function);
         for arg in args {
-            builder.arg(*arg);
+            match arg {
+                Arg::U64(v) => builder.arg(v),
+                Arg::U32(v) => builder.arg(v),
+                Arg::F32(v) => builder.arg(v),
+            };
         }
         // SAFETY: the caller guarantees the arguments fit the kernel.
         unsafe { builder.launch(cfg) }.context("launching a kernel")?;

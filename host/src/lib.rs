@@ -7,30 +7,45 @@
 pub mod cli;
 pub mod error;
 pub mod gpu;
+pub mod inputs;
 pub mod memory;
+pub mod plot;
 pub mod probes;
 pub mod ptx;
 pub mod reduce;
+pub mod table;
 pub mod report;
 pub mod timing;
 
 use cli::Options;
-use error::Result;
+use error::{Error, Result};
 use gpu::Gpu;
-use reduce::registry::{REDUCE_KERNELS, select};
+use reduce::registry::REDUCE_KERNELS;
 use reduce::runner::ReduceBench;
 use report::Row;
 use timing::{Timer, TimingOptions};
 
-/// Runs the suite; returns whether every kernel's result was right.
+/// Runs the suite; returns whether every kernel's and probe's result was right.
 pub fn run(options: &Options) -> Result<bool> {
     if options.list {
         for k in REDUCE_KERNELS {
             println!("{:<26} {}", k.id, k.summary);
         }
+        for p in probes::PROBES {
+            println!("{:<26} {}", p.id, p.summary);
+        }
         return Ok(true);
     }
-    let kernels = select(&options.kernels)?;
+    let kernels = reduce::registry::select(&options.kernels);
+    let probes = probes::select(&options.kernels);
+    for pattern in &options.kernels {
+        let matches = |id: &str| id.starts_with(pattern.as_str());
+        if !REDUCE_KERNELS.iter().any(|k| matches(k.id)) && !probes::PROBES.iter().any(|p| matches(p.id)) {
+            let ids: Vec<&str> =
+                REDUCE_KERNELS.iter().map(|k| k.id).chain(probes::PROBES.iter().map(|p| p.id)).collect();
+            return Err(Error::new(format!("nothing matches `{pattern}`; the kernels and probes are: {}", ids.join(", "))));
+        }
+    }
     // Reject a bad --block before touching the GPU.
     for k in &kernels {
         k.block_size(options.block)?;
@@ -49,35 +64,76 @@ pub fn run(options: &Options) -> Result<bool> {
             if options.no_flush { "not flushed" } else { "flushed before each repetition" }
         );
     }
-    let timer = Timer::new(
-        &gpu,
-        TimingOptions {
-            repetitions: options.reps as usize,
-            warmup: options.warmup as usize,
-            flush_l2: !options.no_flush,
-        },
-    )?;
+    let timing = TimingOptions {
+        repetitions: options.reps as usize,
+        warmup: options.warmup as usize,
+        flush_l2: !options.no_flush,
+    };
+    let timer = Timer::new(&gpu, timing)?;
+    let mut results = serde_json::json!({
+        "device": gpu.info.json(),
+        "seed": seed,
+        "timing": { "repetitions": timing.repetitions, "warmup": timing.warmup, "l2_flushed": timing.flush_l2 },
+        "reductions": [],
+        "probes": {},
+    });
 
     let mut all_passed = true;
-    for &n in &options.n {
-        eprintln!("preparing n = {n} ...");
-        let bench = ReduceBench::new(&gpu, n, seed)?;
-        let mut rows = Vec::new();
-        for kernel in &kernels {
-            let block = kernel.block_size(options.block)?;
-            let plan = bench.plan(kernel, block)?;
-            let check = bench.check(&plan)?;
-            // A wrong kernel is reported, never timed: its speed would mean nothing.
-            let timing = if check.passed() && !options.verify_only {
-                eprintln!("timing {} ...", kernel.id);
-                Some(bench.time(&plan, &timer)?)
-            } else {
-                None
-            };
-            all_passed &= check.passed();
-            rows.push(Row { kernel, block, launches: plan.launches, check, timing });
+    if !kernels.is_empty() {
+        for &n in &options.n {
+            eprintln!("preparing n = {n} ...");
+            let bench = ReduceBench::new(&gpu, n, seed)?;
+            let mut rows = Vec::new();
+            for kernel in &kernels {
+                let block = kernel.block_size(options.block)?;
+                let plan = bench.plan(kernel, block)?;
+                let check = bench.check(&plan)?;
+                // A wrong kernel is reported, never timed: its speed would mean nothing.
+                let timing = if check.passed() && !options.verify_only {
+                    eprintln!("timing {} ...", kernel.id);
+                    Some(bench.time(&plan, &timer)?)
+                } else {
+                    None
+                };
+                all_passed &= check.passed();
+                rows.push(Row { kernel, block, launches: plan.launches, check, timing });
+            }
+            report::print_table(&gpu.info, n, bench.bytes_read(), &rows);
+            results["reductions"]
+                .as_array_mut()
+                .expect("reductions is an array")
+                .push(report::reduction_json(n, bench.bytes_read(), &gpu.info, &rows));
         }
-        report::print_table(&gpu.info, n, bench.bytes_read(), &rows);
+    }
+
+    let context = probes::ProbeContext { gpu: &gpu, timer: &timer, seed };
+    for probe in probes {
+        eprintln!("running {} ...", probe.id);
+        let output = (probe.run)(&context)?;
+        for table in &output.tables {
+            print!("{}", table.render());
+        }
+        for failure in &output.failures {
+            println!("WRONG: {failure}");
+        }
+        all_passed &= output.failures.is_empty();
+        if let Some(dir) = &options.plots {
+            std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("{}: {e}", dir.display())))?;
+            for plot in &output.plots {
+                let path = dir.join(format!("{}.svg", plot.name));
+                std::fs::write(&path, plot.svg()).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+            }
+        }
+        results["probes"][probe.id] = serde_json::json!({
+            "summary": probe.summary,
+            "tables": output.tables.iter().map(table::Table::json).collect::<Vec<_>>(),
+            "failures": output.failures,
+        });
+    }
+
+    if let Some(path) = &options.json {
+        let text = serde_json::to_string_pretty(&results).expect("results serialize");
+        std::fs::write(path, text + "\n").map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
     }
     Ok(all_passed)
 }

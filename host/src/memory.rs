@@ -49,22 +49,42 @@ impl DeviceBuffer {
             .context("filling device memory")
     }
 
-    /// Copies the `i32` at word `index` to the host (synchronizes the stream).
-    pub fn read_i32(&self, gpu: &Gpu, index: usize) -> Result<i32> {
-        assert!((index + 1) * 4 <= self.bytes, "read past the end of a buffer");
-        let mut value = [0u8; 4];
-        let view = self.slice.slice(index * 4..index * 4 + 4);
-        gpu.stream.memcpy_dtoh(&view, &mut value).context("copying a result to the host")?;
-        gpu.sync("waiting for a result")?;
-        Ok(i32::from_ne_bytes(value))
+    /// Copies the first `count` values of type `T` to the host (synchronizes the stream).
+    pub fn read<T: Plain>(&self, gpu: &Gpu, count: usize) -> Result<Vec<T>> {
+        let bytes = count * std::mem::size_of::<T>();
+        assert!(bytes <= self.bytes, "read past the end of a buffer");
+        let mut values = vec![T::default(); count];
+        // SAFETY: `Plain` types have no padding and accept any bit pattern, so their
+        // storage may be written as bytes.
+        let raw = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), bytes) };
+        gpu.stream.memcpy_dtoh(&self.slice.slice(..bytes), raw).context("copying to the host")?;
+        gpu.sync("waiting for a copy")?;
+        Ok(values)
     }
 
-    /// Copies the first `count` `i32` to the host (synchronizes the stream).
-    pub fn read_i32s(&self, gpu: &Gpu, count: usize) -> Result<Vec<i32>> {
-        assert!(count * 4 <= self.bytes, "read past the end of a buffer");
-        let mut bytes = vec![0u8; count * 4];
-        gpu.stream.memcpy_dtoh(&self.slice.slice(..count * 4), &mut bytes).context("copying to the host")?;
-        gpu.sync("waiting for a copy")?;
-        Ok(bytes.chunks_exact(4).map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
+    /// Copies `values` to the start of the buffer (synchronizes the stream).
+    pub fn upload<T: Plain>(&mut self, gpu: &Gpu, values: &[T]) -> Result<()> {
+        let bytes = std::mem::size_of_val(values);
+        assert!(bytes <= self.bytes, "upload past the end of a buffer");
+        // SAFETY: `Plain` types have no padding, so their storage reads as bytes.
+        let raw = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), bytes) };
+        let mut view = self.slice.slice_mut(..bytes);
+        gpu.stream.memcpy_htod(raw, &mut view).context("copying to the device")?;
+        gpu.sync("waiting for a copy")
     }
 }
+
+/// Plain numbers that cross between host and device as their bytes.
+///
+/// # Safety
+/// Implementors have no padding bytes and every bit pattern is a valid value.
+pub unsafe trait Plain: Copy + Default {}
+
+// SAFETY: primitive integers and floats have no padding and accept any bit pattern.
+unsafe impl Plain for i32 {}
+// SAFETY: as above.
+unsafe impl Plain for u32 {}
+// SAFETY: as above.
+unsafe impl Plain for u64 {}
+// SAFETY: as above.
+unsafe impl Plain for f32 {}

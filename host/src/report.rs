@@ -78,3 +78,35 @@ pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
         }
     }
 }
+
+/// One input size's rows as JSON records.
+pub fn reduction_json(n: usize, bytes: usize, info: &DeviceInfo, rows: &[Row]) -> serde_json::Value {
+    let peak = info.theoretical_bandwidth();
+    let records: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            let timing = row.timing.map(|t| {
+                let gbs = gigabytes_per_second(bytes, &t);
+                serde_json::json!({
+                    "median_us": t.median_ms * 1e3,
+                    "min_us": t.min_ms * 1e3,
+                    "max_us": t.max_ms * 1e3,
+                    "repetitions": t.repetitions,
+                    "gbs": gbs,
+                    "percent_of_theoretical": 100.0 * gbs * 1e9 / peak,
+                })
+            });
+            serde_json::json!({
+                "kernel": row.kernel.id,
+                "ladder": row.kernel.ladder.title(),
+                "block": row.block,
+                "launches": row.launches,
+                "correct": row.check.passed(),
+                "expected": row.check.expected,
+                "got": row.check.got,
+                "timing": timing,
+            })
+        })
+        .collect();
+    serde_json::json!({ "n": n, "bytes_read": bytes, "kernels": records })
+}

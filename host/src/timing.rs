@@ -2,10 +2,10 @@
 //! before every repetition, the median of many.
 
 use crate::error::{Context, Result};
-use crate::gpu::Gpu;
+use crate::gpu::{Arg, Gpu, launch_config};
 use crate::memory::DeviceBuffer;
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaFunction, LaunchConfig};
+use cudarc::driver::{CudaEvent, CudaFunction};
 
 /// How to time: repetitions, warm-up runs, and whether to flush the L2 before each
 /// repetition (on for HBM figures; off shows what a warm cache gives).
@@ -70,14 +70,10 @@ impl Timer {
     fn flush_l2(&self, gpu: &Gpu) -> Result<()> {
         let (buffer, units, sink) =
             (self.flush_buffer.ptr(), (self.flush_buffer.bytes() / 16) as u64, self.flush_sink.ptr());
-        let cfg = LaunchConfig {
-            grid_dim: (self.flush_grid, 1, 1),
-            block_dim: (FLUSH_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = launch_config(self.flush_grid, FLUSH_BLOCK, 0);
         // SAFETY: l2_flush_read(buffer: *const I32x4, units: usize, sink: *mut i32) with a
         // 16-byte aligned buffer of `units` units.
-        unsafe { gpu.launch(&self.flush, cfg, &[&buffer, &units, &sink]) }
+        unsafe { gpu.launch(&self.flush, cfg, &[Arg::U64(buffer), Arg::U64(units), Arg::U64(sink)]) }
     }
 
     /// Runs `work` `warmup` times, then `repetitions` times between two events, each after

@@ -3,7 +3,7 @@
 
 use crate::device::index::{global_thread_idx, grid_threads};
 use crate::device::load::I32x4;
-use common::input::random_i32;
+use common::input::{random_f32, random_i32};
 use kernel_macros::kernel;
 
 /// Writes `out[i] = random_i32(seed, i)` for `i < n` (a grid-stride loop, so any grid
@@ -17,6 +17,20 @@ pub unsafe fn fill_random_i32(out: *mut i32, n: usize, seed: u64) {
     while i < n {
         // SAFETY: i < n and the caller guarantees `out` holds n elements.
         unsafe { *out.add(i) = random_i32(seed, i as u64) };
+        i += grid_threads();
+    }
+}
+
+/// Writes `out[i] = random_f32(seed, i)` for `i < n`, like [`fill_random_i32`].
+///
+/// # Safety
+/// `out` points to `n` writable `f32` in global memory.
+#[kernel]
+pub unsafe fn fill_random_f32(out: *mut f32, n: usize, seed: u64) {
+    let mut i = global_thread_idx();
+    while i < n {
+        // SAFETY: i < n and the caller guarantees `out` holds n elements.
+        unsafe { *out.add(i) = random_f32(seed, i as u64) };
         i += grid_threads();
     }
 }

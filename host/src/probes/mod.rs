@@ -2,8 +2,39 @@
 //! and 004). Each has a stable id, the PTX kernels it launches, and a function that runs,
 //! verifies and times it and returns tables and plots.
 
+pub mod bank_conflicts;
+pub mod divergence;
+pub mod latency;
+pub mod model;
+pub mod occupancy;
+pub mod saxpy;
+pub mod stride_copy;
+pub mod sync;
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::plot::Plot;
+use crate::table::Table;
+use crate::timing::Timer;
+
+/// What a probe gets: the device, the timer and the run's seed.
+pub struct ProbeContext<'a> {
+    pub gpu: &'a Gpu,
+    pub timer: &'a Timer,
+    pub seed: u64,
+}
+
+/// What a probe returns: its tables and plots, and every check that failed.
+#[derive(Default)]
+pub struct ProbeOutput {
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    /// One line per failed verification; empty when everything matched.
+    pub failures: Vec<String>,
+}
+
 /// One probe of the suite.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ProbeInfo {
     /// Stable name on the command line and in reports.
     pub id: &'static str,
@@ -11,6 +42,8 @@ pub struct ProbeInfo {
     pub summary: &'static str,
     /// The PTX entry points it launches.
     pub kernels: &'static [&'static str],
+    /// Runs, verifies and times it.
+    pub run: fn(&ProbeContext) -> Result<ProbeOutput>,
 }
 
 /// Every probe, in order.
@@ -19,27 +52,47 @@ pub const PROBES: &[ProbeInfo] = &[
         id: "p1_stride_copy",
         summary: "strided copies: 32-byte sectors, useful and moved bandwidth",
         kernels: &["stride_copy_f32", "copy_16b"],
+        run: stride_copy::run,
     },
     ProbeInfo {
         id: "p2_bank_conflicts",
         summary: "shared-memory reads at stride S for 2-, 4- and 8-byte elements",
         kernels: &["shared_read_b16", "shared_read_b32", "shared_read_b64"],
+        run: bank_conflicts::run,
     },
-    ProbeInfo { id: "p3_saxpy", summary: "y = a·x + y against the copy ceiling", kernels: &["saxpy", "copy_16b"] },
+    ProbeInfo {
+        id: "p3_saxpy",
+        summary: "y = a·x + y against the copy ceiling",
+        kernels: &["saxpy", "copy_16b"],
+        run: saxpy::run,
+    },
     ProbeInfo {
         id: "p4_divergence",
         summary: "branching on thread parity, on warp index, and predicated",
         kernels: &["diverge_by_lane", "uniform_by_warp", "predicated_by_lane"],
+        run: divergence::run,
     },
     ProbeInfo {
         id: "p5_occupancy",
         summary: "bandwidth against block size, blocks per SM and loads in flight",
         kernels: &["stream_sum_ilp1", "stream_sum_ilp2", "stream_sum_ilp4", "stream_sum_ilp8"],
+        run: occupancy::run,
     },
     ProbeInfo {
         id: "p6_latency",
         summary: "pointer-chase load latency across L1, L2 and HBM",
         kernels: &["pointer_chase_cached", "pointer_chase_l2"],
+        run: latency::run,
     },
-    ProbeInfo { id: "p7_sync", summary: "block barrier and kernel launch cost", kernels: &["barrier_cost", "empty_kernel"] },
+    ProbeInfo {
+        id: "p7_sync",
+        summary: "block barrier and kernel launch cost",
+        kernels: &["barrier_cost", "empty_kernel"],
+        run: sync::run,
+    },
 ];
+
+/// The probes whose id starts with any of `patterns` (all for an empty list).
+pub fn select(patterns: &[String]) -> Vec<&'static ProbeInfo> {
+    PROBES.iter().filter(|p| patterns.is_empty() || patterns.iter().any(|q| p.id.starts_with(q.as_str()))).collect()
+}

@@ -3,7 +3,8 @@
 use super::reference::reference_sum;
 use super::registry::{Finish, GridShape, ReduceKernel};
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
+use crate::gpu::{Arg, Gpu, launch_config};
+use crate::inputs::fill_random_i32;
 use crate::memory::DeviceBuffer;
 use crate::timing::{Timer, Timing};
 use cudarc::driver::{CudaFunction, LaunchConfig};
@@ -15,9 +16,6 @@ pub const POISON: u32 = 0xA5A5_A5A5;
 /// The most blocks a one-dimensional grid may have.
 const MAX_GRID: usize = i32::MAX as usize;
 
-/// Threads per block of the fill kernel.
-const FILL_BLOCK: u32 = 256;
-
 /// One queued operation of a reduction.
 enum Step {
     /// `cuMemsetD32Async(ptr, 0, 1)`: zero the result for an atomic kernel.
@@ -25,7 +23,7 @@ enum Step {
     Launch {
         function: CudaFunction,
         cfg: LaunchConfig,
-        args: Vec<u64>,
+        args: Vec<Arg>,
     },
 }
 
@@ -77,12 +75,7 @@ impl<'g> ReduceBench<'g> {
     pub fn new(gpu: &'g Gpu, n: usize, seed: u64) -> Result<Self> {
         let bytes = n.checked_mul(4).ok_or_else(|| Error::new(format!("--n {n} is too large")))?;
         let input = DeviceBuffer::alloc(gpu, bytes, &format!("the input ({n} i32)"))?;
-        let fill = gpu.function("fill_random_i32")?;
-        let grid = gpu.full_wave(&fill, FILL_BLOCK, 0)?;
-        let (ptr, count) = (input.ptr(), n as u64);
-        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FILL_BLOCK, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: fill_random_i32(out: *mut i32, n: usize, seed: u64); `input` holds n i32.
-        unsafe { gpu.launch(&fill, cfg, &[&ptr, &count, &seed])? };
+        fill_random_i32(gpu, &input, n, seed)?;
         let expected = reference_sum(seed, n);
         gpu.sync("filling the input")?;
 
@@ -138,13 +131,11 @@ impl<'g> ReduceBench<'g> {
             }
             Ok(grid as u32)
         };
-        let cfg = |grid: u32| LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: shared,
+        let launch = |grid: u32, args: Vec<u64>| Step::Launch {
+            function: function.clone(),
+            cfg: launch_config(grid, block, shared),
+            args: args.into_iter().map(Arg::U64).collect(),
         };
-        let launch =
-            |grid: u32, args: Vec<u64>| Step::Launch { function: function.clone(), cfg: cfg(grid), args };
         let (input, result, n) = (self.input.ptr(), self.result.ptr(), self.n as u64);
 
         let mut steps = Vec::new();
@@ -193,13 +184,12 @@ impl<'g> ReduceBench<'g> {
             match step {
                 Step::ZeroResult => self.result.fill_words(self.gpu, 0, 1)?,
                 Step::Launch { function, cfg, args } => {
-                    let refs: Vec<&u64> = args.iter().collect();
                     // SAFETY: the plan passes each kernel the arguments its registry entry
                     // describes: (input, output, n) with an output of one i32 per block,
                     // (input, result, n, partials, arrivals) for the last-block kernel, or
                     // (input, result, n, tally) for the packed tally, with buffers sized by
                     // `new` for this input.
-                    unsafe { self.gpu.launch(function, *cfg, &refs)? };
+                    unsafe { self.gpu.launch(function, *cfg, args)? };
                 }
             }
         }
@@ -213,7 +203,7 @@ impl<'g> ReduceBench<'g> {
             buffer.fill_words(self.gpu, POISON, buffer.bytes() / 4)?;
         }
         self.enqueue(plan)?;
-        let got = self.result.read_i32(self.gpu, 0)?;
+        let got = self.result.read::<i32>(self.gpu, 1)?[0];
         Ok(Check { expected: self.expected, got })
     }
 
@@ -225,12 +215,12 @@ impl<'g> ReduceBench<'g> {
     /// The single-launch kernels' persistent state (the arrival counter and the two words
     /// of the tally), which every launch must leave at 0.
     pub fn persistent_state(&self) -> Result<[i32; 3]> {
-        let tally = self.tally.read_i32s(self.gpu, 2)?;
-        Ok([self.arrivals.read_i32(self.gpu, 0)?, tally[0], tally[1]])
+        let tally = self.tally.read::<i32>(self.gpu, 2)?;
+        Ok([self.arrivals.read::<i32>(self.gpu, 1)?[0], tally[0], tally[1]])
     }
 
     /// The first `count` input elements as the GPU holds them (for the fill test).
     pub fn input_prefix(&self, count: usize) -> Result<Vec<i32>> {
-        self.input.read_i32s(self.gpu, count.min(self.n))
+        self.input.read::<i32>(self.gpu, count.min(self.n))
     }
 }

@@ -1,0 +1,114 @@
+//! p4: warp divergence (kernels in `kernels/src/probes/p4_divergence.rs`).
+
+use super::{ProbeContext, ProbeOutput};
+use crate::error::Result;
+use crate::gpu::{Arg, launch_config};
+use crate::memory::DeviceBuffer;
+use crate::table::{Cell, Table};
+use common::probes::{divergence_start, divergence_step_a, divergence_step_b};
+
+/// Steps of path A or B per thread.
+pub const ITERS: u32 = 4096;
+
+const BLOCK: u32 = 256;
+const BLOCKS_PER_SM: u32 = 8;
+
+/// Distinct starting values (`divergence_start` repeats every 1024 threads).
+const STARTS: usize = 1024;
+
+/// Relative error allowed: the GPU may fuse each step's multiply-add into one rounding.
+const MAX_RELATIVE: f32 = 1e-4;
+
+/// Which path thread `g` of a `BLOCK`-thread grid takes in each kernel: `true` for A.
+#[derive(Clone, Copy)]
+enum Choice {
+    ThreadParity,
+    WarpParity,
+}
+
+impl Choice {
+    fn path_a(self, g: usize) -> bool {
+        let t = g % BLOCK as usize;
+        match self {
+            Choice::ThreadParity => t % 2 == 0,
+            Choice::WarpParity => (t / 32) % 2 == 0,
+        }
+    }
+}
+
+const KERNELS: &[(&str, Choice, &str)] = &[
+    ("uniform_by_warp", Choice::WarpParity, "branch on warp index: each warp runs one path"),
+    ("diverge_by_lane", Choice::ThreadParity, "branch on thread parity: each warp runs both paths"),
+    ("predicated_by_lane", Choice::ThreadParity, "per-step choice: both computed, one selected"),
+];
+
+/// `iters` steps of one path from each of the `STARTS` starting values.
+fn reference(step: fn(f32) -> f32) -> Vec<f32> {
+    (0..STARTS)
+        .map(|s| {
+            let mut v = divergence_start(s as u64);
+            for _ in 0..ITERS {
+                v = step(v);
+            }
+            v
+        })
+        .collect()
+}
+
+/// How many instructions of `ptx` have `mnemonic` (e.g. `bra`, `selp`), guarded or not.
+pub fn count_instructions(ptx: &str, mnemonic: &str) -> usize {
+    ptx.lines()
+        .filter(|line| {
+            let mut text = line.trim_start();
+            if text.starts_with('@') {
+                text = text.split_once(char::is_whitespace).map_or("", |(_, rest)| rest).trim_start();
+            }
+            text.strip_prefix(mnemonic).is_some_and(|rest| rest.starts_with(['.', ' ', '\t']))
+        })
+        .count()
+}
+
+pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
+    let gpu = ctx.gpu;
+    let grid = gpu.info.multiprocessors * BLOCKS_PER_SM;
+    let threads = (grid * BLOCK) as usize;
+    let values = DeviceBuffer::alloc(gpu, threads * 4, "the divergence probe's results")?;
+    let (ref_a, ref_b) = (reference(divergence_step_a), reference(divergence_step_b));
+    let mut out = ProbeOutput::default();
+    let mut table = Table::new(
+        format!("p4 warp divergence: {ITERS} multiply-adds per thread on path A or B, {threads} threads"),
+        &["kernel", "median µs", "time / uniform", "branches (PTX bra)", "selects (PTX selp)", "how it splits"],
+    );
+    let mut uniform_ms = None;
+    for &(kernel, choice, how) in KERNELS {
+        let function = gpu.function(kernel)?;
+        let args = [Arg::U64(values.ptr()), Arg::U32(ITERS)];
+        // SAFETY: <kernel>(out: *mut f32, iters: u32) with one f32 per thread.
+        let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
+        values.fill_words(gpu, 0x7fc0_0000, threads)?; // NaN: never passes
+        launch()?;
+        let got = values.read::<f32>(gpu, threads)?;
+        let wrong = got.iter().enumerate().find(|&(g, &v)| {
+            let want = if choice.path_a(g) { ref_a[g % STARTS] } else { ref_b[g % STARTS] };
+            !approx::relative_eq!(v, want, epsilon = f32::EPSILON, max_relative = MAX_RELATIVE)
+        });
+        if let Some((g, v)) = wrong {
+            out.failures.push(format!("{kernel}: thread {g} computed {v}"));
+            continue;
+        }
+        let timing = ctx.timer.measure(gpu, launch)?;
+        let base = *uniform_ms.get_or_insert(timing.median_ms);
+        let ptx = gpu.ptx_of(kernel).unwrap_or_default();
+        table.push(vec![
+            kernel.into(),
+            Cell::Num(timing.median_ms * 1e3, 1),
+            Cell::Num(timing.median_ms / base, 2),
+            Cell::Int(count_instructions(ptx, "bra") as i64),
+            Cell::Int(count_instructions(ptx, "selp") as i64),
+            how.into(),
+        ]);
+    }
+    table.notes.push("results checked against the CPU for every thread (relative error ≤ 1e-4)".into());
+    out.tables.push(table);
+    Ok(out)
+}

@@ -1,0 +1,89 @@
+//! p3: SAXPY against the theoretical bandwidth and the copy ceiling (kernel in
+//! `kernels/src/probes/p3_saxpy.rs`).
+
+use super::stride_copy::copy_ceiling_gbs;
+use super::{ProbeContext, ProbeOutput};
+use crate::error::Result;
+use crate::gpu::{Arg, launch_config};
+use crate::inputs::fill_random_f32;
+use crate::memory::DeviceBuffer;
+use crate::table::{Cell, Table};
+use common::input::random_f32;
+
+/// Elements per vector: 512 MiB each, far past the L2.
+pub const ELEMENTS: usize = 1 << 27;
+
+/// The `a` of `y = a·x + y`.
+pub const A: f32 = 2.5;
+
+const BLOCK: u32 = 256;
+
+/// Relative error allowed per element: the GPU may fuse `a·x + y` into one rounding (FMA)
+/// where the CPU rounds twice.
+const MAX_RELATIVE: f32 = 1e-6;
+
+/// The CPU's `a·x[i] + y[i]` for the inputs of `seed_x` and `seed_y`.
+pub fn expected(seed_x: u64, seed_y: u64, i: usize) -> f32 {
+    A * random_f32(seed_x, i as u64) + random_f32(seed_y, i as u64)
+}
+
+/// The first element where `got` and the reference differ beyond `MAX_RELATIVE` (or is NaN).
+pub fn first_mismatch(got: &[f32], seed_x: u64, seed_y: u64) -> Option<String> {
+    got.iter().enumerate().find_map(|(i, &g)| {
+        let want = expected(seed_x, seed_y, i);
+        let close = approx::relative_eq!(g, want, epsilon = f32::EPSILON, max_relative = MAX_RELATIVE);
+        (!close).then(|| format!("saxpy: y[{i}] = {g}, expected {want}"))
+    })
+}
+
+pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
+    let gpu = ctx.gpu;
+    let bytes = ELEMENTS * 4;
+    let x = DeviceBuffer::alloc(gpu, bytes, "SAXPY's x")?;
+    let y = DeviceBuffer::alloc(gpu, bytes, "SAXPY's y")?;
+    let (seed_x, seed_y) = (ctx.seed, ctx.seed ^ 0x5eed);
+    fill_random_f32(gpu, &x, ELEMENTS, seed_x)?;
+    fill_random_f32(gpu, &y, ELEMENTS, seed_y)?;
+    let mut out = ProbeOutput::default();
+
+    let function = gpu.function("saxpy")?;
+    let grid = ELEMENTS.div_ceil(BLOCK as usize) as u32;
+    let args = [Arg::U64(x.ptr()), Arg::U64(y.ptr()), Arg::U64(ELEMENTS as u64), Arg::F32(A)];
+    // SAFETY: saxpy(x, y, n, a) with x and y holding n f32; the grid covers n threads.
+    let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
+    launch()?;
+    if let Some(failure) = first_mismatch(&y.read::<f32>(gpu, ELEMENTS)?, seed_x, seed_y) {
+        out.failures.push(failure);
+    }
+    // Timed runs keep updating y; the values stay finite (|y| grows by at most 2.5 a run).
+    let timing = ctx.timer.measure(gpu, launch)?;
+    let saxpy = 3.0 * bytes as f64 / (timing.median_ms * 1e-3) / 1e9;
+
+    // The copy ceiling, on the same buffers (x copied over y, then y is not needed).
+    let ceiling = copy_ceiling_gbs(ctx, &x, &y, ELEMENTS, &mut out.failures)?;
+    let peak = gpu.info.theoretical_bandwidth() / 1e9;
+
+    let mut table = Table::new(
+        format!("p3 SAXPY: y = {A}·x + y, f32, n = 2^{}", ELEMENTS.trailing_zeros()),
+        &["kernel", "median µs", "GB/s", "% of theoretical", "% of copy ceiling"],
+    );
+    table.push(vec![
+        "saxpy (2 reads + 1 write)".into(),
+        Cell::Num(timing.median_ms * 1e3, 1),
+        Cell::Num(saxpy, 1),
+        Cell::Num(100.0 * saxpy / peak, 1),
+        Cell::Num(100.0 * saxpy / ceiling, 1),
+    ]);
+    table.push(vec![
+        "copy_16b (1 read + 1 write)".into(),
+        Cell::Num(2.0 * bytes as f64 / (ceiling * 1e9) * 1e6, 1),
+        Cell::Num(ceiling, 1),
+        Cell::Num(100.0 * ceiling / peak, 1),
+        Cell::Num(100.0, 1),
+    ]);
+    table.notes.push(format!(
+        "verified against the CPU on all {ELEMENTS} elements (relative error ≤ {MAX_RELATIVE:e}); 12 bytes per element counted"
+    ));
+    out.tables.push(table);
+    Ok(out)
+}

@@ -1,0 +1,147 @@
+//! p1: strided copies beside the copy ceiling and `memcpy` (kernels in
+//! `kernels/src/probes/p1_stride_copy.rs`).
+
+use super::model::{SECTOR_BYTES, sectors_touched};
+use super::{ProbeContext, ProbeOutput};
+use crate::error::{Context, Result};
+use crate::gpu::{Arg, launch_config};
+use crate::inputs::fill_random_i32;
+use crate::memory::DeviceBuffer;
+use crate::plot::{Plot, Series, XAxis};
+use crate::table::{Cell, Table};
+use crate::timing::Timing;
+use cudarc::driver::sys;
+
+/// Elements of each buffer: 256 MiB of `f32`, four times any L2 so far.
+pub const ELEMENTS: usize = 1 << 26;
+
+/// The strides of seed 001, and beyond: from stride 8 every element has its own sector.
+pub const STRIDES: &[usize] = &[1, 2, 4, 8, 16, 32];
+
+const BLOCK: u32 = 256;
+
+/// Written over the destination before each run: what a skipped element still holds.
+const POISON: u32 = 0xFFFF_FFFF;
+
+fn gbs(bytes: f64, t: &Timing) -> f64 {
+    bytes / (t.median_ms * 1e-3) / 1e9
+}
+
+/// `cuMemcpyDtoDAsync` of `bytes`, timed; GB/s counting the bytes read and written.
+pub fn memcpy_gbs(ctx: &ProbeContext, src: &DeviceBuffer, dst: &DeviceBuffer, bytes: usize) -> Result<f64> {
+    let stream = ctx.gpu.stream.cu_stream();
+    let timing = ctx.timer.measure(ctx.gpu, || {
+        // SAFETY: both buffers hold `bytes` bytes and do not overlap.
+        unsafe { sys::cuMemcpyDtoDAsync_v2(dst.ptr(), src.ptr(), bytes, stream) }
+            .result()
+            .context("device-to-device memcpy")
+    })?;
+    Ok(gbs(2.0 * bytes as f64, &timing))
+}
+
+/// `copy_16b` of `elements` 4-byte elements, verified, timed; GB/s counting the bytes read
+/// and written. A wrong copy is recorded in `failures`.
+pub fn copy_ceiling_gbs(
+    ctx: &ProbeContext,
+    src: &DeviceBuffer,
+    dst: &DeviceBuffer,
+    elements: usize,
+    failures: &mut Vec<String>,
+) -> Result<f64> {
+    assert!(elements % 4 == 0, "the copy ceiling copies whole 16-byte units");
+    let gpu = ctx.gpu;
+    let function = gpu.function("copy_16b")?;
+    let grid = gpu.full_wave(&function, BLOCK, 0)?;
+    let args = [Arg::U64(src.ptr()), Arg::U64(dst.ptr()), Arg::U64((elements / 4) as u64)];
+    // SAFETY: copy_16b(src, dst, units) over two 16-byte aligned buffers of `units` units.
+    let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
+    dst.fill_words(gpu, POISON, elements)?;
+    launch()?;
+    if src.read::<u32>(gpu, elements)? != dst.read::<u32>(gpu, elements)? {
+        failures.push("copy_16b: the destination differs from the source".into());
+    }
+    let timing = ctx.timer.measure(gpu, launch)?;
+    Ok(gbs(2.0 * (elements * 4) as f64, &timing))
+}
+
+/// Checks one strided copy: copied elements equal the source, all others still poison.
+fn check_strided(src: &[u32], dst: &[u32], stride: usize, count: usize) -> Option<String> {
+    for (j, (&s, &d)) in src.iter().zip(dst).enumerate() {
+        let copied = j % stride == 0 && j / stride < count;
+        let want = if copied { s } else { POISON };
+        if d != want {
+            return Some(format!("stride {stride}: element {j} is {d:#010x}, expected {want:#010x}"));
+        }
+    }
+    None
+}
+
+pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
+    let gpu = ctx.gpu;
+    let bytes = ELEMENTS * 4;
+    let src = DeviceBuffer::alloc(gpu, bytes, "the copy source")?;
+    let dst = DeviceBuffer::alloc(gpu, bytes, "the copy destination")?;
+    fill_random_i32(gpu, &src, ELEMENTS, ctx.seed)?;
+    let mut out = ProbeOutput::default();
+
+    let memcpy = memcpy_gbs(ctx, &src, &dst, bytes)?;
+    let ceiling = copy_ceiling_gbs(ctx, &src, &dst, ELEMENTS, &mut out.failures)?;
+
+    let function = gpu.function("stride_copy_f32")?;
+    let source = src.read::<u32>(gpu, ELEMENTS)?;
+    let mut table = Table::new(
+        format!("p1 stride copy: dst[i·S] = src[i·S], f32, buffers of {} MiB", bytes >> 20),
+        &["stride", "elements", "median µs", "useful GB/s", "moved GB/s", "% of copy ceiling", "bytes moved per useful byte"],
+    );
+    let (mut useful_series, mut moved_series) = (Vec::new(), Vec::new());
+    for &stride in STRIDES {
+        let count = ELEMENTS / stride;
+        let grid = count.div_ceil(BLOCK as usize) as u32;
+        let args = [Arg::U64(src.ptr()), Arg::U64(dst.ptr()), Arg::U64(count as u64), Arg::U64(stride as u64)];
+        // SAFETY: stride_copy_f32(src, dst, count, stride): both buffers hold count·stride
+        // f32 and the grid covers count threads.
+        let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
+        dst.fill_words(gpu, POISON, ELEMENTS)?;
+        launch()?;
+        if let Some(failure) = check_strided(&source, &dst.read::<u32>(gpu, ELEMENTS)?, stride, count) {
+            out.failures.push(failure);
+            continue;
+        }
+        let timing = ctx.timer.measure(gpu, launch)?;
+        let useful = gbs((2 * count * 4) as f64, &timing);
+        let moved_bytes = 2 * sectors_touched(count as u64, 4, stride as u64) * SECTOR_BYTES;
+        let moved = gbs(moved_bytes as f64, &timing);
+        table.push(vec![
+            Cell::Int(stride as i64),
+            Cell::Int(count as i64),
+            Cell::Num(timing.median_ms * 1e3, 1),
+            Cell::Num(useful, 1),
+            Cell::Num(moved, 1),
+            Cell::Num(100.0 * useful / ceiling, 1),
+            Cell::Num(moved_bytes as f64 / (2 * count * 4) as f64, 1),
+        ]);
+        useful_series.push((stride as f64, useful));
+        moved_series.push((stride as f64, moved));
+    }
+    table.notes.push(format!(
+        "copy ceiling (copy_16b, verified): {ceiling:.1} GB/s; cuMemcpyDtoD: {memcpy:.1} GB/s; both count bytes read + written"
+    ));
+    table.notes.push(
+        "moved = sectors touched × 32 B (read and write): it stays near the ceiling while the useful share falls".into(),
+    );
+    out.tables.push(table);
+    out.plots.push(Plot {
+        name: "p1-stride-copy".into(),
+        title: format!("Strided copy on {}", gpu.info.name),
+        x_label: "stride (elements)".into(),
+        y_label: "GB/s (read + write)".into(),
+        x_axis: XAxis::Log2,
+        series: vec![
+            Series { name: "useful bytes".into(), points: useful_series },
+            Series { name: "sectors moved".into(), points: moved_series },
+        ],
+        h_lines: vec![(ceiling, "copy ceiling".into()), (memcpy, "memcpy".into())],
+        v_lines: vec![],
+    });
+    Ok(out)
+}

@@ -2,7 +2,9 @@
 
 use common::input::random_i32;
 use host::cli::parse_size;
-use host::probes::PROBES;
+use clap::Parser;
+use host::cli::Options;
+use host::probes::{self, PROBES};
 use host::ptx::{self, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
 use host::reduce::reference::{reference_sum, sum_range};
 use host::reduce::registry::{BlockShape, REDUCE_KERNELS, select};
@@ -75,16 +77,16 @@ fn kernel_ids_and_symbols_are_unique() {
 
 #[test]
 fn block_sizes_are_checked() {
-    let h0 = select(&["h0".into()]).unwrap()[0];
+    let h0 = select(&["h0".into()])[0];
     assert_eq!(h0.block_size(None).unwrap(), 256);
     assert_eq!(h0.block_size(Some(128)).unwrap(), 128);
     for bad in [0, 32, 100, 2048] {
         assert!(h0.block_size(Some(bad)).is_err(), "block {bad} accepted");
     }
-    let h5 = select(&["h5".into()]).unwrap()[0];
+    let h5 = select(&["h5".into()])[0];
     assert_eq!(h5.symbol(h5.block_size(Some(512)).unwrap()), "h5_complete_unroll_512");
     assert!(h5.block_size(Some(64)).is_err(), "h5 has no 64-thread instance");
-    let v4 = select(&["v4".into()]).unwrap()[0];
+    let v4 = select(&["v4".into()])[0];
     assert_eq!(
         v4.block_size(Some(128)).unwrap(),
         common::reduce::SEED003_BLOCK,
@@ -93,11 +95,19 @@ fn block_sizes_are_checked() {
 }
 
 #[test]
-fn unknown_kernel_names_are_refused() {
-    let err = select(&["nope".into()]).unwrap_err().to_string();
-    assert!(err.contains("h0_interleaved_modulo"), "the error should list the kernels: {err}");
-    assert_eq!(select(&[]).unwrap().len(), REDUCE_KERNELS.len());
-    assert_eq!(select(&["x".into()]).unwrap().len(), 4);
+fn unknown_kernel_names_are_refused_before_touching_the_gpu() {
+    let options = Options::parse_from(["host", "-k", "nope"]);
+    let err = host::run(&options).unwrap_err().to_string();
+    assert!(err.contains("h0_interleaved_modulo") && err.contains("p6_latency"), "the error should list the ids: {err}");
+}
+
+#[test]
+fn kernel_patterns_are_prefixes() {
+    assert_eq!(select(&[]).len(), REDUCE_KERNELS.len());
+    assert_eq!(select(&["x".into()]).len(), 4);
+    assert_eq!(probes::select(&["p".into()]).len(), probes::PROBES.len());
+    assert_eq!(probes::select(&["p6".into()]).len(), 1);
+    assert!(select(&["p".into()]).is_empty());
 }
 
 #[test]

@@ -18,6 +18,14 @@ for part in $parts; do
             $b/host -n 2^16,2^20,2^24 --reps 100 2>&1 | tee "$out/ladder-small.txt" ;;
     sweep) $b/host -k x2,x3,x4 --reps 100 -n $powers 2>&1 | tee "$out/sweep.txt" ;;
     cub) nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o /tmp/cub_reduce bench/cub/reduce_sum.cu && /tmp/cub_reduce 100 16 30 2>&1 | tee "$out/cub.txt" ;;
+    probes) $b/host -k p --json "$out/probes.json" --plots "$out" > "$out/probes.txt" 2> "$out/probes-progress.log"
+            cat "$out/probes.txt" ;;
+    sass) # the divergence kernels in SASS: branches and their reconvergence (BSSY/BSYNC) or selects
+            ptxas -arch=sm_90 $b/ptx/sm_90/kernels.ptx -o /tmp/kernels.cubin
+            for k in uniform_by_warp diverge_by_lane predicated_by_lane; do
+              cuobjdump -sass -fun $k /tmp/kernels.cubin > /tmp/$k.sass
+              echo "$k: $(grep -cE '\bBRA\b' /tmp/$k.sass) BRA, $(grep -cE '\bBSSY\b' /tmp/$k.sass) BSSY, $(grep -cE '\bBSYNC\b' /tmp/$k.sass) BSYNC, $(grep -cE 'FSEL|\bSEL\b' /tmp/$k.sass) SEL/FSEL, $(grep -cE 'FFMA' /tmp/$k.sass) FFMA"
+            done | tee "$out/sass.txt" ;;
     errors) # every refusal: a message that says what to do, a non-zero exit, no table
             cp -r $b/ptx /tmp/stale-ptx && echo 0000000000000000 > /tmp/stale-ptx/fingerprint
             for args in "--device 7" "-n 2^36" "--block 100" "-k nope" "--ptx-dir /nonexistent" "--ptx-dir /tmp/stale-ptx"; do

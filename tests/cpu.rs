@@ -211,3 +211,133 @@ fn no_kernel_keeps_an_array_in_local_memory() {
         );
     }
 }
+
+#[test]
+fn bank_model_matches_the_textbook_cases() {
+    use host::probes::model::bank_conflict_degree as ways;
+    for (stride, expected) in [(1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (3, 1), (5, 1)] {
+        assert_eq!(ways(4, stride), expected, "4-byte elements, stride {stride}");
+    }
+    for (stride, expected) in [(1, 1), (2, 1), (4, 2), (8, 4), (16, 8), (32, 16)] {
+        assert_eq!(ways(2, stride), expected, "2-byte elements, stride {stride}");
+    }
+    for (stride, expected) in [(1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 16)] {
+        assert_eq!(ways(8, stride), expected, "8-byte elements, stride {stride}");
+    }
+}
+
+#[test]
+fn sector_model_counts_whole_sectors() {
+    use host::probes::model::sectors_touched;
+    assert_eq!(sectors_touched(1024, 4, 1), 128);
+    assert_eq!(sectors_touched(1024, 4, 2), 256);
+    assert_eq!(sectors_touched(1024, 4, 8), 1024);
+    assert_eq!(sectors_touched(1024, 4, 32), 1024);
+    assert_eq!(sectors_touched(3, 4, 1), 1);
+}
+
+#[test]
+fn littles_law_is_bandwidth_times_latency() {
+    use host::probes::model::bytes_in_flight_needed;
+    let bytes = bytes_in_flight_needed(4.8e12, 700e-9);
+    assert!((bytes - 3.36e6).abs() < 1.0, "{bytes}");
+    assert_eq!(bytes_in_flight_needed(1e9, 0.0), 0.0);
+}
+
+#[test]
+fn chase_chain_is_one_cycle_through_every_node() {
+    use common::probes::CHASE_NODE_STRIDE;
+    use host::probes::latency::{build_chain, lap_sum};
+    for nodes in [2, 3, 64, 1000, 4097] {
+        let chain = build_chain(nodes, 99);
+        let (mut element, mut seen, mut sum) = (0usize, BTreeSet::new(), 0u64);
+        for _ in 0..nodes {
+            element = chain[element] as usize;
+            assert_eq!(element % CHASE_NODE_STRIDE as usize, 0, "nodes sit one line apart");
+            assert!(seen.insert(element), "node {element} visited twice in {nodes}");
+            sum += element as u64;
+        }
+        assert_eq!(element, 0, "one lap of {nodes} nodes returns to the start");
+        assert_eq!(sum, lap_sum(nodes));
+    }
+}
+
+#[test]
+fn ptx_instruction_counts_see_guarded_instructions() {
+    use host::probes::divergence::count_instructions;
+    let ptx = "\t@%p1 bra \t$L__BB0_2;\n\tbra.uni \t$L__BB0_1;\n\tselp.f32 %f1, %f2, %f3, %p2;\n\t// bra in a comment\n";
+    assert_eq!(count_instructions(ptx, "bra"), 2);
+    assert_eq!(count_instructions(ptx, "selp"), 1);
+}
+
+#[test]
+fn bank_probe_elements_are_views_of_the_same_words() {
+    use common::probes::bank_probe_word;
+    use host::probes::bank_conflicts::element_value;
+    for lane in 0..32 {
+        let e = lane * 3;
+        let word = u64::from(bank_probe_word(e / 2));
+        let half = if e % 2 == 0 { word & 0xffff } else { word >> 16 };
+        assert_eq!(element_value(2, 3, lane), half);
+        assert_eq!(element_value(4, 3, lane), u64::from(bank_probe_word(e)));
+        let (lo, hi) = (u64::from(bank_probe_word(2 * e)), u64::from(bank_probe_word(2 * e + 1)));
+        assert_eq!(element_value(8, 3, lane), lo | hi << 32);
+    }
+}
+
+#[test]
+fn saxpy_check_refuses_wrong_values_and_nan() {
+    use host::probes::saxpy::{expected, first_mismatch};
+    let good: Vec<f32> = (0..100).map(|i| expected(1, 2, i)).collect();
+    assert_eq!(first_mismatch(&good, 1, 2), None);
+    let mut off = good.clone();
+    off[37] *= 1.001;
+    assert!(first_mismatch(&off, 1, 2).unwrap().contains("y[37]"));
+    let mut nan = good;
+    nan[5] = f32::NAN;
+    assert!(first_mismatch(&nan, 1, 2).unwrap().contains("y[5]"));
+}
+
+#[test]
+fn plots_draw_every_series_and_reference_line() {
+    use host::plot::{Plot, Series, XAxis};
+    let plot = Plot {
+        name: "t".into(),
+        title: "A <title>".into(),
+        x_label: "x".into(),
+        y_label: "y".into(),
+        x_axis: XAxis::Log2Bytes,
+        series: vec![
+            Series { name: "one".into(), points: vec![(1024.0, 1.0), (4096.0, 3.0)] },
+            Series { name: "two".into(), points: vec![(2048.0, 2.0)] },
+        ],
+        h_lines: vec![(2.5, "ceiling".into())],
+        v_lines: vec![(2048.0, "knee".into())],
+    };
+    let svg = plot.svg();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<polyline").count(), 2);
+    assert_eq!(svg.matches("<circle").count(), 3);
+    for text in ["A &lt;title&gt;", "one", "two", "ceiling", "knee", "1K", "4K"] {
+        assert!(svg.contains(text), "missing {text}");
+    }
+}
+
+#[test]
+fn tables_render_and_serialize_every_cell() {
+    use host::table::{Cell, Table};
+    let mut table = Table::new("t", &["name", "value"]);
+    table.push(vec!["a".into(), Cell::Num(1.25, 1)]);
+    table.push(vec!["b".into(), Cell::Num(f64::NAN, 1)]);
+    let text = table.render();
+    assert!(text.contains("a      1.2") || text.contains("a     1.2") || text.contains("1.2"), "{text}");
+    let json = table.json();
+    assert_eq!(json["rows"][0]["value"], 1.25);
+    assert!(json["rows"][1]["value"].is_null(), "NaN is written as null");
+}
+
+#[test]
+#[should_panic(expected = "appears twice")]
+fn table_columns_must_differ() {
+    host::table::Table::new("t", &["ns", "ns"]);
+}

@@ -9,6 +9,7 @@ use common::input::random_i32;
 use host::gpu::Gpu;
 use host::ptx;
 use host::reduce::registry::{Finish, REDUCE_KERNELS, ReduceKernel};
+use host::memory::DeviceBuffer;
 use host::reduce::runner::ReduceBench;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::HashMap;
@@ -41,6 +42,7 @@ fn main() {
             state_returns_to_zero(kernel)
         }));
     }
+    probe_trials(&mut trials);
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
         (None, Some(false)) => {
@@ -155,4 +157,88 @@ fn all_kernels_past_2_pow_32() -> Result<(), Failed> {
         check(&bench, kernel, kernel.block_size(None).map_err(|e| e.to_string())?)?;
     }
     Ok(())
+}
+
+/// A probe check's outcome as a test result.
+fn verdict(outcome: host::error::Result<Option<String>>) -> Result<(), Failed> {
+    match outcome {
+        Ok(None) => Ok(()),
+        Ok(Some(failure)) => Err(failure.into()),
+        Err(e) => Err(e.to_string().into()),
+    }
+}
+
+fn buffer(gpu: &Gpu, bytes: usize) -> Result<DeviceBuffer, Failed> {
+    DeviceBuffer::alloc(gpu, bytes, "a test buffer").map_err(|e| e.to_string().into())
+}
+
+/// The probes that compute something, on sizes that are multiples of nothing.
+fn probe_trials(trials: &mut Vec<Trial>) {
+    use host::probes::{bank_conflicts, divergence, latency, occupancy, saxpy, stride_copy};
+
+    trials.push(Trial::test("p1_stride_copy/copies_land_where_they_should", || {
+        let gpu = gpu()?;
+        let elements = 1_000_003;
+        let (src, dst) = (buffer(gpu, elements * 4)?, buffer(gpu, elements * 4)?);
+        host::inputs::fill_random_i32(gpu, &src, elements, host::clock_seed()).map_err(|e| e.to_string())?;
+        for &stride in stride_copy::STRIDES.iter().chain(&[3, 7]) {
+            verdict(stride_copy::check_stride_copy(gpu, &src, &dst, elements, stride))?;
+        }
+        for units in [1, 31, 250_000] {
+            verdict(stride_copy::check_copy_16b(gpu, &src, &dst, units))?;
+        }
+        Ok(())
+    }));
+    trials.push(Trial::test("p2_bank_conflicts/every_thread_reads_its_element", || {
+        let gpu = gpu()?;
+        let grid = 3;
+        let sums = buffer(gpu, (grid * 256) as usize * 8)?;
+        for &(width, kernel) in bank_conflicts::WIDTHS {
+            for &stride in bank_conflicts::STRIDES.iter().chain(&[3, 31]) {
+                verdict(bank_conflicts::check_bank(gpu, width, kernel, stride, grid, &sums))?;
+            }
+        }
+        Ok(())
+    }));
+    trials.push(Trial::test("p3_saxpy/matches_the_cpu", || {
+        let gpu = gpu()?;
+        let most = (1 << 20) + 3;
+        let (x, y) = (buffer(gpu, most * 4)?, buffer(gpu, (most + 64) * 4)?);
+        for n in [1, 31, 1000, most] {
+            verdict(saxpy::check_saxpy(gpu, &x, &y, n, host::clock_seed()))?;
+        }
+        Ok(())
+    }));
+    trials.push(Trial::test("p4_divergence/every_path_computes_its_chain", || {
+        let gpu = gpu()?;
+        let grid = 5;
+        let values = buffer(gpu, (grid * 256) as usize * 4)?;
+        for &(kernel, choice, _) in divergence::KERNELS {
+            verdict(divergence::check_divergence(gpu, kernel, choice, grid, &values))?;
+        }
+        Ok(())
+    }));
+    trials.push(Trial::test("p5_occupancy/every_ilp_sums_exactly", || {
+        let gpu = gpu()?;
+        let most = (1 << 20) + 3;
+        let (input, result) = (buffer(gpu, most * 4)?, buffer(gpu, 4)?);
+        let seed = host::clock_seed();
+        host::inputs::fill_random_i32(gpu, &input, most, seed).map_err(|e| e.to_string())?;
+        for n in [0, 1, 31, 1000, most] {
+            let expected = host::reduce::reference::reference_sum(seed, n);
+            for &(_, kernel) in occupancy::ILPS {
+                for (grid, block) in [(1, 32), (7, 96), (3, 1024)] {
+                    verdict(occupancy::check_stream_sum(gpu, kernel, &input, &result, n, expected, grid, block))?;
+                }
+            }
+        }
+        Ok(())
+    }));
+    trials.push(Trial::test("p6_latency/one_lap_visits_every_node", || {
+        let gpu = gpu()?;
+        for nodes in [2, 3, 1000, 4097] {
+            verdict(latency::check_lap(gpu, nodes, host::clock_seed()))?;
+        }
+        Ok(())
+    }));
 }

@@ -52,7 +52,11 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table with these column names, which must differ (they are the JSON keys).
     pub fn new(title: impl Into<String>, columns: &[&'static str]) -> Self {
+        for (i, c) in columns.iter().enumerate() {
+            assert!(!columns[..i].contains(c), "column `{c}` appears twice");
+        }
         Self { title: title.into(), columns: columns.to_vec(), rows: Vec::new(), notes: Vec::new() }
     }
 

@@ -4,7 +4,7 @@
 use super::model::bank_conflict_degree;
 use super::{ProbeContext, ProbeOutput};
 use crate::error::Result;
-use crate::gpu::{Arg, launch_config};
+use crate::gpu::{Arg, Gpu, launch_config};
 use crate::memory::DeviceBuffer;
 use crate::plot::{Plot, Series, XAxis};
 use crate::table::{Cell, Table};
@@ -36,6 +36,30 @@ pub fn element_value(width: u32, stride: u32, lane: u32) -> u64 {
     }
 }
 
+/// One launch of `kernel` (reading `width`-byte elements) at `stride`, `grid` blocks.
+fn launch_bank(gpu: &Gpu, kernel: &str, sums: &DeviceBuffer, stride: u32, grid: u32) -> Result<()> {
+    assert!(stride <= 32, "the probe's shared array holds strides up to 32");
+    assert!((grid * BLOCK) as usize * 8 <= sums.bytes(), "one u64 per thread");
+    let function = gpu.function(kernel)?;
+    let args = [Arg::U64(sums.ptr()), Arg::U32(stride), Arg::U32(REPS)];
+    // SAFETY: shared_read_bN(out, stride, reps): one u64 per thread and stride ≤ 32 (both
+    // checked above), reps a multiple of the unroll, BANK_PROBE_SHARED_BYTES of shared memory.
+    unsafe { gpu.launch(&function, launch_config(grid, BLOCK, BANK_PROBE_SHARED_BYTES), &args) }
+}
+
+/// Runs `kernel` once at `stride` over `grid` blocks and checks every thread's sum.
+/// `None` when right.
+pub fn check_bank(gpu: &Gpu, width: u32, kernel: &str, stride: u32, grid: u32, sums: &DeviceBuffer) -> Result<Option<String>> {
+    let threads = (grid * BLOCK) as usize;
+    sums.fill_words(gpu, 0xDEAD_BEEF, threads * 2)?;
+    launch_bank(gpu, kernel, sums, stride, grid)?;
+    let got = sums.read::<u64>(gpu, threads)?;
+    Ok(got.iter().enumerate().find_map(|(t, &g)| {
+        let want = u64::from(REPS).wrapping_mul(element_value(width, stride, t as u32 % 32));
+        (g != want).then(|| format!("{kernel} stride {stride}: thread {t} summed {g:#x}, expected {want:#x}"))
+    }))
+}
+
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     const { assert!(REPS % BANK_PROBE_UNROLL == 0) };
     let gpu = ctx.gpu;
@@ -49,26 +73,14 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     );
     let mut plot_series = Vec::new();
     for &(width, kernel) in WIDTHS {
-        let function = gpu.function(kernel)?;
         let mut points = Vec::new();
         let mut unit_stride_gbs = None;
         for &stride in STRIDES {
-            let args = [Arg::U64(sums.ptr()), Arg::U32(stride), Arg::U32(REPS)];
-            let cfg = launch_config(grid, BLOCK, BANK_PROBE_SHARED_BYTES);
-            // SAFETY: shared_read_bN(out, stride, reps): one u64 per thread, stride ≤ 32,
-            // reps a multiple of the unroll, BANK_PROBE_SHARED_BYTES of shared memory.
-            let launch = || unsafe { gpu.launch(&function, cfg, &args) };
-            sums.fill_words(gpu, 0xDEAD_BEEF, threads * 2)?;
-            launch()?;
-            let got = sums.read::<u64>(gpu, threads)?;
-            let wrong = got.iter().enumerate().find(|&(t, &g)| {
-                g != u64::from(REPS).wrapping_mul(element_value(width, stride, t as u32 % 32))
-            });
-            if let Some((t, g)) = wrong {
-                out.failures.push(format!("{kernel} stride {stride}: thread {t} summed {g:#x}"));
+            if let Some(failure) = check_bank(gpu, width, kernel, stride, grid, &sums)? {
+                out.failures.push(failure);
                 continue;
             }
-            let timing = ctx.timer.measure(gpu, launch)?;
+            let timing = ctx.timer.measure(gpu, || launch_bank(gpu, kernel, &sums, stride, grid))?;
             let gbs = (threads as f64 * f64::from(REPS) * f64::from(width)) / (timing.median_ms * 1e-3) / 1e9;
             let base = *unit_stride_gbs.get_or_insert(gbs);
             table.push(vec![

@@ -2,7 +2,7 @@
 
 use super::{ProbeContext, ProbeOutput};
 use crate::error::Result;
-use crate::gpu::{Arg, launch_config};
+use crate::gpu::{Arg, Gpu, launch_config};
 use crate::memory::DeviceBuffer;
 use crate::table::{Cell, Table};
 use common::probes::{divergence_start, divergence_step_a, divergence_step_b};
@@ -21,7 +21,7 @@ const MAX_RELATIVE: f32 = 1e-4;
 
 /// Which path thread `g` of a `BLOCK`-thread grid takes in each kernel: `true` for A.
 #[derive(Clone, Copy)]
-enum Choice {
+pub enum Choice {
     ThreadParity,
     WarpParity,
 }
@@ -36,7 +36,8 @@ impl Choice {
     }
 }
 
-const KERNELS: &[(&str, Choice, &str)] = &[
+/// The kernels, how each splits its threads, and that in words.
+pub const KERNELS: &[(&str, Choice, &str)] = &[
     ("uniform_by_warp", Choice::WarpParity, "branch on warp index: each warp runs one path"),
     ("diverge_by_lane", Choice::ThreadParity, "branch on thread parity: each warp runs both paths"),
     ("predicated_by_lane", Choice::ThreadParity, "per-step choice: both computed, one selected"),
@@ -68,12 +69,35 @@ pub fn count_instructions(ptx: &str, mnemonic: &str) -> usize {
         .count()
 }
 
+/// One launch of `kernel` over `grid` blocks into `values`.
+fn launch_divergence(gpu: &Gpu, kernel: &str, values: &DeviceBuffer, grid: u32) -> Result<()> {
+    assert!((grid * BLOCK) as usize * 4 <= values.bytes(), "one f32 per thread");
+    let function = gpu.function(kernel)?;
+    let args = [Arg::U64(values.ptr()), Arg::U32(ITERS)];
+    // SAFETY: <kernel>(out: *mut f32, iters: u32) with one f32 per thread (checked above).
+    unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) }
+}
+
+/// Runs `kernel` once over `grid` blocks and checks every thread's value against the CPU.
+/// `None` when right.
+pub fn check_divergence(gpu: &Gpu, kernel: &str, choice: Choice, grid: u32, values: &DeviceBuffer) -> Result<Option<String>> {
+    let threads = (grid * BLOCK) as usize;
+    let (ref_a, ref_b) = (reference(divergence_step_a), reference(divergence_step_b));
+    values.fill_words(gpu, 0x7fc0_0000, threads)?; // NaN: never passes
+    launch_divergence(gpu, kernel, values, grid)?;
+    let got = values.read::<f32>(gpu, threads)?;
+    Ok(got.iter().enumerate().find_map(|(g, &v)| {
+        let want = if choice.path_a(g) { ref_a[g % STARTS] } else { ref_b[g % STARTS] };
+        let close = approx::relative_eq!(v, want, epsilon = f32::EPSILON, max_relative = MAX_RELATIVE);
+        (!close).then(|| format!("{kernel}: thread {g} computed {v}, expected {want}"))
+    }))
+}
+
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let gpu = ctx.gpu;
     let grid = gpu.info.multiprocessors * BLOCKS_PER_SM;
     let threads = (grid * BLOCK) as usize;
     let values = DeviceBuffer::alloc(gpu, threads * 4, "the divergence probe's results")?;
-    let (ref_a, ref_b) = (reference(divergence_step_a), reference(divergence_step_b));
     let mut out = ProbeOutput::default();
     let mut table = Table::new(
         format!("p4 warp divergence: {ITERS} multiply-adds per thread on path A or B, {threads} threads"),
@@ -81,22 +105,11 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     );
     let mut uniform_ms = None;
     for &(kernel, choice, how) in KERNELS {
-        let function = gpu.function(kernel)?;
-        let args = [Arg::U64(values.ptr()), Arg::U32(ITERS)];
-        // SAFETY: <kernel>(out: *mut f32, iters: u32) with one f32 per thread.
-        let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
-        values.fill_words(gpu, 0x7fc0_0000, threads)?; // NaN: never passes
-        launch()?;
-        let got = values.read::<f32>(gpu, threads)?;
-        let wrong = got.iter().enumerate().find(|&(g, &v)| {
-            let want = if choice.path_a(g) { ref_a[g % STARTS] } else { ref_b[g % STARTS] };
-            !approx::relative_eq!(v, want, epsilon = f32::EPSILON, max_relative = MAX_RELATIVE)
-        });
-        if let Some((g, v)) = wrong {
-            out.failures.push(format!("{kernel}: thread {g} computed {v}"));
+        if let Some(failure) = check_divergence(gpu, kernel, choice, grid, &values)? {
+            out.failures.push(failure);
             continue;
         }
-        let timing = ctx.timer.measure(gpu, launch)?;
+        let timing = ctx.timer.measure(gpu, || launch_divergence(gpu, kernel, &values, grid))?;
         let base = *uniform_ms.get_or_insert(timing.median_ms);
         let ptx = gpu.ptx_of(kernel).unwrap_or_default();
         table.push(vec![

@@ -84,6 +84,26 @@ pub fn hbm_latency_ns(ctx: &ProbeContext) -> Result<f64> {
     Ok(timed.nanos as f64 / (TIMED_STEPS / 4) as f64)
 }
 
+/// Walks one lap of a fresh chain of `nodes` nodes and checks that it returns to node 0
+/// having visited every node once. `None` when right.
+pub fn check_lap(gpu: &Gpu, nodes: usize, seed: u64) -> Result<Option<String>> {
+    let (chain, nodes) = chain_on_device(gpu, nodes * NODE_BYTES, seed)?;
+    let out = DeviceBuffer::alloc(gpu, 32, "the chase's results")?;
+    lap_mismatch(gpu, &chain, nodes, &out)
+}
+
+fn lap_mismatch(gpu: &Gpu, chain: &DeviceBuffer, nodes: usize, out: &DeviceBuffer) -> Result<Option<String>> {
+    let lap = chase(gpu, "pointer_chase_cached", chain, nodes as u64, out)?;
+    Ok((lap.last != 0 || lap.visited != lap_sum(nodes)).then(|| {
+        format!(
+            "chase over {nodes} nodes: one lap ended at element {} with sum {} (expected 0 and {})",
+            lap.last,
+            lap.visited,
+            lap_sum(nodes)
+        )
+    }))
+}
+
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let gpu = ctx.gpu;
     let out_buffer = DeviceBuffer::alloc(gpu, 32, "the chase's results")?;
@@ -97,16 +117,10 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         let bytes = 1usize << log2;
         let (chain, nodes) = chain_on_device(gpu, bytes, ctx.seed ^ u64::from(log2))?;
         let lap = if nodes <= LAP_CHECK_MAX_NODES {
-            let lap = chase(gpu, "pointer_chase_cached", &chain, nodes as u64, &out_buffer)?;
-            if lap.last != 0 || lap.visited != lap_sum(nodes) {
-                out.failures.push(format!(
-                    "chase over {bytes} B: one lap ended at element {} with sum {} (expected 0 and {})",
-                    lap.last,
-                    lap.visited,
-                    lap_sum(nodes)
-                ));
-            }
-            "yes"
+            let failure = lap_mismatch(gpu, &chain, nodes, &out_buffer)?;
+            let verdict = if failure.is_some() { "NO" } else { "yes" };
+            out.failures.extend(failure);
+            verdict
         } else {
             "not checked"
         };

@@ -4,7 +4,7 @@ use super::latency::hbm_latency_ns;
 use super::model::bytes_in_flight_needed;
 use super::{ProbeContext, ProbeOutput};
 use crate::error::Result;
-use crate::gpu::{Arg, launch_config};
+use crate::gpu::{Arg, Gpu, launch_config};
 use crate::inputs::fill_random_i32;
 use crate::memory::DeviceBuffer;
 use crate::plot::{Plot, Series, XAxis};
@@ -25,6 +25,35 @@ pub const BLOCKS_PER_SM: &[u32] = &[1, 2, 4, 8, 16, 32];
 
 /// Bytes one load requests.
 const LOAD_BYTES: u32 = 16;
+
+/// One `stream_sum_ilpN` over `n` elements: zero the result, launch.
+fn launch_stream_sum(gpu: &Gpu, kernel: &str, input: &DeviceBuffer, result: &DeviceBuffer, n: usize, grid: u32, block: u32) -> Result<()> {
+    assert!(n * 4 <= input.bytes() && block % 32 == 0, "input too small or block not whole warps");
+    let function = gpu.function(kernel)?;
+    result.fill_words(gpu, 0, 1)?;
+    let args = [Arg::U64(input.ptr()), Arg::U64(result.ptr()), Arg::U64(n as u64)];
+    // SAFETY: stream_sum_ilpN(input, result, n): block a multiple of 32 and input holding
+    // n i32 (checked above), 16-byte aligned; result zeroed just before.
+    unsafe { gpu.launch(&function, launch_config(grid, block, 0), &args) }
+}
+
+/// Runs `kernel` once over `n` elements and compares the sum with `expected`. `None` when
+/// right.
+#[allow(clippy::too_many_arguments)]
+pub fn check_stream_sum(
+    gpu: &Gpu,
+    kernel: &str,
+    input: &DeviceBuffer,
+    result: &DeviceBuffer,
+    n: usize,
+    expected: i32,
+    grid: u32,
+    block: u32,
+) -> Result<Option<String>> {
+    launch_stream_sum(gpu, kernel, input, result, n, grid, block)?;
+    let got = result.read::<i32>(gpu, 1)?[0];
+    Ok((got != expected).then(|| format!("{kernel}, {grid} blocks of {block}, n = {n}: sum {got}, expected {expected}")))
+}
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let gpu = ctx.gpu;
@@ -47,20 +76,12 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             let fits = gpu.full_wave(&function, block, 0)? / info.multiprocessors;
             for &per_sm in BLOCKS_PER_SM.iter().filter(|&&b| b <= fits) {
                 let grid = per_sm * info.multiprocessors;
-                let args = [Arg::U64(input.ptr()), Arg::U64(result.ptr()), Arg::U64(ELEMENTS as u64)];
-                let run_once = || {
-                    result.fill_words(gpu, 0, 1)?;
-                    // SAFETY: stream_sum_ilpN(input, result, n): block a multiple of 32,
-                    // input 16-byte aligned with n i32, result zeroed just before.
-                    unsafe { gpu.launch(&function, launch_config(grid, block, 0), &args) }
-                };
-                run_once()?;
-                let got = result.read::<i32>(gpu, 1)?[0];
-                if got != expected {
-                    out.failures.push(format!("{kernel}, block {block}, {per_sm}/SM: sum {got}, expected {expected}"));
+                if let Some(failure) = check_stream_sum(gpu, kernel, &input, &result, ELEMENTS, expected, grid, block)? {
+                    out.failures.push(failure);
                     continue;
                 }
-                let timing = ctx.timer.measure(gpu, run_once)?;
+                let timing =
+                    ctx.timer.measure(gpu, || launch_stream_sum(gpu, kernel, &input, &result, ELEMENTS, grid, block))?;
                 let gbs = (ELEMENTS * 4) as f64 / (timing.median_ms * 1e-3) / 1e9;
                 let threads_per_sm = per_sm * block;
                 let in_flight = f64::from(threads_per_sm * ilp * LOAD_BYTES);

@@ -4,7 +4,7 @@
 use super::stride_copy::copy_ceiling_gbs;
 use super::{ProbeContext, ProbeOutput};
 use crate::error::Result;
-use crate::gpu::{Arg, launch_config};
+use crate::gpu::{Arg, Gpu, launch_config};
 use crate::inputs::fill_random_f32;
 use crate::memory::DeviceBuffer;
 use crate::table::{Cell, Table};
@@ -36,29 +36,47 @@ pub fn first_mismatch(got: &[f32], seed_x: u64, seed_y: u64) -> Option<String> {
     })
 }
 
+/// One `saxpy` over the first `n` elements of `x` and `y`.
+fn launch_saxpy(gpu: &Gpu, x: &DeviceBuffer, y: &DeviceBuffer, n: usize) -> Result<()> {
+    assert!(n * 4 <= x.bytes().min(y.bytes()), "saxpy past the end of a buffer");
+    let function = gpu.function("saxpy")?;
+    let grid = n.div_ceil(BLOCK as usize).max(1) as u32;
+    let args = [Arg::U64(x.ptr()), Arg::U64(y.ptr()), Arg::U64(n as u64), Arg::F32(A)];
+    // SAFETY: saxpy(x, y, n, a) with x and y holding n f32 (checked above); the grid
+    // covers n threads.
+    unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) }
+}
+
+/// Fills `x` and `y` (streams `seed` and `seed ^ 0x5eed`), runs `saxpy` on `n` elements and
+/// checks every one against the CPU, and that `y` past `n` is untouched. `None` when right.
+pub fn check_saxpy(gpu: &Gpu, x: &DeviceBuffer, y: &DeviceBuffer, n: usize, seed: u64) -> Result<Option<String>> {
+    let (seed_x, seed_y) = (seed, seed ^ 0x5eed);
+    let capacity = y.bytes() / 4;
+    fill_random_f32(gpu, x, n, seed_x)?;
+    y.fill_words(gpu, POISON, capacity)?;
+    fill_random_f32(gpu, y, n, seed_y)?;
+    launch_saxpy(gpu, x, y, n)?;
+    let got = y.read::<u32>(gpu, capacity)?;
+    let values: Vec<f32> = got[..n].iter().map(|&b| f32::from_bits(b)).collect();
+    if let Some(failure) = first_mismatch(&values, seed_x, seed_y) {
+        return Ok(Some(failure));
+    }
+    Ok(got[n..].iter().position(|&w| w != POISON).map(|i| format!("saxpy of {n} elements wrote y[{}]", n + i)))
+}
+
+/// Written past the end of `y` before a check: an out-of-bounds write shows.
+const POISON: u32 = 0xFFFF_FFFF;
+
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let gpu = ctx.gpu;
     let bytes = ELEMENTS * 4;
     let x = DeviceBuffer::alloc(gpu, bytes, "SAXPY's x")?;
     let y = DeviceBuffer::alloc(gpu, bytes, "SAXPY's y")?;
-    let (seed_x, seed_y) = (ctx.seed, ctx.seed ^ 0x5eed);
-    fill_random_f32(gpu, &x, ELEMENTS, seed_x)?;
-    fill_random_f32(gpu, &y, ELEMENTS, seed_y)?;
     let mut out = ProbeOutput::default();
-
-    let function = gpu.function("saxpy")?;
-    let grid = ELEMENTS.div_ceil(BLOCK as usize) as u32;
-    let args = [Arg::U64(x.ptr()), Arg::U64(y.ptr()), Arg::U64(ELEMENTS as u64), Arg::F32(A)];
-    // SAFETY: saxpy(x, y, n, a) with x and y holding n f32; the grid covers n threads.
-    let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
-    launch()?;
-    if let Some(failure) = first_mismatch(&y.read::<f32>(gpu, ELEMENTS)?, seed_x, seed_y) {
-        out.failures.push(failure);
-    }
+    out.failures.extend(check_saxpy(gpu, &x, &y, ELEMENTS, ctx.seed)?);
     // Timed runs keep updating y; the values stay finite (|y| grows by at most 2.5 a run).
-    let timing = ctx.timer.measure(gpu, launch)?;
+    let timing = ctx.timer.measure(gpu, || launch_saxpy(gpu, &x, &y, ELEMENTS))?;
     let saxpy = 3.0 * bytes as f64 / (timing.median_ms * 1e-3) / 1e9;
-
     // The copy ceiling, on the same buffers (x copied over y, then y is not needed).
     let ceiling = copy_ceiling_gbs(ctx, &x, &y, ELEMENTS, &mut out.failures)?;
     let peak = gpu.info.theoretical_bandwidth() / 1e9;

@@ -4,7 +4,7 @@
 use super::model::{SECTOR_BYTES, sectors_touched};
 use super::{ProbeContext, ProbeOutput};
 use crate::error::{Context, Result};
-use crate::gpu::{Arg, launch_config};
+use crate::gpu::{Arg, Gpu, launch_config};
 use crate::inputs::fill_random_i32;
 use crate::memory::DeviceBuffer;
 use crate::plot::{Plot, Series, XAxis};
@@ -39,8 +39,32 @@ pub fn memcpy_gbs(ctx: &ProbeContext, src: &DeviceBuffer, dst: &DeviceBuffer, by
     Ok(gbs(2.0 * bytes as f64, &timing))
 }
 
-/// `copy_16b` of `elements` 4-byte elements, verified, timed; GB/s counting the bytes read
-/// and written. A wrong copy is recorded in `failures`.
+/// One `copy_16b` of `units` 16-byte units from `src` to `dst`.
+fn launch_copy_16b(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, units: usize) -> Result<()> {
+    assert!(units * 16 <= src.bytes().min(dst.bytes()), "copy past the end of a buffer");
+    let function = gpu.function("copy_16b")?;
+    let grid = gpu.full_wave(&function, BLOCK, 0)?;
+    let args = [Arg::U64(src.ptr()), Arg::U64(dst.ptr()), Arg::U64(units as u64)];
+    // SAFETY: copy_16b(src, dst, units) over two 16-byte aligned buffers of at least
+    // `units` units (checked above).
+    unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) }
+}
+
+/// Copies `units` units with `copy_16b` over a poisoned destination and checks that the
+/// copy equals the source and that nothing past it was written. `None` when right.
+pub fn check_copy_16b(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, units: usize) -> Result<Option<String>> {
+    let words = dst.bytes() / 4;
+    dst.fill_words(gpu, POISON, words)?;
+    launch_copy_16b(gpu, src, dst, units)?;
+    let (source, copy) = (src.read::<u32>(gpu, units * 4)?, dst.read::<u32>(gpu, words)?);
+    if let Some(i) = (0..units * 4).find(|&i| copy[i] != source[i]) {
+        return Ok(Some(format!("copy_16b of {units} units: word {i} is {:#010x}, expected {:#010x}", copy[i], source[i])));
+    }
+    Ok(copy[units * 4..].iter().position(|&w| w != POISON).map(|i| format!("copy_16b of {units} units wrote word {}", units * 4 + i)))
+}
+
+/// `copy_16b` of `elements` 4-byte elements, verified, then timed; GB/s counting the bytes
+/// read and written. A wrong copy is recorded in `failures`.
 pub fn copy_ceiling_gbs(
     ctx: &ProbeContext,
     src: &DeviceBuffer,
@@ -49,23 +73,40 @@ pub fn copy_ceiling_gbs(
     failures: &mut Vec<String>,
 ) -> Result<f64> {
     assert!(elements % 4 == 0, "the copy ceiling copies whole 16-byte units");
-    let gpu = ctx.gpu;
-    let function = gpu.function("copy_16b")?;
-    let grid = gpu.full_wave(&function, BLOCK, 0)?;
-    let args = [Arg::U64(src.ptr()), Arg::U64(dst.ptr()), Arg::U64((elements / 4) as u64)];
-    // SAFETY: copy_16b(src, dst, units) over two 16-byte aligned buffers of `units` units.
-    let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
-    dst.fill_words(gpu, POISON, elements)?;
-    launch()?;
-    if src.read::<u32>(gpu, elements)? != dst.read::<u32>(gpu, elements)? {
-        failures.push("copy_16b: the destination differs from the source".into());
-    }
-    let timing = ctx.timer.measure(gpu, launch)?;
+    failures.extend(check_copy_16b(ctx.gpu, src, dst, elements / 4)?);
+    let timing = ctx.timer.measure(ctx.gpu, || launch_copy_16b(ctx.gpu, src, dst, elements / 4))?;
     Ok(gbs(2.0 * (elements * 4) as f64, &timing))
 }
 
-/// Checks one strided copy: copied elements equal the source, all others still poison.
-fn check_strided(src: &[u32], dst: &[u32], stride: usize, count: usize) -> Option<String> {
+/// One `stride_copy_f32` of `count` elements at `stride` between buffers of `elements`.
+fn launch_strided(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, count: usize, stride: usize) -> Result<()> {
+    assert!(count * stride * 4 <= src.bytes().min(dst.bytes()), "strided copy past the end of a buffer");
+    let function = gpu.function("stride_copy_f32")?;
+    let grid = count.div_ceil(BLOCK as usize).max(1) as u32;
+    let args = [Arg::U64(src.ptr()), Arg::U64(dst.ptr()), Arg::U64(count as u64), Arg::U64(stride as u64)];
+    // SAFETY: stride_copy_f32(src, dst, count, stride): both buffers hold count·stride f32
+    // (checked above) and the grid covers count threads.
+    unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) }
+}
+
+/// Runs one strided copy of `elements / stride` elements over a poisoned destination and
+/// checks that exactly the elements `i · stride` landed. `None` when right.
+pub fn check_stride_copy(
+    gpu: &Gpu,
+    src: &DeviceBuffer,
+    dst: &DeviceBuffer,
+    elements: usize,
+    stride: usize,
+) -> Result<Option<String>> {
+    let count = elements / stride;
+    dst.fill_words(gpu, POISON, elements)?;
+    launch_strided(gpu, src, dst, count, stride)?;
+    Ok(strided_mismatch(&src.read::<u32>(gpu, elements)?, &dst.read::<u32>(gpu, elements)?, stride, count))
+}
+
+/// The first element where a strided copy went wrong: copied elements must equal the
+/// source, all others must still be poison.
+fn strided_mismatch(src: &[u32], dst: &[u32], stride: usize, count: usize) -> Option<String> {
     for (j, (&s, &d)) in src.iter().zip(dst).enumerate() {
         let copied = j % stride == 0 && j / stride < count;
         let want = if copied { s } else { POISON };
@@ -87,8 +128,6 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let memcpy = memcpy_gbs(ctx, &src, &dst, bytes)?;
     let ceiling = copy_ceiling_gbs(ctx, &src, &dst, ELEMENTS, &mut out.failures)?;
 
-    let function = gpu.function("stride_copy_f32")?;
-    let source = src.read::<u32>(gpu, ELEMENTS)?;
     let mut table = Table::new(
         format!("p1 stride copy: dst[i·S] = src[i·S], f32, buffers of {} MiB", bytes >> 20),
         &["stride", "elements", "median µs", "useful GB/s", "moved GB/s", "% of copy ceiling", "bytes moved per useful byte"],
@@ -96,18 +135,11 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let (mut useful_series, mut moved_series) = (Vec::new(), Vec::new());
     for &stride in STRIDES {
         let count = ELEMENTS / stride;
-        let grid = count.div_ceil(BLOCK as usize) as u32;
-        let args = [Arg::U64(src.ptr()), Arg::U64(dst.ptr()), Arg::U64(count as u64), Arg::U64(stride as u64)];
-        // SAFETY: stride_copy_f32(src, dst, count, stride): both buffers hold count·stride
-        // f32 and the grid covers count threads.
-        let launch = || unsafe { gpu.launch(&function, launch_config(grid, BLOCK, 0), &args) };
-        dst.fill_words(gpu, POISON, ELEMENTS)?;
-        launch()?;
-        if let Some(failure) = check_strided(&source, &dst.read::<u32>(gpu, ELEMENTS)?, stride, count) {
+        if let Some(failure) = check_stride_copy(gpu, &src, &dst, ELEMENTS, stride)? {
             out.failures.push(failure);
             continue;
         }
-        let timing = ctx.timer.measure(gpu, launch)?;
+        let timing = ctx.timer.measure(gpu, || launch_strided(gpu, &src, &dst, count, stride))?;
         let useful = gbs((2 * count * 4) as f64, &timing);
         let moved_bytes = 2 * sectors_touched(count as u64, 4, stride as u64) * SECTOR_BYTES;
         let moved = gbs(moved_bytes as f64, &timing);

@@ -24,7 +24,7 @@ for part in $parts; do
             ptxas -arch=sm_90 $b/ptx/sm_90/kernels.ptx -o /tmp/kernels.cubin
             for k in uniform_by_warp diverge_by_lane predicated_by_lane; do
               cuobjdump -sass -fun $k /tmp/kernels.cubin > /tmp/$k.sass
-              echo "$k: $(grep -cE '\bBRA\b' /tmp/$k.sass) BRA, $(grep -cE '\bBSSY\b' /tmp/$k.sass) BSSY, $(grep -cE '\bBSYNC\b' /tmp/$k.sass) BSYNC, $(grep -cE 'FSEL|\bSEL\b' /tmp/$k.sass) SEL/FSEL, $(grep -cE 'FFMA' /tmp/$k.sass) FFMA"
+              echo "$k: $(grep -cE '\bBRA\b' /tmp/$k.sass) BRA, $(grep -cE '\bBSSY\b' /tmp/$k.sass) BSSY, $(grep -cE '\bBSYNC\b' /tmp/$k.sass) BSYNC, $(grep -cE 'FSEL|\bSEL\b' /tmp/$k.sass) SEL/FSEL, $(grep -cE '@!?P[0-9]' /tmp/$k.sass) guarded, $(grep -cE 'FMUL|FADD|FFMA' /tmp/$k.sass) FMUL/FADD/FFMA"
             done | tee "$out/sass.txt" ;;
     errors) # every refusal: a message that says what to do, a non-zero exit, no table
             cp -r $b/ptx /tmp/stale-ptx && echo 0000000000000000 > /tmp/stale-ptx/fingerprint

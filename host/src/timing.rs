@@ -67,7 +67,8 @@ impl Timer {
         Ok(Self { options, flush_buffer, flush_sink, flush, flush_grid, start: event()?, stop: event()? })
     }
 
-    fn flush_l2(&self, gpu: &Gpu) -> Result<()> {
+    /// Queues the L2 flush: a read-only pass over twice the L2.
+    pub fn flush_l2(&self, gpu: &Gpu) -> Result<()> {
         let (buffer, units, sink) =
             (self.flush_buffer.ptr(), (self.flush_buffer.bytes() / 16) as u64, self.flush_sink.ptr());
         let cfg = launch_config(self.flush_grid, FLUSH_BLOCK, 0);

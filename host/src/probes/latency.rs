@@ -15,9 +15,11 @@ pub const WORKING_SETS_LOG2: std::ops::RangeInclusive<u32> = 13..=29;
 /// Loads per timed chase (after an untimed warm-up lap).
 pub const TIMED_STEPS: u64 = 1 << 16;
 
-/// Chains up to this many nodes are also walked exactly one lap and checked to visit every
-/// node once (longer laps would take seconds at HBM latency).
-pub const LAP_CHECK_MAX_NODES: usize = 1 << 19;
+/// Chains up to this many nodes (128 MiB) are walked one whole lap before the timed chase
+/// (so a set that fits a cache is all in it, and one that does not has pushed its first
+/// nodes out) and that lap is checked to visit every node once. Longer chains would take
+/// seconds per lap; they get an L2 flush instead, so the timed chase starts cold.
+pub const LAP_MAX_NODES: usize = 1 << 20;
 
 /// Bytes per node: one 128-byte line.
 const NODE_BYTES: usize = CHASE_NODE_STRIDE as usize * 4;
@@ -74,12 +76,12 @@ fn chain_on_device(gpu: &Gpu, bytes: usize, seed: u64) -> Result<(DeviceBuffer, 
     Ok((buffer, nodes))
 }
 
-/// Latency of a load from HBM in nanoseconds: a short cached chase over a working set
-/// four times the L2. For the occupancy probe's Little's-law line.
+/// Latency of a load from HBM in nanoseconds: a cold chase (L2 flushed) through a working
+/// set four times the largest L2. For the occupancy probe's Little's-law line.
 pub fn hbm_latency_ns(ctx: &ProbeContext) -> Result<f64> {
     let (chain, _) = chain_on_device(ctx.gpu, HBM_SET_BYTES, ctx.seed)?;
     let out = DeviceBuffer::alloc(ctx.gpu, 32, "the chase's results")?;
-    chase(ctx.gpu, "pointer_chase_cached", &chain, TIMED_STEPS / 4, &out)?;
+    ctx.timer.flush_l2(ctx.gpu)?;
     let timed = chase(ctx.gpu, "pointer_chase_cached", &chain, TIMED_STEPS / 4, &out)?;
     Ok(timed.nanos as f64 / (TIMED_STEPS / 4) as f64)
 }
@@ -116,7 +118,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     for log2 in WORKING_SETS_LOG2 {
         let bytes = 1usize << log2;
         let (chain, nodes) = chain_on_device(gpu, bytes, ctx.seed ^ u64::from(log2))?;
-        let lap = if nodes <= LAP_CHECK_MAX_NODES {
+        let lap = if nodes <= LAP_MAX_NODES {
             let failure = lap_mismatch(gpu, &chain, nodes, &out_buffer)?;
             let verdict = if failure.is_some() { "NO" } else { "yes" };
             out.failures.extend(failure);
@@ -126,7 +128,11 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         };
         let mut row = vec![Cell::Text(size(bytes))];
         for (kernel, series) in [("pointer_chase_cached", &mut cached_series), ("pointer_chase_l2", &mut l2_series)] {
-            chase(gpu, kernel, &chain, TIMED_STEPS.min(nodes as u64 * 2), &out_buffer)?; // warm the caches
+            if nodes <= LAP_MAX_NODES {
+                chase(gpu, kernel, &chain, nodes as u64, &out_buffer)?; // one lap: warm what fits
+            } else {
+                ctx.timer.flush_l2(gpu)?;
+            }
             let timed = chase(gpu, kernel, &chain, TIMED_STEPS, &out_buffer)?;
             let (cycles, ns) = (timed.cycles as f64 / TIMED_STEPS as f64, timed.nanos as f64 / TIMED_STEPS as f64);
             row.push(Cell::Num(cycles, 0));

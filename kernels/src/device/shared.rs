@@ -62,6 +62,24 @@ macro_rules! shared_access {
                 value
             }
 
+            #[doc = concat!("`ld.volatile.shared.", $ptx, " %r, [addr];` reads element `index` and")]
+            /// tells ptxas too that the read must happen: without `.volatile` it may merge
+            /// repeated reads of one address (the `asm!` only binds LLVM). For probes that
+            /// time the reads themselves.
+            ///
+            /// # Safety
+            /// `index` lies inside the array (its declaration, or the launch's dynamic size).
+            #[inline(always)]
+            pub unsafe fn load_volatile(self, index: u32) -> $elem {
+                let value: $elem;
+                // SAFETY: the caller keeps `index` inside the array.
+                unsafe {
+                    asm!(concat!("ld.volatile.shared.", $ptx, " {v}, [{a}];"), v = out($class) value,
+                         a = in(reg32) self.address(index), options(nostack, readonly))
+                };
+                value
+            }
+
             #[doc = concat!("`st.shared.", $ptx, " [addr], %r;` writes element `index`.")]
             ///
             /// # Safety

@@ -14,9 +14,9 @@
 //! The host prints beside each measurement the conflict degree this bank model predicts
 //! (`host::probes::bank_model`, tested on the CPU).
 //!
-//! The loads are explicit `ld.shared` (the [`SharedArray`](crate::device::shared::SharedArray)
-//! accessors are not `pure`), so the compiler keeps every one even though each lane reads
-//! the same element each time.
+//! The loads are explicit `ld.volatile.shared`: each lane reads the same element every
+//! time, and a plain `ld.shared` lets ptxas keep the first value and drop the rest (the
+//! first run of this probe measured 61 TB/s at every stride for exactly that reason).
 
 use crate::device::index::{block_dim, global_thread_idx, lane_idx, thread_idx};
 use crate::device::shared::{SharedArray, dynamic_shared};
@@ -59,7 +59,7 @@ macro_rules! shared_read_kernel {
             for _ in 0..reps / BANK_PROBE_UNROLL {
                 for _ in 0..BANK_PROBE_UNROLL {
                     // SAFETY: lane · stride · bytes <= 31 · 32 · 8 < BANK_PROBE_SHARED_BYTES.
-                    sum = sum.wrapping_add(unsafe { elements.load(index) } as u64);
+                    sum = sum.wrapping_add(unsafe { elements.load_volatile(index) } as u64);
                 }
             }
             // SAFETY: one slot per thread.

@@ -13,6 +13,12 @@
 //! `out` receives: cycles (`%clock64`) and nanoseconds (`%globaltimer`) for the `steps`
 //! loads, the last node reached and the sum of the nodes visited (the host checks that a
 //! full lap visits every node).
+//!
+//! Measured (H200, 2026-11-22, 1.98 GHz SM clock): L1 hit 40 cycles (20 ns) up to 128 KiB;
+//! L2 hit 288 cycles (146 ns) from 512 KiB to 16 MiB; at 32 MiB, about half the 60 MiB L2,
+//! the chase already misses part of the time (228 ns; the L2 is split in two partitions,
+//! and why one SM's chase sees less than all of it is not established here); HBM 666–672
+//! cycles (336–340 ns) from 64 MiB on, TLB misses included.
 
 use crate::device::clock::{clock64, global_timer_ns};
 use crate::device::load::{load_cached, load_l2_only};

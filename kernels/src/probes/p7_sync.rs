@@ -5,6 +5,12 @@
 //! - Between blocks there is no barrier: the only GPU-wide synchronization is the end of a
 //!   kernel. [`empty_kernel`] does nothing, so launching it back to back times the launch
 //!   boundary itself; the host also times launch + wait on the host (a round trip).
+//!
+//! Measured (H200, 2026-11-22): a block barrier costs 15 cycles with one warp and grows
+//! with the warps that must arrive: 29 cycles at 256 threads, 77 at 1024 (39 ns). A kernel
+//! boundary costs 3.5 µs back to back, and launch + wait on the host 8.7 µs: the price of
+//! 90 (1024-thread) to 450 (one-warp) block barriers, so one kernel with barriers beats
+//! many small launches.
 
 use crate::device::clock::clock64;
 use crate::device::index::{block_idx, thread_idx};

@@ -341,3 +341,10 @@ fn tables_render_and_serialize_every_cell() {
 fn table_columns_must_differ() {
     host::table::Table::new("t", &["ns", "ns"]);
 }
+
+#[test]
+fn results_are_dated_in_utc() {
+    let now = host::utc_now();
+    assert_eq!(now.len(), 20, "{now}");
+    assert!(now.starts_with("20") && now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
+}

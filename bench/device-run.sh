@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes sass sanitize-tests
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -18,6 +18,14 @@ for part in $parts; do
             $b/host -n 2^16,2^20,2^24 --reps 100 2>&1 | tee "$out/ladder-small.txt" ;;
     sweep) $b/host -k x2,x3,x4 --reps 100 -n $powers 2>&1 | tee "$out/sweep.txt" ;;
     cub) nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o /tmp/cub_reduce bench/cub/reduce_sum.cu && /tmp/cub_reduce 100 16 30 2>&1 | tee "$out/cub.txt" ;;
+    suite) # the default run, everything, with the machine-readable results and the plots
+            $b/host --json "$out/results.json" --plots "$out" > "$out/suite.txt" 2> /tmp/suite-progress.log
+            echo "host exit $?"; grep -E "^WRONG" "$out/suite.txt" ;;
+    sanitize-tests) # the GPU tests (every kernel and probe at awkward sizes, less the 16 GiB one) under each tool
+            for tool in memcheck racecheck synccheck; do
+              echo "== compute-sanitizer --tool $tool tests/gpu"
+              timeout 170 compute-sanitizer --tool $tool --print-limit 10 $b/tests/gpu --skip n_past --test-threads=1 2>&1 | tail -3
+            done ;;
     probes) $b/host -k p --json "$out/probes.json" --plots "$out" > "$out/probes.txt" 2> "$out/probes-progress.log"
             cat "$out/probes.txt" ;;
     sass) # the divergence kernels in SASS: branches and their reconvergence (BSSY/BSYNC) or selects
@@ -25,7 +33,7 @@ for part in $parts; do
             for k in uniform_by_warp diverge_by_lane predicated_by_lane; do
               cuobjdump -sass -fun $k /tmp/kernels.cubin > /tmp/$k.sass
               echo "$k: $(grep -cE '\bBRA\b' /tmp/$k.sass) BRA, $(grep -cE '\bBSSY\b' /tmp/$k.sass) BSSY, $(grep -cE '\bBSYNC\b' /tmp/$k.sass) BSYNC, $(grep -cE 'FSEL|\bSEL\b' /tmp/$k.sass) SEL/FSEL, $(grep -cE '@!?P[0-9]' /tmp/$k.sass) guarded, $(grep -cE 'FMUL|FADD|FFMA' /tmp/$k.sass) FMUL/FADD/FFMA"
-            done | tee "$out/sass.txt" ;;
+            done ;;
     errors) # every refusal: a message that says what to do, a non-zero exit, no table
             cp -r $b/ptx /tmp/stale-ptx && echo 0000000000000000 > /tmp/stale-ptx/fingerprint
             for args in "--device 7" "-n 2^36" "--block 100" "-k nope" "--ptx-dir /nonexistent" "--ptx-dir /tmp/stale-ptx"; do

@@ -22,6 +22,7 @@ for part in $parts; do
             $b/host --json "$out/results.json" --plots "$out" > "$out/suite.txt" 2> /tmp/suite-progress.log
             echo "host exit $?"; grep -E "^WRONG" "$out/suite.txt" ;;
     sanitize-tests) # the GPU tests (every kernel and probe at awkward sizes, less the 16 GiB one) under each tool
+            export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
             for tool in memcheck racecheck synccheck; do
               echo "== compute-sanitizer --tool $tool tests/gpu"
               timeout 170 compute-sanitizer --tool $tool --print-limit 10 $b/tests/gpu --skip n_past --test-threads=1 2>&1 | tail -3

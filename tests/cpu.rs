@@ -348,3 +348,13 @@ fn results_are_dated_in_utc() {
     assert_eq!(now.len(), 20, "{now}");
     assert!(now.starts_with("20") && now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
 }
+
+#[test]
+fn ballots_mark_the_lanes_that_take_path_a() {
+    use host::probes::divergence::{KERNELS, expected_ballot};
+    let [(_, by_warp, _), (_, by_lane, _), ..] = KERNELS else { panic!("three kernels") };
+    assert_eq!(expected_ballot(*by_warp, 0), 0xffff_ffff);
+    assert_eq!(expected_ballot(*by_warp, 1), 0);
+    assert_eq!(expected_ballot(*by_lane, 0), 0x5555_5555);
+    assert_eq!(expected_ballot(*by_lane, 7), 0x5555_5555);
+}

@@ -212,9 +212,9 @@ fn probe_trials(trials: &mut Vec<Trial>) {
     trials.push(Trial::test("p4_divergence/every_path_computes_its_chain", || {
         let gpu = gpu()?;
         let grid = 5;
-        let values = buffer(gpu, (grid * 256) as usize * 4)?;
+        let buffers = divergence::DivergenceBuffers::new(gpu, grid).map_err(|e| e.to_string())?;
         for &(kernel, choice, _) in divergence::KERNELS {
-            verdict(divergence::check_divergence(gpu, kernel, choice, grid, &values))?;
+            divergence::check_divergence(gpu, kernel, choice, grid, &buffers).map_err(|e| e.to_string())??;
         }
         Ok(())
     }));

@@ -22,7 +22,7 @@
 //! | [`index`] | thread, block and grid indices and sizes; lanes and warps |
 //! | [`sync`] | block barrier (`bar.sync`), warp barrier (`bar.warp.sync`) |
 //! | [`shared`] | static and dynamic shared memory, `ld.shared` / `st.shared` |
-//! | [`warp`] | shuffles (`shfl.sync` down / bfly / idx) |
+//! | [`warp`] | shuffles (`shfl.sync` down / bfly / idx) and the ballot vote (`vote.sync.ballot`) |
 //! | [`atomic`] | `red` and `atom` on global memory, fences |
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
 //! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |

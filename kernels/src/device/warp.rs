@@ -1,6 +1,7 @@
-//! Warp shuffles: lanes of one warp read each other's registers directly, with no shared
-//! memory and no barrier (`shfl.sync`, sm_70+; the `.sync` form names the lanes taking
-//! part and waits for them).
+//! Warp-wide exchanges: shuffles, where lanes of one warp read each other's registers
+//! directly (`shfl.sync`), and votes, where the warp combines one predicate from every lane
+//! (`vote.sync`); no shared memory, no barrier (sm_70+; the `.sync` forms name the lanes
+//! taking part and wait for them).
 //!
 //! Each wrapper moves one 32-bit value. In `shfl.sync.MODE.b32 d, a, b, c, mask;` the `c`
 //! operand packs the segment mask and clamp value; `0x1f` means "the whole warp is one
@@ -53,4 +54,19 @@ pub fn shuffle_idx_u32(mask: u32, value: u32, src_lane: u32) -> u32 {
              options(nostack, nomem))
     };
     out
+}
+
+/// `vote.sync.ballot.b32 d, p, mask;` returns a 32-bit mask with bit `l` set when lane `l`
+/// passed `predicate = true`: the whole warp's view of one condition, in one instruction.
+/// (The other votes, `.any` and `.all`, are the same instruction reduced to one bit.)
+#[inline(always)]
+pub fn ballot(mask: u32, predicate: bool) -> u32 {
+    let bits: u32;
+    // SAFETY: a warp vote on registers; callers keep all lanes of `mask` converged.
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {b}, p, {m}; }}",
+             b = out(reg32) bits, x = in(reg32) u32::from(predicate), m = in(reg32) mask,
+             options(nostack, nomem))
+    };
+    bits
 }

@@ -11,7 +11,10 @@
 //! - [`predicated_by_lane`]: parity again, but the choice is made inside the loop on a
 //!   one-instruction body; the compiler computes both results and picks one with `selp`
 //!   (no branch, nothing to diverge), at the cost of executing both sides for every lane.
-//! The host shows the PTX evidence (`bra` against `selp`) beside the times.
+//! The host shows the PTX evidence (`bra` against `selp`) beside the times. Each kernel also
+//! records, per warp, the ballot of its branch condition (`vote.sync.ballot`): bit `l` set
+//! when lane `l` takes path A. A warp diverges exactly when its ballot is neither all ones
+//! nor all zeros.
 //!
 //! Measured (H200, 2026-11-22, 4096 steps, 270 336 threads): uniform_by_warp 76.1 µs,
 //! diverge_by_lane 148.7 µs (1.95×), predicated_by_lane 151.3 µs (1.99×). What the
@@ -23,9 +26,23 @@
 //! computes both sides, so it costs as much as the divergent branch. Predication saves the
 //! branch, not the work: it pays when the sides are a few instructions.
 
-use crate::device::index::{global_thread_idx, thread_idx, warp_idx};
+use crate::device::index::{ALL_LANES, global_thread_idx, lane_idx, thread_idx, warp_idx};
+use crate::device::warp::ballot;
 use common::probes::{divergence_start, divergence_step_a, divergence_step_b};
 use kernel_macros::kernel;
+
+/// Writes the warp's ballot of `takes_a` to `masks[global warp index]` (from lane 0).
+///
+/// # Safety
+/// Called by every lane of the warp; `masks` holds one `u32` per warp of the grid.
+#[inline(always)]
+unsafe fn record_ballot(masks: *mut u32, takes_a: bool) {
+    let bits = ballot(ALL_LANES, takes_a);
+    if lane_idx() == 0 {
+        // SAFETY: one slot per warp of the grid.
+        unsafe { *masks.add(global_thread_idx() / 32) = bits };
+    }
+}
 
 #[inline(always)]
 fn run_a(mut v: f32, iters: u32) -> f32 {
@@ -46,12 +63,16 @@ fn run_b(mut v: f32, iters: u32) -> f32 {
 /// Even threads run path A, odd threads path B.
 ///
 /// # Safety
-/// `out` holds one `f32` per thread of the grid.
+/// `out` holds one `f32` per thread of the grid, `masks` one `u32` per warp; the block size
+/// is a multiple of 32.
 #[kernel]
-pub unsafe fn diverge_by_lane(out: *mut f32, iters: u32) {
+pub unsafe fn diverge_by_lane(out: *mut f32, masks: *mut u32, iters: u32) {
     let g = global_thread_idx();
+    let takes_a = thread_idx() % 2 == 0;
+    // SAFETY: every lane, before the branch; one mask per warp.
+    unsafe { record_ballot(masks, takes_a) };
     let v = divergence_start(g as u64);
-    let v = if thread_idx() % 2 == 0 { run_a(v, iters) } else { run_b(v, iters) };
+    let v = if takes_a { run_a(v, iters) } else { run_b(v, iters) };
     // SAFETY: one slot per thread.
     unsafe { *out.add(g) = v };
 }
@@ -59,12 +80,16 @@ pub unsafe fn diverge_by_lane(out: *mut f32, iters: u32) {
 /// Even warps run path A, odd warps path B.
 ///
 /// # Safety
-/// `out` holds one `f32` per thread of the grid.
+/// `out` holds one `f32` per thread of the grid, `masks` one `u32` per warp; the block size
+/// is a multiple of 32.
 #[kernel]
-pub unsafe fn uniform_by_warp(out: *mut f32, iters: u32) {
+pub unsafe fn uniform_by_warp(out: *mut f32, masks: *mut u32, iters: u32) {
     let g = global_thread_idx();
+    let takes_a = warp_idx() % 2 == 0;
+    // SAFETY: every lane, before the branch; one mask per warp.
+    unsafe { record_ballot(masks, takes_a) };
     let v = divergence_start(g as u64);
-    let v = if warp_idx() % 2 == 0 { run_a(v, iters) } else { run_b(v, iters) };
+    let v = if takes_a { run_a(v, iters) } else { run_b(v, iters) };
     // SAFETY: one slot per thread.
     unsafe { *out.add(g) = v };
 }
@@ -72,11 +97,14 @@ pub unsafe fn uniform_by_warp(out: *mut f32, iters: u32) {
 /// Even threads step with A, odd threads with B, chosen per step.
 ///
 /// # Safety
-/// `out` holds one `f32` per thread of the grid.
+/// `out` holds one `f32` per thread of the grid, `masks` one `u32` per warp; the block size
+/// is a multiple of 32.
 #[kernel]
-pub unsafe fn predicated_by_lane(out: *mut f32, iters: u32) {
+pub unsafe fn predicated_by_lane(out: *mut f32, masks: *mut u32, iters: u32) {
     let g = global_thread_idx();
     let even = thread_idx() % 2 == 0;
+    // SAFETY: every lane; one mask per warp.
+    unsafe { record_ballot(masks, even) };
     let mut v = divergence_start(g as u64);
     for _ in 0..iters {
         v = if even { divergence_step_a(v) } else { divergence_step_b(v) };

@@ -16,13 +16,14 @@
 //! when lane `l` takes path A. A warp diverges exactly when its ballot is neither all ones
 //! nor all zeros.
 //!
-//! Measured (H200, 2026-11-22, 4096 steps, 270 336 threads): uniform_by_warp 76.1 µs,
-//! diverge_by_lane 148.7 µs (1.95×), predicated_by_lane 151.3 µs (1.99×). What the
-//! compiled code shows (`cuobjdump -sass` of the ptxas output): the two branching kernels
-//! compile to the *same* code, a `BSSY`…`BSYNC` reconvergence region around both loops
-//! (19 `BRA`, 165 floating-point instructions); divergence is decided at run time, by
-//! whether the lanes of a warp agree. The predicated kernel has no `BSSY`/`BSYNC` and no
-//! branch around the work: 14 guarded instructions pick each lane's result, and each step
+//! Measured (H200, 2026-11-22, 4096 steps, 270 336 threads): uniform_by_warp 76.4 µs,
+//! diverge_by_lane 149.0 µs (1.95×), predicated_by_lane 152.0 µs (1.99×); the ballots of
+//! warps 0 and 1 read `ffffffff 00000000`, `55555555 55555555` and `55555555 55555555`.
+//! What the compiled code shows (`cuobjdump -sass` of the ptxas output): the two branching
+//! kernels compile to the *same* code, a `BSSY`…`BSYNC` reconvergence region around both
+//! loops (20 `BRA`, 165 floating-point instructions); divergence is decided at run time, by
+//! whether the lanes of a warp agree. The predicated kernel has no reconvergence region
+//! around the work: 15 guarded instructions pick each lane's result, and each step
 //! computes both sides, so it costs as much as the divergent branch. Predication saves the
 //! branch, not the work: it pays when the sides are a few instructions.
 

@@ -172,6 +172,7 @@ fn every_registered_kernel_is_in_the_ptx_and_every_entry_is_registered() {
         .iter()
         .flat_map(|k| k.symbols())
         .chain(PROBES.iter().flat_map(|p| p.kernels.iter().copied()))
+        .chain(host::gemm::registry::GEMM_KERNELS.iter().map(|g| g.id))
         .chain(SUPPORT_KERNELS.iter().copied())
         .collect();
     for arch in ["sm_80", "sm_90"] {
@@ -357,4 +358,50 @@ fn ballots_mark_the_lanes_that_take_path_a() {
     assert_eq!(expected_ballot(*by_warp, 1), 0);
     assert_eq!(expected_ballot(*by_lane, 0), 0x5555_5555);
     assert_eq!(expected_ballot(*by_lane, 7), 0x5555_5555);
+}
+
+#[test]
+fn gemm_shapes_parse_and_refuse() {
+    use host::gemm::runner::parse_shape;
+    assert_eq!(parse_shape("4096"), Ok((4096, 4096, 4096)));
+    assert_eq!(parse_shape("4096x1x777"), Ok((4096, 1, 777)));
+    for bad in ["", "0", "4x4", "1x0x3", "axbxc", "1x2x3x4"] {
+        assert!(parse_shape(bad).is_err(), "{bad} accepted");
+    }
+}
+
+#[test]
+fn gemm_grids_cover_c() {
+    use host::gemm::registry::{GEMM_KERNELS, GridMap};
+    for kernel in GEMM_KERNELS {
+        for (m, n) in [(1, 1), (17, 4097), (4096, 1), (1000, 1000)] {
+            let (gx, gy) = kernel.grid(m, n);
+            let (rows, cols) = match kernel.grid_map {
+                GridMap::RowsOnX => (gx, gy),
+                GridMap::ColumnsOnX => (gy, gx),
+            };
+            assert!(rows * kernel.tile.0 >= m && cols * kernel.tile.1 >= n, "{} misses part of {m}×{n}", kernel.id);
+            assert!((rows - 1) * kernel.tile.0 < m && (cols - 1) * kernel.tile.1 < n, "{}: extra blocks", kernel.id);
+        }
+    }
+}
+
+#[test]
+fn gemm_reference_checks_everything_small_and_samples_large() {
+    use host::gemm::reference::{Inputs, SAMPLES, relative_error};
+    let small = Inputs { m: 3, n: 2, k: 5, seed_a: 1, seed_b: 2 };
+    let entries = small.entries();
+    assert_eq!(entries.len(), 6);
+    let want = small.reference(&entries);
+    let direct: f64 = (0..5).map(|p| f64::from(small.a(2, p)) * f64::from(small.b(p, 1))).sum();
+    assert_eq!(want[5], direct);
+    let large = Inputs { m: 8192, n: 8192, k: 8192, seed_a: 1, seed_b: 2 };
+    let sample = large.entries();
+    assert_eq!(sample.len(), SAMPLES + 4);
+    assert!(sample.contains(&(8191, 8191)) && sample.iter().all(|&(i, j)| i < 8192 && j < 8192));
+    let got: Vec<f32> = want.iter().map(|&w| w as f32).collect();
+    assert!(relative_error(&got, &want) < 1e-7);
+    let mut broken = got.clone();
+    broken[0] = f32::NAN;
+    assert_eq!(relative_error(&broken, &want), f64::INFINITY);
 }

@@ -43,6 +43,7 @@ fn main() {
         }));
     }
     probe_trials(&mut trials);
+    gemm_trials(&mut trials);
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
         (None, Some(false)) => {
@@ -241,4 +242,53 @@ fn probe_trials(trials: &mut Vec<Trial>) {
         }
         Ok(())
     }));
+}
+
+/// GEMM shapes that are multiples of no tile, as the issue lists them.
+const GEMM_SHAPES: &[(u32, u32, u32)] =
+    &[(1, 1, 1), (17, 17, 17), (4096, 1, 777), (1, 4097, 33), (33, 65, 129), (1000, 1000, 1000), (4097, 17, 1000)];
+
+fn with_gemm_bench<T>(
+    shape: (u32, u32, u32),
+    body: impl FnOnce(&host::gemm::runner::GemmBench<'static>) -> Result<T, Failed>,
+) -> Result<T, Failed> {
+    static BENCHES: OnceLock<Mutex<HashMap<(u32, u32, u32), host::gemm::runner::GemmBench<'static>>>> = OnceLock::new();
+    let gpu = gpu()?;
+    let mut benches = BENCHES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    if !benches.contains_key(&shape) {
+        let (m, n, k) = shape;
+        let bench = host::gemm::runner::GemmBench::new(gpu, m, n, k, host::clock_seed()).map_err(|e| e.to_string())?;
+        benches.insert(shape, bench);
+    }
+    body(&benches[&shape])
+}
+
+fn gemm_trials(trials: &mut Vec<Trial>) {
+    use host::gemm::registry::GEMM_KERNELS;
+    for kernel in GEMM_KERNELS {
+        trials.push(Trial::test(format!("{}/awkward_shapes", kernel.id), move || {
+            for &shape in GEMM_SHAPES {
+                with_gemm_bench(shape, |bench| {
+                    let check = bench.check_kernel(kernel).map_err(|e| e.to_string())?;
+                    if check.passed() {
+                        Ok(())
+                    } else {
+                        Err(format!("{} on {shape:?}: relative error {:e} ({})", kernel.id, check.error, check.method).into())
+                    }
+                })?;
+            }
+            Ok(())
+        }));
+    }
+    let cublas_trial = Trial::test("cublas_sgemm/row_major_matches_the_reference", || {
+        let cublas = host::gemm::cublas::Cublas::open(gpu()?).map_err(|e| e.to_string())?.ok_or("cuBLAS not loaded")?;
+        for &shape in GEMM_SHAPES {
+            with_gemm_bench(shape, |bench| {
+                let check = bench.check_cublas(&cublas).map_err(|e| e.to_string())?;
+                if check.passed() { Ok(()) } else { Err(format!("cuBLAS on {shape:?}: error {:e}", check.error).into()) }
+            })?;
+        }
+        Ok(())
+    });
+    trials.push(if host::gemm::cublas::available() { cublas_trial } else { cublas_trial.with_ignored_flag(true) });
 }

@@ -6,3 +6,4 @@
 pub mod input;
 pub mod reduce;
 pub mod probes;
+pub mod gemm;

@@ -18,9 +18,13 @@ pub struct Options {
     pub n: Vec<usize>,
 
     /// Run only the kernels and probes whose id starts with one of these (comma separated):
-    /// `h` (Harris's ladder), `v4,x4`, `p` (all probes), `p6`.
+    /// `h` (Harris's ladder), `v4,x4`, `p` (all probes), `p6`, `g` (the GEMM ladder).
     #[arg(short, long, value_delimiter = ',')]
     pub kernels: Vec<String>,
+
+    /// GEMM shapes, comma separated: `S` for S×S×S or `MxNxK` (e.g. 4096x1x777).
+    #[arg(long, value_delimiter = ',', value_parser = crate::gemm::runner::parse_shape, default_value = "1024,4096")]
+    pub gemm: Vec<(u32, u32, u32)>,
 
     /// Block size for the kernels that take one at launch (h0–h6); others ignore it.
     #[arg(long)]

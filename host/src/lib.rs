@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod gemm;
 pub mod gpu;
 pub mod inputs;
 pub mod memory;
@@ -34,15 +35,24 @@ pub fn run(options: &Options) -> Result<bool> {
         for p in probes::PROBES {
             println!("{:<26} {}", p.id, p.summary);
         }
+        for g in gemm::registry::GEMM_KERNELS {
+            println!("{:<26} {}", g.id, g.summary);
+        }
         return Ok(true);
     }
     let kernels = reduce::registry::select(&options.kernels);
     let probes = probes::select(&options.kernels);
+    let gemms = gemm::registry::select(&options.kernels);
+    let all_ids = || {
+        REDUCE_KERNELS
+            .iter()
+            .map(|k| k.id)
+            .chain(probes::PROBES.iter().map(|p| p.id))
+            .chain(gemm::registry::GEMM_KERNELS.iter().map(|g| g.id))
+    };
     for pattern in &options.kernels {
-        let matches = |id: &str| id.starts_with(pattern.as_str());
-        if !REDUCE_KERNELS.iter().any(|k| matches(k.id)) && !probes::PROBES.iter().any(|p| matches(p.id)) {
-            let ids: Vec<&str> =
-                REDUCE_KERNELS.iter().map(|k| k.id).chain(probes::PROBES.iter().map(|p| p.id)).collect();
+        if !all_ids().any(|id| id.starts_with(pattern.as_str())) {
+            let ids: Vec<&str> = all_ids().collect();
             return Err(Error::new(format!("nothing matches `{pattern}`; the kernels and probes are: {}", ids.join(", "))));
         }
     }
@@ -77,6 +87,7 @@ pub fn run(options: &Options) -> Result<bool> {
         "timing": { "repetitions": timing.repetitions, "warmup": timing.warmup, "l2_flushed": timing.flush_l2 },
         "reductions": [],
         "probes": {},
+        "gemm": [],
     });
 
     let mut all_passed = true;
@@ -132,11 +143,94 @@ pub fn run(options: &Options) -> Result<bool> {
         });
     }
 
+    if !gemms.is_empty() {
+        let (passed, tables) = run_gemm(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
+        all_passed &= passed;
+        for table in &tables {
+            print!("{}", table.render());
+            results["gemm"].as_array_mut().expect("gemm is an array").push(table.json());
+        }
+    }
+
     if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&results).expect("results serialize");
         std::fs::write(path, text + "\n").map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
     }
     Ok(all_passed)
+}
+
+/// The GEMM ladder over each shape, beside cuBLAS: one table per shape.
+fn run_gemm(
+    gpu: &Gpu,
+    timer: &Timer,
+    kernels: &[&'static gemm::registry::GemmKernel],
+    shapes: &[(u32, u32, u32)],
+    seed: u64,
+    verify_only: bool,
+) -> Result<(bool, Vec<table::Table>)> {
+    use table::{Cell, Table};
+    let cublas = gemm::cublas::Cublas::open(gpu)?;
+    if cublas.is_none() {
+        println!("\ncuBLAS could not be loaded: the GEMM tables have no cuBLAS row and no % of cuBLAS");
+    }
+    let mut all_passed = true;
+    let mut tables = Vec::new();
+    for &(m, n, k) in shapes {
+        eprintln!("preparing GEMM {m}×{n}×{k} ...");
+        let bench = gemm::runner::GemmBench::new(gpu, m, n, k, seed)?;
+        let tflops = |t: &timing::Timing| bench.flops() / (t.median_ms * 1e-3) / 1e12;
+        let mut table = Table::new(
+            format!("FP32 GEMM C = A·B, M×N×K = {m}×{n}×{k}, row-major, on {}", gpu.info.name),
+            &["kernel", "median µs", "TFLOP/s", "% of cuBLAS", "step ×", "relative error", "checked", "check"],
+        );
+        let baseline = match &cublas {
+            Some(cublas) => {
+                let check = bench.check_cublas(cublas)?;
+                let timing = if verify_only { None } else { Some(bench.time_cublas(cublas, timer)?) };
+                table.push(vec![
+                    "cuBLAS SGEMM (no TF32)".into(),
+                    timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
+                    timing.as_ref().map_or(Cell::Num(f64::NAN, 2), |t| Cell::Num(tflops(t), 2)),
+                    Cell::Num(100.0, 1),
+                    Cell::Num(f64::NAN, 2),
+                    Cell::Num(check.error, 9),
+                    check.method.clone().into(),
+                    if check.passed() { "ok" } else { "WRONG" }.into(),
+                ]);
+                timing.map(|t| tflops(&t))
+            }
+            None => None,
+        };
+        let mut previous: Option<f64> = None;
+        for kernel in kernels {
+            let check = bench.check_kernel(kernel)?;
+            all_passed &= check.passed();
+            let timing = if check.passed() && !verify_only {
+                eprintln!("timing {} ...", kernel.id);
+                Some(bench.time_kernel(kernel, timer)?)
+            } else {
+                None
+            };
+            let rate = timing.as_ref().map(tflops);
+            table.push(vec![
+                kernel.id.into(),
+                timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
+                Cell::Num(rate.unwrap_or(f64::NAN), 2),
+                Cell::Num(match (rate, baseline) { (Some(r), Some(b)) => 100.0 * r / b, _ => f64::NAN }, 1),
+                Cell::Num(match (rate, previous) { (Some(r), Some(p)) => r / p, _ => f64::NAN }, 2),
+                Cell::Num(check.error, 9),
+                check.method.clone().into(),
+                if check.passed() { "ok" } else { "WRONG" }.into(),
+            ]);
+            previous = rate.or(previous);
+        }
+        table.notes.push(format!(
+            "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
+            gemm::runner::F32_TOLERANCE
+        ));
+        tables.push(table);
+    }
+    Ok((all_passed, tables))
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

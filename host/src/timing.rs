@@ -77,15 +77,30 @@ impl Timer {
         unsafe { gpu.launch(&self.flush, cfg, &[Arg::U64(buffer), Arg::U64(units), Arg::U64(sink)]) }
     }
 
+    pub fn options(&self) -> TimingOptions {
+        self.options
+    }
+
     /// Runs `work` `warmup` times, then `repetitions` times between two events, each after
     /// an L2 flush (outside the timed region). `work` only queues launches.
-    pub fn measure(&self, gpu: &Gpu, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
-        for _ in 0..self.options.warmup {
+    pub fn measure(&self, gpu: &Gpu, work: impl FnMut() -> Result<()>) -> Result<Timing> {
+        self.measure_n(gpu, self.options.repetitions, self.options.warmup, work)
+    }
+
+    /// [`Timer::measure`] with its own repetition and warm-up counts.
+    pub fn measure_n(
+        &self,
+        gpu: &Gpu,
+        repetitions: usize,
+        warmup: usize,
+        mut work: impl FnMut() -> Result<()>,
+    ) -> Result<Timing> {
+        for _ in 0..warmup {
             work()?;
         }
         gpu.sync("warming up")?;
-        let mut samples = Vec::with_capacity(self.options.repetitions);
-        for _ in 0..self.options.repetitions.max(1) {
+        let mut samples = Vec::with_capacity(repetitions);
+        for _ in 0..repetitions.max(1) {
             if self.options.flush_l2 {
                 self.flush_l2(gpu)?;
             }

@@ -12,9 +12,10 @@
 //! Every `#[kernel]` function becomes a `.entry` of the same name in the PTX.
 
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_float_math)]
 
 pub mod device;
+pub mod gemm;
 pub mod reduce;
 pub mod probes;
 pub mod support;

@@ -2,8 +2,9 @@
 //!
 //! A launch is a *grid* of *blocks* (CTAs); a block is a group of threads that share
 //! shared memory and can meet at a barrier; the hardware runs a block's threads in *warps*
-//! of 32 consecutive threads. The kernels here use one-dimensional launches only, so only
-//! the `.x` registers appear. Each read is one `mov.u32` from a special register.
+//! of 32 consecutive threads. Most kernels here use one-dimensional launches (the `.x`
+//! registers); the first GEMM steps use two-dimensional ones (`.y` too). Each read is one
+//! `mov.u32` from a special register.
 
 use core::arch::nvptx;
 
@@ -39,6 +40,20 @@ pub fn block_dim() -> u32 {
 pub fn grid_dim() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
+/// This thread's second index in a two-dimensional block: `mov.u32 %r, %tid.y;`
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_y() as u32 }
+}
+
+/// This block's second index in a two-dimensional grid: `mov.u32 %r, %ctaid.y;`
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_y() as u32 }
 }
 
 /// This thread's index in the whole grid, in 64 bits: `blockIdx.x * blockDim.x +

@@ -26,6 +26,7 @@
 //! | [`atomic`] | `red` and `atom` on global memory, fences |
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
 //! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |
+//! | [`unroll`] | `unroll!`: loop copies with constant indices, where LLVM would keep a loop |
 
 pub mod atomic;
 pub mod clock;
@@ -33,4 +34,5 @@ pub mod index;
 pub mod load;
 pub mod shared;
 pub mod sync;
+pub mod unroll;
 pub mod warp;

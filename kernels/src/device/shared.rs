@@ -101,6 +101,7 @@ shared_access!(i32, "u32", reg32);
 shared_access!(u16, "u16", reg16);
 shared_access!(u32, "u32", reg32);
 shared_access!(u64, "u64", reg64);
+shared_access!(f32, "f32", reg32);
 
 global_asm!(".extern .shared .align 16 .b8 dynamic_shared_memory[];");
 

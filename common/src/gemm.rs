@@ -1,0 +1,25 @@
+//! Tile shapes of the GEMM kernels that the host needs to size grids and blocks.
+
+/// Output tile side of the one-element-per-thread steps (g01–g03): 32 × 32 threads.
+pub const TILE: u32 = 32;
+
+/// g04 (1-D register blocking): a block computes `BM × BN` outputs, each thread `TM` of
+/// them in one column, stepping through K `BK` at a time.
+pub mod g04 {
+    pub const BM: u32 = 64;
+    pub const BN: u32 = 64;
+    pub const BK: u32 = 8;
+    pub const TM: u32 = 8;
+    pub const THREADS: u32 = BM * BN / TM;
+}
+
+/// g05 (2-D register blocking): a block computes `BM × BN` outputs, each thread a `TM × TN`
+/// sub-tile, stepping through K `BK` at a time.
+pub mod g05 {
+    pub const BM: u32 = 128;
+    pub const BN: u32 = 128;
+    pub const BK: u32 = 8;
+    pub const TM: u32 = 8;
+    pub const TN: u32 = 8;
+    pub const THREADS: u32 = BM * BN / (TM * TN);
+}

@@ -1,0 +1,22 @@
+//! The GEMM ladder: `C = A · B` for row-major `A` (M × K), `B` (K × N) and `C` (M × N), from
+//! one thread per output towards the tensor cores. Each step is one file and one idea; the
+//! host (`host/src/gemm`) launches, verifies (against the CPU in f64, or against cuBLAS at
+//! large sizes) and times every one next to cuBLAS.
+//!
+//! | step | idea |
+//! | --- | --- |
+//! | [`g01_naive`] | one thread per output, consecutive threads on consecutive rows |
+//! | [`g02_coalesced`] | consecutive threads on consecutive columns: coalesced B and C |
+//! | [`g03_shared_tiles`] | 32 × 32 tiles of A and B staged in shared memory |
+//! | [`g04_register_1d`] | each thread computes 8 outputs of a column from registers |
+//! | [`g05_register_2d`] | each thread computes an 8 × 8 outer product from registers |
+//!
+//! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
+//! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
+//! (`mul_add`), as nvcc does by default.
+
+pub mod g01_naive;
+pub mod g02_coalesced;
+pub mod g03_shared_tiles;
+pub mod g04_register_1d;
+pub mod g05_register_2d;

@@ -23,3 +23,15 @@ pub mod g05 {
     pub const TN: u32 = 8;
     pub const THREADS: u32 = BM * BN / (TM * TN);
 }
+
+/// g06/g07 (16-byte loads, transposed A; g07 pads A): the tile shape of g05.
+pub mod g06 {
+    pub const BM: u32 = 128;
+    pub const BN: u32 = 128;
+    pub const BK: u32 = 8;
+    pub const TM: u32 = 8;
+    pub const TN: u32 = 8;
+    pub const THREADS: u32 = BM * BN / (TM * TN);
+    /// Floats of padding after each k-row of g07's transposed A tile.
+    pub const A_PAD: u32 = 4;
+}

@@ -1,6 +1,6 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
-use common::gemm::{TILE, g04, g05};
+use common::gemm::{TILE, g04, g05, g06};
 
 /// How a kernel maps its grid onto C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +71,20 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         summary: "8 × 8 outputs per thread (2-D register tile)",
         block: (g05::THREADS, 1),
         tile: (g05::BM, g05::BN),
+        grid_map: GridMap::ColumnsOnX,
+    },
+    GemmKernel {
+        id: "g06_vectorized",
+        summary: "16-byte loads, A transposed in shared memory",
+        block: (g06::THREADS, 1),
+        tile: (g06::BM, g06::BN),
+        grid_map: GridMap::ColumnsOnX,
+    },
+    GemmKernel {
+        id: "g07_bank_conflict_free",
+        summary: "padded A tile, split B columns: no bank conflicts",
+        block: (g06::THREADS, 1),
+        tile: (g06::BM, g06::BN),
         grid_map: GridMap::ColumnsOnX,
     },
 ];

@@ -116,3 +116,34 @@ pub unsafe fn load_cached(p: *const i32) -> i32 {
     };
     v
 }
+
+/// `ld.global.nc.v4.f32 {a,b,c,d}, [p];`: four `f32` in one 16-byte read-only load.
+///
+/// # Safety
+/// `p` is a 16-byte aligned global address of four readable `f32` that nothing writes
+/// while the kernel runs.
+#[inline(always)]
+pub unsafe fn load_readonly_f32x4(p: *const f32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: the caller guarantees alignment, bounds and that the data is read-only.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.nc.v4.f32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+             p = in(reg64) p, options(pure, readonly, nostack))
+    };
+    [a, b, c, d]
+}
+
+/// `st.global.v4.f32 [p], {a,b,c,d};`: four `f32` in one 16-byte store.
+///
+/// # Safety
+/// `p` is a 16-byte aligned global address of four writable `f32`.
+#[inline(always)]
+pub unsafe fn store_f32x4(p: *mut f32, v: [f32; 4]) {
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.global.v4.f32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+             p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+             options(nostack))
+    }
+}

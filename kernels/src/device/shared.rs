@@ -103,6 +103,39 @@ shared_access!(u32, "u32", reg32);
 shared_access!(u64, "u64", reg64);
 shared_access!(f32, "f32", reg32);
 
+impl SharedArray<f32> {
+    /// `ld.shared.v4.f32 {a,b,c,d}, [addr];` reads elements `index..index + 4` in one
+    /// 16-byte access.
+    ///
+    /// # Safety
+    /// `index` is a multiple of 4 and `index + 4` lies inside the array.
+    #[inline(always)]
+    pub unsafe fn load_v4(self, index: u32) -> [f32; 4] {
+        let (a, b, c, d): (f32, f32, f32, f32);
+        // SAFETY: the caller keeps the four elements inside the array, 16-byte aligned.
+        unsafe {
+            asm!("ld.shared.v4.f32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
+                 c = out(reg32) c, d = out(reg32) d, p = in(reg32) self.address(index), options(nostack, readonly))
+        };
+        [a, b, c, d]
+    }
+
+    /// `st.shared.v4.f32 [addr], {a,b,c,d};` writes elements `index..index + 4` in one
+    /// 16-byte access.
+    ///
+    /// # Safety
+    /// `index` is a multiple of 4 and `index + 4` lies inside the array; no other thread
+    /// accesses those elements until a barrier orders the accesses.
+    #[inline(always)]
+    pub unsafe fn store_v4(self, index: u32, v: [f32; 4]) {
+        // SAFETY: as above.
+        unsafe {
+            asm!("st.shared.v4.f32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg32) self.address(index), a = in(reg32) v[0],
+                 b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3], options(nostack))
+        }
+    }
+}
+
 global_asm!(".extern .shared .align 16 .b8 dynamic_shared_memory[];");
 
 /// The dynamic shared-memory array (CUDA's `extern __shared__ T a[];`), whose size in bytes

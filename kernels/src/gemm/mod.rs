@@ -10,6 +10,8 @@
 //! | [`g03_shared_tiles`] | 32 × 32 tiles of A and B staged in shared memory |
 //! | [`g04_register_1d`] | each thread computes 8 outputs of a column from registers |
 //! | [`g05_register_2d`] | each thread computes an 8 × 8 outer product from registers |
+//! | [`g06_vectorized`] | 16-byte global and shared loads, A transposed in shared memory |
+//! | [`g07_bank_conflict_free`] | a padded A tile and split B columns: no bank conflicts |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -20,3 +22,5 @@ pub mod g02_coalesced;
 pub mod g03_shared_tiles;
 pub mod g04_register_1d;
 pub mod g05_register_2d;
+pub mod g06_vectorized;
+pub mod g07_bank_conflict_free;

@@ -87,6 +87,13 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         tile: (g06::BM, g06::BN),
         grid_map: GridMap::ColumnsOnX,
     },
+    GemmKernel {
+        id: "g08_double_buffer",
+        summary: "double-buffered tiles, B by cp.async",
+        block: (g06::THREADS, 1),
+        tile: (g06::BM, g06::BN),
+        grid_map: GridMap::ColumnsOnX,
+    },
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

@@ -25,9 +25,11 @@
 //! | [`warp`] | shuffles (`shfl.sync` down / bfly / idx) and the ballot vote (`vote.sync.ballot`) |
 //! | [`atomic`] | `red` and `atom` on global memory, fences |
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
+//! | [`async_copy`] | `cp.async` global → shared copies, their groups and waits |
 //! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |
 //! | [`unroll`] | `unroll!`: loop copies with constant indices, where LLVM would keep a loop |
 
+pub mod async_copy;
 pub mod atomic;
 pub mod clock;
 pub mod index;

@@ -36,8 +36,10 @@ impl<T> SharedArray<T> {
         Self { base, _elem: PhantomData }
     }
 
+    /// The shared-window address of element `index`, for instructions that take one
+    /// (`cp.async`, `ldmatrix`).
     #[inline(always)]
-    fn address(self, index: u32) -> u32 {
+    pub fn address(self, index: u32) -> u32 {
         self.base + index * core::mem::size_of::<T>() as u32
     }
 }

@@ -1,0 +1,50 @@
+//! Asynchronous copies from global to shared memory (`cp.async`, sm_80+): the copy engine
+//! writes shared memory directly, without passing through registers, while the thread
+//! goes on. A thread groups its copies with `commit`, and `wait` blocks until its groups
+//! have landed; a block barrier then makes them visible to the other threads.
+
+use core::arch::asm;
+
+/// `cp.async.cg.shared.global [dst], [src], 16, src_bytes;`: copies `src_bytes` (0–16)
+/// bytes and fills the rest of the 16 with zeros. `.cg`: through L2 only.
+///
+/// # Safety
+/// `dst` is a 16-byte aligned shared address of 16 writable bytes; `src` is a 16-byte
+/// aligned global address of `src_bytes` readable bytes (any valid address when 0).
+#[inline(always)]
+pub unsafe fn cp_async_16(dst: u32, src: *const f32, src_bytes: u32) {
+    // SAFETY: the caller guarantees both ranges.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {s}; cp.async.cg.shared.global [{d}], [g], 16, {n}; }}",
+             d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack))
+    }
+}
+
+/// `cp.async.ca.shared.global [dst], [src], 4, src_bytes;`: one 4-byte element (0 or 4
+/// bytes copied, zeros otherwise), for rows that are not 16-byte aligned.
+///
+/// # Safety
+/// `dst` is a 4-byte aligned shared address; `src` a 4-byte aligned global address of
+/// `src_bytes` readable bytes (any valid address when 0).
+#[inline(always)]
+pub unsafe fn cp_async_4(dst: u32, src: *const f32, src_bytes: u32) {
+    // SAFETY: the caller guarantees both ranges.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {s}; cp.async.ca.shared.global [{d}], [g], 4, {n}; }}",
+             d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack))
+    }
+}
+
+/// `cp.async.commit_group;`: closes the group of this thread's copies issued so far.
+#[inline(always)]
+pub fn cp_async_commit() {
+    // SAFETY: no operands.
+    unsafe { asm!("cp.async.commit_group;", options(nostack)) }
+}
+
+/// `cp.async.wait_all;`: waits until all of this thread's copies have landed.
+#[inline(always)]
+pub fn cp_async_wait_all() {
+    // SAFETY: no operands.
+    unsafe { asm!("cp.async.wait_all;", options(nostack)) }
+}

@@ -94,6 +94,13 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         tile: (g06::BM, g06::BN),
         grid_map: GridMap::ColumnsOnX,
     },
+    GemmKernel {
+        id: "g09_warp_tiling",
+        summary: "32 × 64 piece per warp (block → warp → thread)",
+        block: (g06::THREADS, 1),
+        tile: (g06::BM, g06::BN),
+        grid_map: GridMap::ColumnsOnX,
+    },
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

@@ -13,6 +13,7 @@
 //! | [`g06_vectorized`] | 16-byte global and shared loads, A transposed in shared memory |
 //! | [`g07_bank_conflict_free`] | a padded A tile and split B columns: no bank conflicts |
 //! | [`g08_double_buffer`] | two copies of each tile; B by `cp.async`, A prefetched: loads overlap math |
+//! | [`g09_warp_tiling`] | each warp owns a compact 32 × 64 piece: a third less shared traffic |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -26,3 +27,4 @@ pub mod g05_register_2d;
 pub mod g06_vectorized;
 pub mod g07_bank_conflict_free;
 pub mod g08_double_buffer;
+pub mod g09_warp_tiling;

@@ -7,6 +7,8 @@
 //!       runs over columns.
 //! Bottleneck left: every operand still comes from global memory (through L1/L2): each
 //!       output reads 2K floats for 2K flops, so the kernel is bound by cache bandwidth.
+//! Cost: 32 registers, no shared memory. (ptxas -v, sm_90)
+//! Result: 2.85 TFLOP/s at 4096³ (5.7× g01), 5.6 % of cuBLAS; 4.41 at 1024³.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx, thread_idx_y};
 use common::gemm::TILE;

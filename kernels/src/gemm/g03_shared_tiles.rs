@@ -8,6 +8,8 @@
 //!       step; loads past an edge write 0 into the tile.
 //! Bottleneck left: shared memory. Each multiply-add needs two shared loads (one a
 //!       broadcast), so the SM's shared-memory bandwidth, not its FMA units, sets the pace.
+//! Cost: 32 registers, 8 KB of shared memory. (ptxas -v, sm_90)
+//! Result: 8.60 TFLOP/s at 4096³ (3.0× g02), 16.8 % of cuBLAS.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx, thread_idx_y};
 use crate::device::sync::sync_threads;

@@ -8,6 +8,8 @@
 //!       `results[8]` in registers (the loops over it use constant bounds, so LLVM unrolls
 //!       them and the array never touches local memory).
 //! Bottleneck left: still one shared load of A per FMA; g05 makes both operands reusable.
+//! Cost: 56 registers, 4 KB of shared memory. (ptxas -v, sm_90)
+//! Result: 16.3 TFLOP/s at 4096³ (1.9× g03), 31.8 % of cuBLAS.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
 use crate::device::sync::sync_threads;

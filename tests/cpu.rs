@@ -1,9 +1,9 @@
 //! CPU-side tests: they run everywhere, CI included.
 
-use common::input::random_i32;
-use host::cli::parse_size;
 use clap::Parser;
+use common::input::random_i32;
 use host::cli::Options;
+use host::cli::parse_size;
 use host::probes::{self, PROBES};
 use host::ptx::{self, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
 use host::reduce::reference::{reference_sum, sum_range};
@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Kernels in the PTX that serve the runner rather than a ladder.
-const SUPPORT_KERNELS: &[&str] = &["fill_random_i32", "fill_random_f32", "l2_flush_read"];
+const SUPPORT_KERNELS: &[&str] =
+    &["fill_random_i32", "fill_random_f32", "fill_random_f16", "fill_random_bf16", "l2_flush_read"];
 
 #[test]
 fn reference_matches_a_plain_sequential_sum() {
@@ -98,7 +99,10 @@ fn block_sizes_are_checked() {
 fn unknown_kernel_names_are_refused_before_touching_the_gpu() {
     let options = Options::parse_from(["host", "-k", "nope"]);
     let err = host::run(&options).unwrap_err().to_string();
-    assert!(err.contains("h0_interleaved_modulo") && err.contains("p6_latency"), "the error should list the ids: {err}");
+    assert!(
+        err.contains("h0_interleaved_modulo") && err.contains("p6_latency"),
+        "the error should list the ids: {err}"
+    );
 }
 
 #[test]
@@ -380,8 +384,16 @@ fn gemm_grids_cover_c() {
                 GridMap::RowsOnX => (gx, gy),
                 GridMap::ColumnsOnX => (gy, gx),
             };
-            assert!(rows * kernel.tile.0 >= m && cols * kernel.tile.1 >= n, "{} misses part of {m}×{n}", kernel.id);
-            assert!((rows - 1) * kernel.tile.0 < m && (cols - 1) * kernel.tile.1 < n, "{}: extra blocks", kernel.id);
+            assert!(
+                rows * kernel.tile.0 >= m && cols * kernel.tile.1 >= n,
+                "{} misses part of {m}×{n}",
+                kernel.id
+            );
+            assert!(
+                (rows - 1) * kernel.tile.0 < m && (cols - 1) * kernel.tile.1 < n,
+                "{}: extra blocks",
+                kernel.id
+            );
         }
     }
 }
@@ -389,13 +401,21 @@ fn gemm_grids_cover_c() {
 #[test]
 fn gemm_reference_checks_everything_small_and_samples_large() {
     use host::gemm::reference::{Inputs, SAMPLES, relative_error};
-    let small = Inputs { m: 3, n: 2, k: 5, seed_a: 1, seed_b: 2 };
+    let small =
+        Inputs { precision: host::gemm::registry::Precision::F32, m: 3, n: 2, k: 5, seed_a: 1, seed_b: 2 };
     let entries = small.entries();
     assert_eq!(entries.len(), 6);
     let want = small.reference(&entries);
     let direct: f64 = (0..5).map(|p| f64::from(small.a(2, p)) * f64::from(small.b(p, 1))).sum();
     assert_eq!(want[5], direct);
-    let large = Inputs { m: 8192, n: 8192, k: 8192, seed_a: 1, seed_b: 2 };
+    let large = Inputs {
+        precision: host::gemm::registry::Precision::F16,
+        m: 8192,
+        n: 8192,
+        k: 8192,
+        seed_a: 1,
+        seed_b: 2,
+    };
     let sample = large.entries();
     assert_eq!(sample.len(), SAMPLES + 4);
     assert!(sample.contains(&(8191, 8191)) && sample.iter().all(|&(i, j)| i < 8192 && j < 8192));
@@ -404,4 +424,20 @@ fn gemm_reference_checks_everything_small_and_samples_large() {
     let mut broken = got.clone();
     broken[0] = f32::NAN;
     assert_eq!(relative_error(&broken, &want), f64::INFINITY);
+}
+
+#[test]
+fn half_precision_inputs_are_exact() {
+    use common::input::{bf16_bits_exact, f16_bits_exact, random_bf16_value, random_f16_value};
+    for i in 0..20_000u64 {
+        let h = random_f16_value(7, i);
+        assert_eq!(half::f16::from_f32(h).to_bits(), f16_bits_exact(h), "f16 bits of {h}");
+        assert_eq!(half::f16::from_bits(f16_bits_exact(h)).to_f32(), h, "{h} is not exact in f16");
+        let b = random_bf16_value(7, i);
+        assert_eq!(half::bf16::from_f32(b).to_bits(), bf16_bits_exact(b), "bf16 bits of {b}");
+        assert_eq!(half::bf16::from_bits(bf16_bits_exact(b)).to_f32(), b, "{b} is not exact in bf16");
+    }
+    assert!(
+        (0..1000).any(|i| random_f16_value(1, i) < 0.0) && (0..1000).any(|i| random_f16_value(1, i) > 0.5)
+    );
 }

@@ -7,9 +7,9 @@
 
 use common::input::random_i32;
 use host::gpu::Gpu;
+use host::memory::DeviceBuffer;
 use host::ptx;
 use host::reduce::registry::{Finish, REDUCE_KERNELS, ReduceKernel};
-use host::memory::DeviceBuffer;
 use host::reduce::runner::ReduceBench;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::HashMap;
@@ -215,7 +215,8 @@ fn probe_trials(trials: &mut Vec<Trial>) {
         let grid = 5;
         let buffers = divergence::DivergenceBuffers::new(gpu, grid).map_err(|e| e.to_string())?;
         for &(kernel, choice, _) in divergence::KERNELS {
-            divergence::check_divergence(gpu, kernel, choice, grid, &buffers).map_err(|e| e.to_string())??;
+            divergence::check_divergence(gpu, kernel, choice, grid, &buffers)
+                .map_err(|e| e.to_string())??;
         }
         Ok(())
     }));
@@ -229,7 +230,9 @@ fn probe_trials(trials: &mut Vec<Trial>) {
             let expected = host::reduce::reference::reference_sum(seed, n);
             for &(_, kernel) in occupancy::ILPS {
                 for (grid, block) in [(1, 32), (7, 96), (3, 1024)] {
-                    verdict(occupancy::check_stream_sum(gpu, kernel, &input, &result, n, expected, grid, block))?;
+                    verdict(occupancy::check_stream_sum(
+                        gpu, kernel, &input, &result, n, expected, grid, block,
+                    ))?;
                 }
             }
         }
@@ -245,22 +248,35 @@ fn probe_trials(trials: &mut Vec<Trial>) {
 }
 
 /// GEMM shapes that are multiples of no tile, as the issue lists them.
-const GEMM_SHAPES: &[(u32, u32, u32)] =
-    &[(1, 1, 1), (17, 17, 17), (4096, 1, 777), (1, 4097, 33), (33, 65, 129), (1000, 1000, 1000), (4097, 17, 1000)];
+const GEMM_SHAPES: &[(u32, u32, u32)] = &[
+    (1, 1, 1),
+    (17, 17, 17),
+    (4096, 1, 777),
+    (1, 4097, 33),
+    (33, 65, 129),
+    (1000, 1000, 1000),
+    (4097, 17, 1000),
+];
+
+type GemmKey = (host::gemm::registry::Precision, (u32, u32, u32));
 
 fn with_gemm_bench<T>(
+    precision: host::gemm::registry::Precision,
     shape: (u32, u32, u32),
     body: impl FnOnce(&host::gemm::runner::GemmBench<'static>) -> Result<T, Failed>,
 ) -> Result<T, Failed> {
-    static BENCHES: OnceLock<Mutex<HashMap<(u32, u32, u32), host::gemm::runner::GemmBench<'static>>>> = OnceLock::new();
+    static BENCHES: OnceLock<Mutex<HashMap<GemmKey, host::gemm::runner::GemmBench<'static>>>> =
+        OnceLock::new();
     let gpu = gpu()?;
     let mut benches = BENCHES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    if !benches.contains_key(&shape) {
+    let key = (precision, shape);
+    if !benches.contains_key(&key) {
         let (m, n, k) = shape;
-        let bench = host::gemm::runner::GemmBench::new(gpu, m, n, k, host::clock_seed()).map_err(|e| e.to_string())?;
-        benches.insert(shape, bench);
+        let bench = host::gemm::runner::GemmBench::new(gpu, precision, m, n, k, host::clock_seed())
+            .map_err(|e| e.to_string())?;
+        benches.insert(key, bench);
     }
-    body(&benches[&shape])
+    body(&benches[&key])
 }
 
 fn gemm_trials(trials: &mut Vec<Trial>) {
@@ -268,27 +284,44 @@ fn gemm_trials(trials: &mut Vec<Trial>) {
     for kernel in GEMM_KERNELS {
         trials.push(Trial::test(format!("{}/awkward_shapes", kernel.id), move || {
             for &shape in GEMM_SHAPES {
-                with_gemm_bench(shape, |bench| {
+                with_gemm_bench(kernel.precision, shape, |bench| {
                     let check = bench.check_kernel(kernel).map_err(|e| e.to_string())?;
                     if check.passed() {
                         Ok(())
                     } else {
-                        Err(format!("{} on {shape:?}: relative error {:e} ({})", kernel.id, check.error, check.method).into())
+                        Err(format!(
+                            "{} on {shape:?}: relative error {:e} ({})",
+                            kernel.id, check.error, check.method
+                        )
+                        .into())
                     }
                 })?;
             }
             Ok(())
         }));
     }
-    let cublas_trial = Trial::test("cublas_sgemm/row_major_matches_the_reference", || {
-        let cublas = host::gemm::cublas::Cublas::open(gpu()?).map_err(|e| e.to_string())?.ok_or("cuBLAS not loaded")?;
-        for &shape in GEMM_SHAPES {
-            with_gemm_bench(shape, |bench| {
+    let cublas_trial = Trial::test("cublas/row_major_matches_the_reference", || {
+        use host::gemm::registry::Precision;
+        let cublas = host::gemm::cublas::Cublas::open(gpu()?)
+            .map_err(|e| e.to_string())?
+            .ok_or("cuBLAS not loaded")?;
+        for (&shape, precision) in
+            GEMM_SHAPES.iter().flat_map(|s| [Precision::F32, Precision::F16, Precision::Bf16].map(|p| (s, p)))
+        {
+            with_gemm_bench(precision, shape, |bench| {
                 let check = bench.check_cublas(&cublas).map_err(|e| e.to_string())?;
-                if check.passed() { Ok(()) } else { Err(format!("cuBLAS on {shape:?}: error {:e}", check.error).into()) }
+                if check.passed() {
+                    Ok(())
+                } else {
+                    Err(format!("cuBLAS {precision:?} on {shape:?}: error {:e}", check.error).into())
+                }
             })?;
         }
         Ok(())
     });
-    trials.push(if host::gemm::cublas::available() { cublas_trial } else { cublas_trial.with_ignored_flag(true) });
+    trials.push(if host::gemm::cublas::available() {
+        cublas_trial
+    } else {
+        cublas_trial.with_ignored_flag(true)
+    });
 }

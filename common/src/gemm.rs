@@ -35,3 +35,12 @@ pub mod g06 {
     /// Floats of padding after each k-row of g07's transposed A tile.
     pub const A_PAD: u32 = 4;
 }
+
+/// t1 (tensor cores, `mma.sync` from shared memory): a 64 × 64 block tile, 4 warps of
+/// 32 × 32, k steps of 16.
+pub mod t1 {
+    pub const BM: u32 = 64;
+    pub const BN: u32 = 64;
+    pub const BK: u32 = 16;
+    pub const THREADS: u32 = 128;
+}

@@ -31,3 +31,41 @@ pub fn random_f32(seed: u64, index: u64) -> f32 {
     let bits = (random_i32(seed, index) as u32) >> 8;
     bits as f32 * (2.0 / (1u32 << 24) as f32) - 1.0
 }
+
+/// Element `index` of the half-precision input stream `seed`: `k / 1024` for a random
+/// integer `k` in [-1024, 1023], exact in f16 (11 significant bits) and in f32, so the
+/// CPU reference knows the inputs exactly. Returned as its f32 value.
+#[inline(always)]
+pub fn random_f16_value(seed: u64, index: u64) -> f32 {
+    let k = (random_i32(seed, index) >> 21) as f32; // top 11 bits: [-1024, 1023]
+    k * (1.0 / 1024.0)
+}
+
+/// Element `index` of the bfloat16 input stream `seed`: `k / 128` for a random integer `k`
+/// in [-128, 127], exact in bf16 (8 significant bits). Returned as its f32 value.
+#[inline(always)]
+pub fn random_bf16_value(seed: u64, index: u64) -> f32 {
+    let k = (random_i32(seed, index) >> 24) as f32; // top 8 bits: [-128, 127]
+    k * (1.0 / 128.0)
+}
+
+/// The IEEE half-precision bits of `x`, for `x` exactly representable as a normal f16 or
+/// zero (as `random_f16_value` produces): sign, rebased exponent, top 10 mantissa bits.
+#[inline(always)]
+pub fn f16_bits_exact(x: f32) -> u16 {
+    let bits = x.to_bits();
+    if bits << 1 == 0 {
+        return (bits >> 16) as u16; // ±0
+    }
+    let sign = (bits >> 16) & 0x8000;
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let mantissa = (bits >> 13) & 0x3ff;
+    (sign | ((exponent as u32) << 10) | mantissa) as u16
+}
+
+/// The bfloat16 bits of `x`, for `x` exactly representable in bf16: the top half of its
+/// f32 bits.
+#[inline(always)]
+pub fn bf16_bits_exact(x: f32) -> u16 {
+    (x.to_bits() >> 16) as u16
+}

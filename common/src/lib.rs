@@ -3,7 +3,7 @@
 
 #![no_std]
 
-pub mod input;
-pub mod reduce;
-pub mod probes;
 pub mod gemm;
+pub mod input;
+pub mod probes;
+pub mod reduce;

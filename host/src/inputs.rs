@@ -2,33 +2,57 @@
 //! the same values from `common::input`).
 
 use crate::error::Result;
+use crate::gemm::registry::Precision;
 use crate::gpu::{Arg, Gpu, launch_config};
 use crate::memory::DeviceBuffer;
 
 /// Threads per block of the fill kernels.
 const FILL_BLOCK: u32 = 256;
 
-fn fill(gpu: &Gpu, kernel: &str, buffer: &DeviceBuffer, n: usize, seed: u64) -> Result<()> {
-    assert!(n * 4 <= buffer.bytes(), "fill past the end of a buffer");
+fn fill(
+    gpu: &Gpu,
+    kernel: &str,
+    bytes_per_element: usize,
+    buffer: &DeviceBuffer,
+    n: usize,
+    seed: u64,
+) -> Result<()> {
+    assert!(n * bytes_per_element <= buffer.bytes(), "fill past the end of a buffer");
     let function = gpu.function(kernel)?;
     let grid = gpu.full_wave(&function, FILL_BLOCK, 0)?;
-    // SAFETY: fill_random_*(out: *mut T, n: usize, seed: u64) with 4-byte T; `buffer`
-    // holds n of them.
+    // SAFETY: fill_random_*(out: *mut T, n: usize, seed: u64); `buffer` holds n T (checked
+    // above with T's size).
     unsafe {
-        gpu.launch(&function, launch_config(grid, FILL_BLOCK, 0), &[
-            Arg::U64(buffer.ptr()),
-            Arg::U64(n as u64),
-            Arg::U64(seed),
-        ])
+        gpu.launch(
+            &function,
+            launch_config(grid, FILL_BLOCK, 0),
+            &[Arg::U64(buffer.ptr()), Arg::U64(n as u64), Arg::U64(seed)],
+        )
     }
 }
 
 /// `buffer[i] = common::input::random_i32(seed, i)` for `i < n`.
 pub fn fill_random_i32(gpu: &Gpu, buffer: &DeviceBuffer, n: usize, seed: u64) -> Result<()> {
-    fill(gpu, "fill_random_i32", buffer, n, seed)
+    fill(gpu, "fill_random_i32", 4, buffer, n, seed)
 }
 
 /// `buffer[i] = common::input::random_f32(seed, i)` for `i < n`.
 pub fn fill_random_f32(gpu: &Gpu, buffer: &DeviceBuffer, n: usize, seed: u64) -> Result<()> {
-    fill(gpu, "fill_random_f32", buffer, n, seed)
+    fill(gpu, "fill_random_f32", 4, buffer, n, seed)
+}
+
+/// `buffer[i]` = element `i` of the `precision` stream `seed` (see
+/// `gemm::reference::Inputs::value`), as f32, f16 or bf16 bits.
+pub fn fill_random(
+    gpu: &Gpu,
+    precision: Precision,
+    buffer: &DeviceBuffer,
+    n: usize,
+    seed: u64,
+) -> Result<()> {
+    match precision {
+        Precision::F32 => fill_random_f32(gpu, buffer, n, seed),
+        Precision::F16 => fill(gpu, "fill_random_f16", 2, buffer, n, seed),
+        Precision::Bf16 => fill(gpu, "fill_random_bf16", 2, buffer, n, seed),
+    }
 }

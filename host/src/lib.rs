@@ -14,8 +14,8 @@ pub mod plot;
 pub mod probes;
 pub mod ptx;
 pub mod reduce;
-pub mod table;
 pub mod report;
+pub mod table;
 pub mod timing;
 
 use cli::Options;
@@ -53,7 +53,10 @@ pub fn run(options: &Options) -> Result<bool> {
     for pattern in &options.kernels {
         if !all_ids().any(|id| id.starts_with(pattern.as_str())) {
             let ids: Vec<&str> = all_ids().collect();
-            return Err(Error::new(format!("nothing matches `{pattern}`; the kernels and probes are: {}", ids.join(", "))));
+            return Err(Error::new(format!(
+                "nothing matches `{pattern}`; the kernels and probes are: {}",
+                ids.join(", ")
+            )));
         }
     }
     // Reject a bad --block before touching the GPU.
@@ -133,7 +136,8 @@ pub fn run(options: &Options) -> Result<bool> {
             std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("{}: {e}", dir.display())))?;
             for plot in &output.plots {
                 let path = dir.join(format!("{}.svg", plot.name));
-                std::fs::write(&path, plot.svg()).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+                std::fs::write(&path, plot.svg())
+                    .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
             }
         }
         results["probes"][probe.id] = serde_json::json!({
@@ -175,20 +179,44 @@ fn run_gemm(
     }
     let mut all_passed = true;
     let mut tables = Vec::new();
-    for &(m, n, k) in shapes {
-        eprintln!("preparing GEMM {m}×{n}×{k} ...");
-        let bench = gemm::runner::GemmBench::new(gpu, m, n, k, seed)?;
+    let (major, minor) = gpu.info.compute_capability;
+    let mut precisions: Vec<gemm::registry::Precision> = Vec::new();
+    for kernel in kernels {
+        if !precisions.contains(&kernel.precision) {
+            precisions.push(kernel.precision);
+        }
+    }
+    for (&(m, n, k), &precision) in shapes.iter().flat_map(|s| precisions.iter().map(move |p| (s, p))) {
+        eprintln!("preparing {} GEMM {m}×{n}×{k} ...", precision.name());
+        let bench = gemm::runner::GemmBench::new(gpu, precision, m, n, k, seed)?;
         let tflops = |t: &timing::Timing| bench.flops() / (t.median_ms * 1e-3) / 1e12;
         let mut table = Table::new(
-            format!("FP32 GEMM C = A·B, M×N×K = {m}×{n}×{k}, row-major, on {}", gpu.info.name),
-            &["kernel", "median µs", "TFLOP/s", "% of cuBLAS", "step ×", "relative error", "checked", "check"],
+            format!(
+                "{} GEMM C = A·B, M×N×K = {m}×{n}×{k}, row-major, on {}",
+                precision.name(),
+                gpu.info.name
+            ),
+            &[
+                "kernel",
+                "median µs",
+                "TFLOP/s",
+                "% of cuBLAS",
+                "step ×",
+                "relative error",
+                "checked",
+                "check",
+            ],
         );
         let baseline = match &cublas {
             Some(cublas) => {
                 let check = bench.check_cublas(cublas)?;
                 let timing = if verify_only { None } else { Some(bench.time_cublas(cublas, timer)?) };
+                let label = match precision {
+                    gemm::registry::Precision::F32 => "cuBLAS SGEMM (no TF32)",
+                    _ => "cuBLAS GemmEx (f32 compute)",
+                };
                 table.push(vec![
-                    "cuBLAS SGEMM (no TF32)".into(),
+                    label.into(),
                     timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
                     timing.as_ref().map_or(Cell::Num(f64::NAN, 2), |t| Cell::Num(tflops(t), 2)),
                     Cell::Num(100.0, 1),
@@ -202,7 +230,16 @@ fn run_gemm(
             None => None,
         };
         let mut previous: Option<f64> = None;
-        for kernel in kernels {
+        for kernel in kernels.iter().filter(|k| k.precision == precision) {
+            if major * 10 + minor < kernel.min_arch {
+                table.notes.push(format!(
+                    "{} skipped: it needs compute capability {}.{}, this device is {major}.{minor}",
+                    kernel.id,
+                    kernel.min_arch / 10,
+                    kernel.min_arch % 10
+                ));
+                continue;
+            }
             let check = bench.check_kernel(kernel)?;
             all_passed &= check.passed();
             let timing = if check.passed() && !verify_only {
@@ -216,8 +253,20 @@ fn run_gemm(
                 kernel.id.into(),
                 timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
                 Cell::Num(rate.unwrap_or(f64::NAN), 2),
-                Cell::Num(match (rate, baseline) { (Some(r), Some(b)) => 100.0 * r / b, _ => f64::NAN }, 1),
-                Cell::Num(match (rate, previous) { (Some(r), Some(p)) => r / p, _ => f64::NAN }, 2),
+                Cell::Num(
+                    match (rate, baseline) {
+                        (Some(r), Some(b)) => 100.0 * r / b,
+                        _ => f64::NAN,
+                    },
+                    1,
+                ),
+                Cell::Num(
+                    match (rate, previous) {
+                        (Some(r), Some(p)) => r / p,
+                        _ => f64::NAN,
+                    },
+                    2,
+                ),
                 Cell::Num(check.error, 9),
                 check.method.clone().into(),
                 if check.passed() { "ok" } else { "WRONG" }.into(),
@@ -226,7 +275,7 @@ fn run_gemm(
         }
         table.notes.push(format!(
             "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
-            gemm::runner::F32_TOLERANCE
+            precision.tolerance()
         ));
         tables.push(table);
     }
@@ -241,7 +290,8 @@ pub fn clock_seed() -> u64 {
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (days to civil date: Howard Hinnant's
 /// algorithm), for the results file.
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let z = days + 719_468;
     let era = z.div_euclid(146_097);

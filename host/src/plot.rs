@@ -76,8 +76,13 @@ impl Plot {
     /// The chart as an SVG document.
     pub fn svg(&self) -> String {
         let points: Vec<(f64, f64)> = self.series.iter().flat_map(|s| s.points.iter().copied()).collect();
-        let xs: Vec<f64> = points.iter().map(|p| self.x_value(p.0)).chain(self.v_lines.iter().map(|l| self.x_value(l.0))).collect();
-        let (mut x0, mut x1) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+        let xs: Vec<f64> = points
+            .iter()
+            .map(|p| self.x_value(p.0))
+            .chain(self.v_lines.iter().map(|l| self.x_value(l.0)))
+            .collect();
+        let (mut x0, mut x1) =
+            xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
         if !x0.is_finite() || x0 == x1 {
             (x0, x1) = (x0.min(0.0), x0.max(0.0) + 1.0);
         }
@@ -126,7 +131,10 @@ impl Plot {
             }
             XAxis::Log2 | XAxis::Log2Bytes => {
                 let every = ((x1 - x0) / 12.0).ceil().max(1.0) as i64;
-                (x0.ceil() as i64..=x1.floor() as i64).filter(|e| e % every == 0).map(|e| 2f64.powi(e as i32)).collect()
+                (x0.ceil() as i64..=x1.floor() as i64)
+                    .filter(|e| e % every == 0)
+                    .map(|e| 2f64.powi(e as i32))
+                    .collect()
             }
         };
         for t in ticks {
@@ -181,10 +189,16 @@ impl Plot {
         }
         for (i, series) in self.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
-            let path: Vec<String> = series.points.iter().map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
-            let _ = writeln!(svg, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, path.join(" "));
+            let path: Vec<String> =
+                series.points.iter().map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
+            let _ = writeln!(
+                svg,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+                path.join(" ")
+            );
             for &(x, y) in &series.points {
-                let _ = writeln!(svg, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#, sx(x), sy(y));
+                let _ =
+                    writeln!(svg, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#, sx(x), sy(y));
             }
             let ly = TOP + 14.0 + 16.0 * i as f64;
             let _ = writeln!(

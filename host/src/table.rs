@@ -67,9 +67,17 @@ impl Table {
 
     /// The table as text: a title line, a header, right-aligned numbers.
     pub fn render(&self) -> String {
-        let cells: Vec<Vec<String>> = self.rows.iter().map(|r| r.iter().map(Cell::render).collect()).collect();
+        let cells: Vec<Vec<String>> =
+            self.rows.iter().map(|r| r.iter().map(Cell::render).collect()).collect();
         let widths: Vec<usize> = (0..self.columns.len())
-            .map(|c| cells.iter().map(|r| r[c].chars().count()).chain([self.columns[c].chars().count()]).max().unwrap_or(0))
+            .map(|c| {
+                cells
+                    .iter()
+                    .map(|r| r[c].chars().count())
+                    .chain([self.columns[c].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let line = |items: &[String]| {
             items

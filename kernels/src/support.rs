@@ -60,3 +60,31 @@ pub unsafe fn l2_flush_read(buffer: *const I32x4, units: usize, sink: *mut i32) 
         unsafe { *sink = folded };
     }
 }
+
+/// Writes `out[i]` = the f16 bits of `random_f16_value(seed, i)` for `i < n`.
+///
+/// # Safety
+/// `out` points to `n` writable `u16` in global memory.
+#[kernel]
+pub unsafe fn fill_random_f16(out: *mut u16, n: usize, seed: u64) {
+    let mut i = global_thread_idx();
+    while i < n {
+        // SAFETY: i < n and the caller guarantees `out` holds n elements.
+        unsafe { *out.add(i) = common::input::f16_bits_exact(common::input::random_f16_value(seed, i as u64)) };
+        i += grid_threads();
+    }
+}
+
+/// Writes `out[i]` = the bf16 bits of `random_bf16_value(seed, i)` for `i < n`.
+///
+/// # Safety
+/// `out` points to `n` writable `u16` in global memory.
+#[kernel]
+pub unsafe fn fill_random_bf16(out: *mut u16, n: usize, seed: u64) {
+    let mut i = global_thread_idx();
+    while i < n {
+        // SAFETY: i < n and the caller guarantees `out` holds n elements.
+        unsafe { *out.add(i) = common::input::bf16_bits_exact(common::input::random_bf16_value(seed, i as u64)) };
+        i += grid_threads();
+    }
+}

@@ -1,9 +1,13 @@
 //! cuBLAS as the baseline, loaded at run time. Row-major `C = A · B` is column-major
 //! `Cᵀ = Bᵀ · Aᵀ`, so each call passes B first and swaps M and N.
 
+use super::registry::Precision;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use cudarc::cublas::sys::{self, cublasHandle_t, cublasMath_t, cublasOperation_t, cublasStatus_t};
+use cudarc::cublas::sys::{
+    self, cublasComputeType_t, cublasGemmAlgo_t, cublasHandle_t, cublasMath_t, cublasOperation_t,
+    cublasStatus_t, cudaDataType_t,
+};
 
 /// An open cuBLAS handle on the runner's stream.
 pub struct Cublas {
@@ -51,11 +55,76 @@ impl Cublas {
         // SAFETY: column-major Cᵀ (n × m, ld n) = Bᵀ (n × k, ld n) · Aᵀ (k × m, ld k).
         let status = unsafe {
             sys::cublasSgemm_v2(
-                self.handle, op, op, n as i32, m as i32, k as i32, &alpha, b as *const f32, n as i32, a as *const f32,
-                k as i32, &beta, c as *mut f32, n as i32,
+                self.handle,
+                op,
+                op,
+                n as i32,
+                m as i32,
+                k as i32,
+                &alpha,
+                b as *const f32,
+                n as i32,
+                a as *const f32,
+                k as i32,
+                &beta,
+                c as *mut f32,
+                n as i32,
             )
         };
         check(status, "SGEMM")
+    }
+}
+
+impl Cublas {
+    /// Row-major `C = A · B` for `precision` inputs: SGEMM for FP32, `cublasGemmEx` with
+    /// 16-bit A and B, f32 C and f32 compute otherwise.
+    ///
+    /// # Safety
+    /// `a`, `b` are device pointers to M·K and K·N elements of `precision`, `c` to M·N `f32`.
+    pub unsafe fn gemm(
+        &self,
+        precision: Precision,
+        m: u32,
+        n: u32,
+        k: u32,
+        a: u64,
+        b: u64,
+        c: u64,
+    ) -> Result<()> {
+        let input = match precision {
+            // SAFETY: forwarded.
+            Precision::F32 => return unsafe { self.sgemm(m, n, k, a, b, c) },
+            Precision::F16 => cudaDataType_t::CUDA_R_16F,
+            Precision::Bf16 => cudaDataType_t::CUDA_R_16BF,
+        };
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let op = cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: column-major Cᵀ = Bᵀ · Aᵀ as in `sgemm`; alpha and beta are f32 as the
+        // compute type asks.
+        let status = unsafe {
+            sys::cublasGemmEx(
+                self.handle,
+                op,
+                op,
+                n as i32,
+                m as i32,
+                k as i32,
+                (&alpha as *const f32).cast(),
+                b as *const _,
+                input,
+                n as i32,
+                a as *const _,
+                input,
+                k as i32,
+                (&beta as *const f32).cast(),
+                c as *mut _,
+                cudaDataType_t::CUDA_R_32F,
+                n as i32,
+                cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        };
+        check(status, "GemmEx")
     }
 }
 

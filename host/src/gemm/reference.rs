@@ -1,6 +1,7 @@
 //! The CPU reference, in f64: every entry for small products, a sample for large ones.
 
-use common::input::random_f32;
+use super::registry::Precision;
+use common::input::{random_bf16_value, random_f16_value, random_f32};
 
 /// Above this many multiply-adds (M·N·K) only a sample of C is checked.
 pub const FULL_CHECK_MAX_MACS: u64 = 1 << 31;
@@ -11,6 +12,7 @@ pub const SAMPLES: usize = 4096;
 /// The inputs' streams: `A[i][p] = random_f32(seed_a, i·K + p)`, likewise B.
 #[derive(Clone, Copy, Debug)]
 pub struct Inputs {
+    pub precision: Precision,
     pub m: u32,
     pub n: u32,
     pub k: u32,
@@ -19,12 +21,21 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Element `index` of the stream `seed` in this precision, as its exact f32 value.
+    pub fn value(&self, seed: u64, index: u64) -> f32 {
+        match self.precision {
+            Precision::F32 => random_f32(seed, index),
+            Precision::F16 => random_f16_value(seed, index),
+            Precision::Bf16 => random_bf16_value(seed, index),
+        }
+    }
+
     pub fn a(&self, i: u32, p: u32) -> f32 {
-        random_f32(self.seed_a, u64::from(i) * u64::from(self.k) + u64::from(p))
+        self.value(self.seed_a, u64::from(i) * u64::from(self.k) + u64::from(p))
     }
 
     pub fn b(&self, p: u32, j: u32) -> f32 {
-        random_f32(self.seed_b, u64::from(p) * u64::from(self.n) + u64::from(j))
+        self.value(self.seed_b, u64::from(p) * u64::from(self.n) + u64::from(j))
     }
 
     /// Which entries of C a check compares: all of them, or a sample.
@@ -51,7 +62,9 @@ impl Inputs {
                 .map(|part| {
                     scope.spawn(move || {
                         part.iter()
-                            .map(|&(i, j)| (0..self.k).map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j))).sum())
+                            .map(|&(i, j)| {
+                                (0..self.k).map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j))).sum()
+                            })
                             .collect::<Vec<f64>>()
                     })
                 })

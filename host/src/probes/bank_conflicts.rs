@@ -49,7 +49,14 @@ fn launch_bank(gpu: &Gpu, kernel: &str, sums: &DeviceBuffer, stride: u32, grid: 
 
 /// Runs `kernel` once at `stride` over `grid` blocks and checks every thread's sum.
 /// `None` when right.
-pub fn check_bank(gpu: &Gpu, width: u32, kernel: &str, stride: u32, grid: u32, sums: &DeviceBuffer) -> Result<Option<String>> {
+pub fn check_bank(
+    gpu: &Gpu,
+    width: u32,
+    kernel: &str,
+    stride: u32,
+    grid: u32,
+    sums: &DeviceBuffer,
+) -> Result<Option<String>> {
     let threads = (grid * BLOCK) as usize;
     sums.fill_words(gpu, 0xDEAD_BEEF, threads * 2)?;
     launch_bank(gpu, kernel, sums, stride, grid)?;
@@ -95,8 +102,12 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         }
         plot_series.push(Series { name: format!("{width}-byte elements"), points });
     }
-    table.notes.push("predicted ways: passes per warp request relative to conflict-free (host::probes::model)".into());
-    table.notes.push("measured slowdown: GB/s at stride 1 over GB/s at this stride, same element width".into());
+    table.notes.push(
+        "predicted ways: passes per warp request relative to conflict-free (host::probes::model)".into(),
+    );
+    table
+        .notes
+        .push("measured slowdown: GB/s at stride 1 over GB/s at this stride, same element width".into());
     out.tables.push(table);
     out.plots.push(Plot {
         name: "p2-bank-conflicts".into(),

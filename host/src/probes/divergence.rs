@@ -88,7 +88,10 @@ impl DivergenceBuffers {
 /// One launch of `kernel` over `grid` blocks.
 fn launch_divergence(gpu: &Gpu, kernel: &str, buffers: &DivergenceBuffers, grid: u32) -> Result<()> {
     let threads = (grid * BLOCK) as usize;
-    assert!(threads * 4 <= buffers.values.bytes() && threads / 32 * 4 <= buffers.masks.bytes(), "buffers too small");
+    assert!(
+        threads * 4 <= buffers.values.bytes() && threads / 32 * 4 <= buffers.masks.bytes(),
+        "buffers too small"
+    );
     let function = gpu.function(kernel)?;
     let args = [Arg::U64(buffers.values.ptr()), Arg::U64(buffers.masks.ptr()), Arg::U32(ITERS)];
     // SAFETY: <kernel>(out: *mut f32, masks: *mut u32, iters: u32) with one f32 per thread
@@ -126,7 +129,10 @@ pub fn check_divergence(
     }
     let masks = buffers.masks.read::<u32>(gpu, threads / 32)?;
     if let Some((w, &m)) = masks.iter().enumerate().find(|&(w, &m)| m != expected_ballot(choice, w)) {
-        return Ok(Err(format!("{kernel}: warp {w} voted {m:#010x}, expected {:#010x}", expected_ballot(choice, w))));
+        return Ok(Err(format!(
+            "{kernel}: warp {w} voted {m:#010x}, expected {:#010x}",
+            expected_ballot(choice, w)
+        )));
     }
     Ok(Ok([masks[0], masks[1]]))
 }
@@ -139,7 +145,15 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
     let mut table = Table::new(
         format!("p4 warp divergence: {ITERS} multiply-adds per thread on path A or B, {threads} threads"),
-        &["kernel", "median µs", "time / uniform", "ballot of warps 0 and 1", "branches (PTX bra)", "selects (PTX selp)", "how it splits"],
+        &[
+            "kernel",
+            "median µs",
+            "time / uniform",
+            "ballot of warps 0 and 1",
+            "branches (PTX bra)",
+            "selects (PTX selp)",
+            "how it splits",
+        ],
     );
     let mut uniform_ms = None;
     for &(kernel, choice, how) in KERNELS {
@@ -163,7 +177,10 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             how.into(),
         ]);
     }
-    table.notes.push("results checked against the CPU for every thread (relative error ≤ 1e-4), ballots for every warp".into());
+    table.notes.push(
+        "results checked against the CPU for every thread (relative error ≤ 1e-4), ballots for every warp"
+            .into(),
+    );
     table.notes.push("ballot (vote.sync.ballot): bit l set when lane l takes path A; a warp diverges when it is neither ffffffff nor 00000000".into());
     out.tables.push(table);
     Ok(out)

@@ -111,8 +111,17 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let out_buffer = DeviceBuffer::alloc(gpu, 32, "the chase's results")?;
     let mut out = ProbeOutput::default();
     let mut table = Table::new(
-        format!("p6 load latency: one thread chasing a random cycle of 128-byte-apart nodes, {TIMED_STEPS} loads"),
-        &["working set", "L1 allowed (.ca) cycles", ".ca ns", "L2 only (.cg) cycles", ".cg ns", "one lap visits every node"],
+        format!(
+            "p6 load latency: one thread chasing a random cycle of 128-byte-apart nodes, {TIMED_STEPS} loads"
+        ),
+        &[
+            "working set",
+            "L1 allowed (.ca) cycles",
+            ".ca ns",
+            "L2 only (.cg) cycles",
+            ".cg ns",
+            "one lap visits every node",
+        ],
     );
     let (mut cached_series, mut l2_series) = (Vec::new(), Vec::new());
     for log2 in WORKING_SETS_LOG2 {
@@ -127,14 +136,17 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             "not checked"
         };
         let mut row = vec![Cell::Text(size(bytes))];
-        for (kernel, series) in [("pointer_chase_cached", &mut cached_series), ("pointer_chase_l2", &mut l2_series)] {
+        for (kernel, series) in
+            [("pointer_chase_cached", &mut cached_series), ("pointer_chase_l2", &mut l2_series)]
+        {
             if nodes <= LAP_MAX_NODES {
                 chase(gpu, kernel, &chain, nodes as u64, &out_buffer)?; // one lap: warm what fits
             } else {
                 ctx.timer.flush_l2(gpu)?;
             }
             let timed = chase(gpu, kernel, &chain, TIMED_STEPS, &out_buffer)?;
-            let (cycles, ns) = (timed.cycles as f64 / TIMED_STEPS as f64, timed.nanos as f64 / TIMED_STEPS as f64);
+            let (cycles, ns) =
+                (timed.cycles as f64 / TIMED_STEPS as f64, timed.nanos as f64 / TIMED_STEPS as f64);
             row.push(Cell::Num(cycles, 0));
             row.push(Cell::Num(ns, 1));
             series.push((bytes as f64, ns));
@@ -142,7 +154,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         row.push(lap.into());
         table.push(row);
     }
-    let ns_at = |series: &[(f64, f64)], bytes: usize| series.iter().find(|p| p.0 == bytes as f64).map_or(f64::NAN, |p| p.1);
+    let ns_at = |series: &[(f64, f64)], bytes: usize| {
+        series.iter().find(|p| p.0 == bytes as f64).map_or(f64::NAN, |p| p.1)
+    };
     let (l1, l2, hbm) = (
         ns_at(&cached_series, 1 << *WORKING_SETS_LOG2.start()),
         ns_at(&l2_series, 1 << 20),

@@ -94,5 +94,8 @@ pub const PROBES: &[ProbeInfo] = &[
 
 /// The probes whose id starts with any of `patterns` (all for an empty list).
 pub fn select(patterns: &[String]) -> Vec<&'static ProbeInfo> {
-    PROBES.iter().filter(|p| patterns.is_empty() || patterns.iter().any(|q| p.id.starts_with(q.as_str()))).collect()
+    PROBES
+        .iter()
+        .filter(|p| patterns.is_empty() || patterns.iter().any(|q| p.id.starts_with(q.as_str())))
+        .collect()
 }

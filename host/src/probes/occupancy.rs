@@ -27,7 +27,15 @@ pub const BLOCKS_PER_SM: &[u32] = &[1, 2, 4, 8, 16, 32];
 const LOAD_BYTES: u32 = 16;
 
 /// One `stream_sum_ilpN` over `n` elements: zero the result, launch.
-fn launch_stream_sum(gpu: &Gpu, kernel: &str, input: &DeviceBuffer, result: &DeviceBuffer, n: usize, grid: u32, block: u32) -> Result<()> {
+fn launch_stream_sum(
+    gpu: &Gpu,
+    kernel: &str,
+    input: &DeviceBuffer,
+    result: &DeviceBuffer,
+    n: usize,
+    grid: u32,
+    block: u32,
+) -> Result<()> {
     assert!(n * 4 <= input.bytes() && block % 32 == 0, "input too small or block not whole warps");
     let function = gpu.function(kernel)?;
     result.fill_words(gpu, 0, 1)?;
@@ -52,7 +60,8 @@ pub fn check_stream_sum(
 ) -> Result<Option<String>> {
     launch_stream_sum(gpu, kernel, input, result, n, grid, block)?;
     let got = result.read::<i32>(gpu, 1)?[0];
-    Ok((got != expected).then(|| format!("{kernel}, {grid} blocks of {block}, n = {n}: sum {got}, expected {expected}")))
+    Ok((got != expected)
+        .then(|| format!("{kernel}, {grid} blocks of {block}, n = {n}: sum {got}, expected {expected}")))
 }
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
@@ -76,24 +85,30 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             let fits = gpu.full_wave(&function, block, 0)? / info.multiprocessors;
             for &per_sm in BLOCKS_PER_SM.iter().filter(|&&b| b <= fits) {
                 let grid = per_sm * info.multiprocessors;
-                if let Some(failure) = check_stream_sum(gpu, kernel, &input, &result, ELEMENTS, expected, grid, block)? {
+                if let Some(failure) =
+                    check_stream_sum(gpu, kernel, &input, &result, ELEMENTS, expected, grid, block)?
+                {
                     out.failures.push(failure);
                     continue;
                 }
-                let timing =
-                    ctx.timer.measure(gpu, || launch_stream_sum(gpu, kernel, &input, &result, ELEMENTS, grid, block))?;
+                let timing = ctx.timer.measure(gpu, || {
+                    launch_stream_sum(gpu, kernel, &input, &result, ELEMENTS, grid, block)
+                })?;
                 let gbs = (ELEMENTS * 4) as f64 / (timing.median_ms * 1e-3) / 1e9;
                 let threads_per_sm = per_sm * block;
                 let in_flight = f64::from(threads_per_sm * ilp * LOAD_BYTES);
-                rows.push((in_flight, vec![
-                    Cell::Int(i64::from(ilp)),
-                    Cell::Int(i64::from(block)),
-                    Cell::Int(i64::from(per_sm)),
-                    Cell::Num(100.0 * f64::from(threads_per_sm) / f64::from(info.max_threads_per_sm), 0),
-                    Cell::Num(in_flight / 1024.0, 1),
-                    Cell::Num(gbs, 0),
-                    Cell::Num(100.0 * gbs * 1e9 / peak, 1),
-                ]));
+                rows.push((
+                    in_flight,
+                    vec![
+                        Cell::Int(i64::from(ilp)),
+                        Cell::Int(i64::from(block)),
+                        Cell::Int(i64::from(per_sm)),
+                        Cell::Num(100.0 * f64::from(threads_per_sm) / f64::from(info.max_threads_per_sm), 0),
+                        Cell::Num(in_flight / 1024.0, 1),
+                        Cell::Num(gbs, 0),
+                        Cell::Num(100.0 * gbs * 1e9 / peak, 1),
+                    ],
+                ));
                 points.push((in_flight, gbs));
             }
         }
@@ -102,8 +117,20 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     }
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut table = Table::new(
-        format!("p5 latency hiding: sum of 2^{} i32, grid = blocks per SM × {} SMs", ELEMENTS.trailing_zeros(), info.multiprocessors),
-        &["loads per thread", "block", "blocks per SM", "occupancy %", "KiB in flight per SM", "GB/s", "% of theoretical"],
+        format!(
+            "p5 latency hiding: sum of 2^{} i32, grid = blocks per SM × {} SMs",
+            ELEMENTS.trailing_zeros(),
+            info.multiprocessors
+        ),
+        &[
+            "loads per thread",
+            "block",
+            "blocks per SM",
+            "occupancy %",
+            "KiB in flight per SM",
+            "GB/s",
+            "% of theoretical",
+        ],
     );
     for (_, row) in rows {
         table.push(row);

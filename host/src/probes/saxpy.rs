@@ -49,7 +49,13 @@ fn launch_saxpy(gpu: &Gpu, x: &DeviceBuffer, y: &DeviceBuffer, n: usize) -> Resu
 
 /// Fills `x` and `y` (streams `seed` and `seed ^ 0x5eed`), runs `saxpy` on `n` elements and
 /// checks every one against the CPU, and that `y` past `n` is untouched. `None` when right.
-pub fn check_saxpy(gpu: &Gpu, x: &DeviceBuffer, y: &DeviceBuffer, n: usize, seed: u64) -> Result<Option<String>> {
+pub fn check_saxpy(
+    gpu: &Gpu,
+    x: &DeviceBuffer,
+    y: &DeviceBuffer,
+    n: usize,
+    seed: u64,
+) -> Result<Option<String>> {
     let (seed_x, seed_y) = (seed, seed ^ 0x5eed);
     let capacity = y.bytes() / 4;
     fill_random_f32(gpu, x, n, seed_x)?;
@@ -61,7 +67,10 @@ pub fn check_saxpy(gpu: &Gpu, x: &DeviceBuffer, y: &DeviceBuffer, n: usize, seed
     if let Some(failure) = first_mismatch(&values, seed_x, seed_y) {
         return Ok(Some(failure));
     }
-    Ok(got[n..].iter().position(|&w| w != POISON).map(|i| format!("saxpy of {n} elements wrote y[{}]", n + i)))
+    Ok(got[n..]
+        .iter()
+        .position(|&w| w != POISON)
+        .map(|i| format!("saxpy of {n} elements wrote y[{}]", n + i)))
 }
 
 /// Written past the end of `y` before a check: an out-of-bounds write shows.

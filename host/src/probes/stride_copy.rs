@@ -52,15 +52,26 @@ fn launch_copy_16b(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, units: usi
 
 /// Copies `units` units with `copy_16b` over a poisoned destination and checks that the
 /// copy equals the source and that nothing past it was written. `None` when right.
-pub fn check_copy_16b(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, units: usize) -> Result<Option<String>> {
+pub fn check_copy_16b(
+    gpu: &Gpu,
+    src: &DeviceBuffer,
+    dst: &DeviceBuffer,
+    units: usize,
+) -> Result<Option<String>> {
     let words = dst.bytes() / 4;
     dst.fill_words(gpu, POISON, words)?;
     launch_copy_16b(gpu, src, dst, units)?;
     let (source, copy) = (src.read::<u32>(gpu, units * 4)?, dst.read::<u32>(gpu, words)?);
     if let Some(i) = (0..units * 4).find(|&i| copy[i] != source[i]) {
-        return Ok(Some(format!("copy_16b of {units} units: word {i} is {:#010x}, expected {:#010x}", copy[i], source[i])));
+        return Ok(Some(format!(
+            "copy_16b of {units} units: word {i} is {:#010x}, expected {:#010x}",
+            copy[i], source[i]
+        )));
     }
-    Ok(copy[units * 4..].iter().position(|&w| w != POISON).map(|i| format!("copy_16b of {units} units wrote word {}", units * 4 + i)))
+    Ok(copy[units * 4..]
+        .iter()
+        .position(|&w| w != POISON)
+        .map(|i| format!("copy_16b of {units} units wrote word {}", units * 4 + i)))
 }
 
 /// `copy_16b` of `elements` 4-byte elements, verified, then timed; GB/s counting the bytes
@@ -79,7 +90,13 @@ pub fn copy_ceiling_gbs(
 }
 
 /// One `stride_copy_f32` of `count` elements at `stride` between buffers of `elements`.
-fn launch_strided(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, count: usize, stride: usize) -> Result<()> {
+fn launch_strided(
+    gpu: &Gpu,
+    src: &DeviceBuffer,
+    dst: &DeviceBuffer,
+    count: usize,
+    stride: usize,
+) -> Result<()> {
     assert!(count * stride * 4 <= src.bytes().min(dst.bytes()), "strided copy past the end of a buffer");
     let function = gpu.function("stride_copy_f32")?;
     let grid = count.div_ceil(BLOCK as usize).max(1) as u32;
@@ -130,7 +147,15 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
 
     let mut table = Table::new(
         format!("p1 stride copy: dst[i·S] = src[i·S], f32, buffers of {} MiB", bytes >> 20),
-        &["stride", "elements", "median µs", "useful GB/s", "moved GB/s", "% of copy ceiling", "bytes moved per useful byte"],
+        &[
+            "stride",
+            "elements",
+            "median µs",
+            "useful GB/s",
+            "moved GB/s",
+            "% of copy ceiling",
+            "bytes moved per useful byte",
+        ],
     );
     let (mut useful_series, mut moved_series) = (Vec::new(), Vec::new());
     for &stride in STRIDES {

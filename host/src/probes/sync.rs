@@ -25,7 +25,8 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let gpu = ctx.gpu;
     let info = &gpu.info;
     let mut out = ProbeOutput::default();
-    let mut table = Table::new("p7 synchronization costs", &["what", "threads", "cycles", "µs", "how measured"]);
+    let mut table =
+        Table::new("p7 synchronization costs", &["what", "threads", "cycles", "µs", "how measured"]);
 
     let barrier = gpu.function("barrier_cost")?;
     let blocks = info.multiprocessors;
@@ -65,7 +66,8 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         launch()?;
     }
     stop.record(&gpu.stream).context("recording an event")?;
-    let per_launch_us = f64::from(start.elapsed_ms(&stop).context("timing launches")?) * 1e3 / LAUNCHES as f64;
+    let per_launch_us =
+        f64::from(start.elapsed_ms(&stop).context("timing launches")?) * 1e3 / LAUNCHES as f64;
     table.push(vec![
         "kernel launch boundary, back to back".into(),
         Cell::Int(32),

@@ -278,5 +278,8 @@ impl ReduceKernel {
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list), in
 /// ladder order.
 pub fn select(patterns: &[String]) -> Vec<&'static ReduceKernel> {
-    REDUCE_KERNELS.iter().filter(|k| patterns.is_empty() || patterns.iter().any(|p| k.id.starts_with(p.as_str()))).collect()
+    REDUCE_KERNELS
+        .iter()
+        .filter(|k| patterns.is_empty() || patterns.iter().any(|p| k.id.starts_with(p.as_str())))
+        .collect()
 }

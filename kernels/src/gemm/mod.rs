@@ -14,6 +14,7 @@
 //! | [`g07_bank_conflict_free`] | a padded A tile and split B columns: no bank conflicts |
 //! | [`g08_double_buffer`] | two copies of each tile; B by `cp.async`, A prefetched: loads overlap math |
 //! | [`g09_warp_tiling`] | each warp owns a compact 32 × 64 piece: a third less shared traffic |
+//! | [`t1_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -28,3 +29,4 @@ pub mod g06_vectorized;
 pub mod g07_bank_conflict_free;
 pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
+pub mod t1_mma_sync;

@@ -284,6 +284,19 @@ fn gemm_trials(trials: &mut Vec<Trial>) {
     for kernel in GEMM_KERNELS {
         trials.push(Trial::test(format!("{}/awkward_shapes", kernel.id), move || {
             for &shape in GEMM_SHAPES {
+                let (m, n, k) = shape;
+                if let Some(refusal) = kernel.refusal(m, n, k) {
+                    with_gemm_bench(kernel.precision, shape, |bench| match bench.check_kernel(kernel) {
+                        Err(e) if e.to_string() == refusal => Ok(()),
+                        Err(e) => Err(format!(
+                            "{} on {shape:?}: refused with `{e}`, expected `{refusal}`",
+                            kernel.id
+                        )
+                        .into()),
+                        Ok(_) => Err(format!("{} ran on {shape:?}, which it must refuse", kernel.id).into()),
+                    })?;
+                    continue;
+                }
                 with_gemm_bench(kernel.precision, shape, |bench| {
                     let check = bench.check_kernel(kernel).map_err(|e| e.to_string())?;
                     if check.passed() {

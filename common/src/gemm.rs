@@ -44,3 +44,20 @@ pub mod t1 {
     pub const BK: u32 = 16;
     pub const THREADS: u32 = 128;
 }
+
+/// t2 (`ldmatrix`, swizzled tiles): a 128 × 128 block tile of 8 warps (2 × 4, each 64 × 32),
+/// k steps of 32; A, B and N, K rows read 16 bytes at a time.
+pub mod t2 {
+    pub const BM: u32 = 128;
+    pub const BN: u32 = 128;
+    pub const BK: u32 = 32;
+    pub const THREADS: u32 = 256;
+    /// K and N must be multiples of this (16-byte rows of 16-bit values).
+    pub const ALIGN: u32 = 8;
+}
+
+/// t3 (multi-stage `cp.async` pipeline): t2's tiles, `STAGES` k tiles in flight.
+pub mod t3 {
+    pub use super::t2::{ALIGN, BK, BM, BN, THREADS};
+    pub const STAGES: u32 = 3;
+}

@@ -240,6 +240,10 @@ fn run_gemm(
                 ));
                 continue;
             }
+            if let Some(refusal) = kernel.refusal(m, n, k) {
+                table.notes.push(format!("refused before launch: {refusal}"));
+                continue;
+            }
             let check = bench.check_kernel(kernel)?;
             all_passed &= check.passed();
             let timing = if check.passed() && !verify_only {

@@ -1,6 +1,6 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
-use common::gemm::{TILE, g04, g05, g06, t1};
+use common::gemm::{TILE, g04, g05, g06, t1, t2, t3};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,9 +64,20 @@ pub struct GemmKernel {
     pub precision: Precision,
     /// The compute capability the kernel needs, ×10 (tensor-core `mma.sync` needs 80).
     pub min_arch: u32,
+    /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
+    /// values); 1 when any shape works.
+    pub kn_multiple: u32,
 }
 
 impl GemmKernel {
+    /// Why this kernel refuses an `m × n × k` product, or `None` when it takes it.
+    pub fn refusal(&self, _m: u32, n: u32, k: u32) -> Option<String> {
+        let q = self.kn_multiple;
+        (n % q != 0 || k % q != 0).then(|| {
+            format!("{} needs K and N multiples of {q} (16-byte rows), got N = {n}, K = {k}", self.id)
+        })
+    }
+
     /// The grid that covers an `m × n` C.
     pub fn grid(&self, m: u32, n: u32) -> (u32, u32) {
         let (rows, cols) = (m.div_ceil(self.tile.0), n.div_ceil(self.tile.1));
@@ -88,6 +99,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::RowsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g02_coalesced",
@@ -97,6 +109,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g03_shared_tiles",
@@ -106,6 +119,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g04_register_1d",
@@ -115,6 +129,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g05_register_2d",
@@ -124,6 +139,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g06_vectorized",
@@ -133,6 +149,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g07_bank_conflict_free",
@@ -142,6 +159,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g08_double_buffer",
@@ -151,6 +169,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "g09_warp_tiling",
@@ -160,6 +179,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F32,
         min_arch: 70,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "t1_mma_sync_f16",
@@ -169,6 +189,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::F16,
         min_arch: 80,
+        kn_multiple: 1,
     },
     GemmKernel {
         id: "t1_mma_sync_bf16",
@@ -178,6 +199,47 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         grid_map: GridMap::ColumnsOnX,
         precision: Precision::Bf16,
         min_arch: 80,
+        kn_multiple: 1,
+    },
+    GemmKernel {
+        id: "t2_ldmatrix_f16",
+        summary: "ldmatrix from swizzled tiles, 128 × 128 × 32",
+        block: (t2::THREADS, 1),
+        tile: (t2::BM, t2::BN),
+        grid_map: GridMap::ColumnsOnX,
+        precision: Precision::F16,
+        min_arch: 80,
+        kn_multiple: t2::ALIGN,
+    },
+    GemmKernel {
+        id: "t2_ldmatrix_bf16",
+        summary: "ldmatrix from swizzled tiles, 128 × 128 × 32",
+        block: (t2::THREADS, 1),
+        tile: (t2::BM, t2::BN),
+        grid_map: GridMap::ColumnsOnX,
+        precision: Precision::Bf16,
+        min_arch: 80,
+        kn_multiple: t2::ALIGN,
+    },
+    GemmKernel {
+        id: "t3_pipeline_f16",
+        summary: "3-stage cp.async pipeline",
+        block: (t3::THREADS, 1),
+        tile: (t3::BM, t3::BN),
+        grid_map: GridMap::ColumnsOnX,
+        precision: Precision::F16,
+        min_arch: 80,
+        kn_multiple: t3::ALIGN,
+    },
+    GemmKernel {
+        id: "t3_pipeline_bf16",
+        summary: "3-stage cp.async pipeline",
+        block: (t3::THREADS, 1),
+        tile: (t3::BM, t3::BN),
+        grid_map: GridMap::ColumnsOnX,
+        precision: Precision::Bf16,
+        min_arch: 80,
+        kn_multiple: t3::ALIGN,
     },
 ];
 

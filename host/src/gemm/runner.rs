@@ -75,6 +75,9 @@ impl<'g> GemmBench<'g> {
                 precision.name()
             )));
         }
+        if let Some(refusal) = kernel.refusal(m, n, k) {
+            return Err(Error::new(refusal));
+        }
         let (major, minor) = self.gpu.info.compute_capability;
         if major * 10 + minor < kernel.min_arch {
             return Err(Error::new(format!(

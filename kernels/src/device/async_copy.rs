@@ -12,7 +12,7 @@ use core::arch::asm;
 /// `dst` is a 16-byte aligned shared address of 16 writable bytes; `src` is a 16-byte
 /// aligned global address of `src_bytes` readable bytes (any valid address when 0).
 #[inline(always)]
-pub unsafe fn cp_async_16(dst: u32, src: *const f32, src_bytes: u32) {
+pub unsafe fn cp_async_16<T>(dst: u32, src: *const T, src_bytes: u32) {
     // SAFETY: the caller guarantees both ranges.
     unsafe {
         asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {s}; cp.async.cg.shared.global [{d}], [g], 16, {n}; }}",
@@ -40,6 +40,15 @@ pub unsafe fn cp_async_4(dst: u32, src: *const f32, src_bytes: u32) {
 pub fn cp_async_commit() {
     // SAFETY: no operands.
     unsafe { asm!("cp.async.commit_group;", options(nostack)) }
+}
+
+/// `cp.async.wait_group N;`: waits until at most `N` of this thread's most recent copy
+/// groups are still in flight (so all older groups have landed): the heart of a
+/// multi-stage pipeline.
+#[inline(always)]
+pub fn cp_async_wait_group<const N: u32>() {
+    // SAFETY: no memory operands; N is an immediate.
+    unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) }
 }
 
 /// `cp.async.wait_all;`: waits until all of this thread's copies have landed.

@@ -1,4 +1,5 @@
-//! Tensor-core matrix multiply-accumulate, warp-wide (`mma.sync`, sm_80+).
+//! Tensor-core matrix multiply-accumulate, warp-wide (`mma.sync`, sm_80+), and the
+//! `ldmatrix` loads that fill its fragments from shared memory.
 //!
 //! `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` multiplies a 16 × 16
 //! tile of A by a 16 × 8 tile of B and adds a 16 × 8 f32 tile, all 32 lanes together. Each
@@ -43,3 +44,45 @@ macro_rules! mma_m16n8k16 {
 
 mma_m16n8k16!(mma_m16n8k16_f16, "f16");
 mma_m16n8k16!(mma_m16n8k16_bf16, "bf16");
+
+/// `ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0,r1,r2,r3}, [addr];`: the warp loads four
+/// 8 × 8 matrices of 16-bit values from shared memory straight into fragment registers.
+/// Lane `l` gives the address of row `l % 8` of matrix `l / 8` (16 contiguous bytes); each
+/// lane receives, for matrix `i`, register `r[i]` holding row `lane / 4`, columns
+/// `2·(lane % 4)` and `2·(lane % 4) + 1`: the A-fragment layout of `mma.m16n8k16` when the
+/// four matrices are (rows 0–7, k 0–7), (rows 8–15, k 0–7), (rows 0–7, k 8–15),
+/// (rows 8–15, k 8–15).
+///
+/// # Safety
+/// Every lane of the warp calls it; `address` is a 16-byte aligned shared address of 16
+/// readable bytes.
+#[inline(always)]
+pub unsafe fn ldmatrix_x4(address: u32) -> [u32; 4] {
+    let (r0, r1, r2, r3): (u32, u32, u32, u32);
+    // SAFETY: the caller guarantees the warp and the address.
+    unsafe {
+        asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+             r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3, a = in(reg32) address,
+             options(nostack, readonly))
+    };
+    [r0, r1, r2, r3]
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`: as [`ldmatrix_x4`], each matrix
+/// transposed on the way. From a row-major `B[k][n]` tile, matrices (k 0–7, n), (k 8–15, n),
+/// (k 0–7, n + 8), (k 8–15, n + 8) give the B fragments (`b[0]`, `b[1]`) of two adjacent
+/// n8 tiles.
+///
+/// # Safety
+/// As [`ldmatrix_x4`].
+#[inline(always)]
+pub unsafe fn ldmatrix_x4_trans(address: u32) -> [u32; 4] {
+    let (r0, r1, r2, r3): (u32, u32, u32, u32);
+    // SAFETY: the caller guarantees the warp and the address.
+    unsafe {
+        asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+             r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3, a = in(reg32) address,
+             options(nostack, readonly))
+    };
+    [r0, r1, r2, r3]
+}

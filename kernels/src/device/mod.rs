@@ -26,7 +26,7 @@
 //! | [`atomic`] | `red` and `atom` on global memory, fences |
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
 //! | [`async_copy`] | `cp.async` global → shared copies, their groups and waits |
-//! | [`mma`] | tensor-core `mma.sync.m16n8k16` (f16 and bf16 in, f32 accumulate) and its fragments |
+//! | [`mma`] | tensor-core `mma.sync.m16n8k16` (f16 and bf16 in, f32 accumulate), `ldmatrix` |
 //! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |
 //! | [`unroll`] | `unroll!`: loop copies with constant indices, where LLVM would keep a loop |
 

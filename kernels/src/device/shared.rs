@@ -105,6 +105,23 @@ shared_access!(u32, "u32", reg32);
 shared_access!(u64, "u64", reg64);
 shared_access!(f32, "f32", reg32);
 
+impl SharedArray<u32> {
+    /// `st.shared.v4.b32 [addr], {a,b,c,d};` writes elements `index..index + 4` (16 bytes,
+    /// e.g. eight 16-bit values) in one access.
+    ///
+    /// # Safety
+    /// `index` is a multiple of 4 and `index + 4` lies inside the array; no other thread
+    /// accesses those elements until a barrier orders the accesses.
+    #[inline(always)]
+    pub unsafe fn store_v4(self, index: u32, v: [u32; 4]) {
+        // SAFETY: the caller keeps the four words inside the array, 16-byte aligned.
+        unsafe {
+            asm!("st.shared.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg32) self.address(index), a = in(reg32) v[0],
+                 b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3], options(nostack))
+        }
+    }
+}
+
 impl SharedArray<f32> {
     /// `ld.shared.v4.f32 {a,b,c,d}, [addr];` reads elements `index..index + 4` in one
     /// 16-byte access.

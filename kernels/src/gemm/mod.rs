@@ -15,6 +15,8 @@
 //! | [`g08_double_buffer`] | two copies of each tile; B by `cp.async`, A prefetched: loads overlap math |
 //! | [`g09_warp_tiling`] | each warp owns a compact 32 × 64 piece: a third less shared traffic |
 //! | [`t1_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
+//! | [`t2_ldmatrix_swizzle`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
+//! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -30,3 +32,5 @@ pub mod g07_bank_conflict_free;
 pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
 pub mod t1_mma_sync;
+pub mod t2_ldmatrix_swizzle;
+pub mod t3_pipeline;

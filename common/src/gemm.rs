@@ -61,3 +61,10 @@ pub mod t3 {
     pub use super::t2::{ALIGN, BK, BM, BN, THREADS};
     pub const STAGES: u32 = 3;
 }
+
+/// t4 (larger warp tiles): t3's 128 × 128 × 32 block tile and pipeline, but 4 warps of
+/// 64 × 64 each.
+pub mod t4 {
+    pub use super::t3::{ALIGN, BK, BM, BN, STAGES};
+    pub const THREADS: u32 = 128;
+}

@@ -1,6 +1,6 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
-use common::gemm::{TILE, g04, g05, g06, t1, t2, t3};
+use common::gemm::{TILE, g04, g05, g06, t1, t2, t3, t4};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -240,6 +240,26 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         precision: Precision::Bf16,
         min_arch: 80,
         kn_multiple: t3::ALIGN,
+    },
+    GemmKernel {
+        id: "t4_warp_tile_f16",
+        summary: "64 × 64 warp tiles, 4 warps",
+        block: (t4::THREADS, 1),
+        tile: (t4::BM, t4::BN),
+        grid_map: GridMap::ColumnsOnX,
+        precision: Precision::F16,
+        min_arch: 80,
+        kn_multiple: t4::ALIGN,
+    },
+    GemmKernel {
+        id: "t4_warp_tile_bf16",
+        summary: "64 × 64 warp tiles, 4 warps",
+        block: (t4::THREADS, 1),
+        tile: (t4::BM, t4::BN),
+        grid_map: GridMap::ColumnsOnX,
+        precision: Precision::Bf16,
+        min_arch: 80,
+        kn_multiple: t4::ALIGN,
     },
 ];
 

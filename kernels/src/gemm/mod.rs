@@ -17,6 +17,7 @@
 //! | [`t1_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
 //! | [`t2_ldmatrix_swizzle`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
+//! | [`t4_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -34,3 +35,4 @@ pub mod g09_warp_tiling;
 pub mod t1_mma_sync;
 pub mod t2_ldmatrix_swizzle;
 pub mod t3_pipeline;
+pub mod t4_warp_tile;

@@ -10,6 +10,8 @@
 //!       `t % STAGES`, a prologue that fills two stages, one barrier per k step.
 //! Cost: 48 KB of shared memory (3 × 16 KB), the static maximum.
 //! Requires: K and N multiples of 8, as t2.
+//! Result: 314 TFLOP/s at 4096³ and 332 at 8192³ on an H200 (f16; bf16 315 and 340), 41–43 %
+//!       of cuBLAS GemmEx in the same run (2026-11-22): 1.55× t2.
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};

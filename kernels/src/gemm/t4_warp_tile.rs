@@ -12,6 +12,9 @@
 //! Requires: K and N multiples of 8, as t2.
 //! Result: 342 TFLOP/s at 4096³ and 370 at 8192³ on an H200 (f16; bf16 344 and 370), 45–48 %
 //!       of cuBLAS GemmEx in the same run (2026-11-22): 1.10× t3, short of the 60 % goal.
+//! Tried and dropped: a 128 × 256 block of 8 such warps with three stages in 72 KB of
+//!       dynamic shared memory (224 registers, one block per SM) ran 309 TFLOP/s at 4096³
+//!       and 329 at 8192³, slower than this tile.
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};

@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes sass sanitize-tests
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes gemm sass sanitize-tests
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -29,6 +29,9 @@ for part in $parts; do
             done ;;
     probes) $b/host -k p --json "$out/probes.json" --plots "$out" > "$out/probes.txt" 2> "$out/probes-progress.log"
             cat "$out/probes.txt" ;;
+    gemm) # the GEMM ladder beside cuBLAS on the shapes of the benchmark notes
+            $b/host -k g,t --gemm 1024,4096,8192,4097,4096x1x777,1000x1000x1000 --json "$out/gemm.json" > "$out/gemm.txt" 2> /tmp/gemm-progress.log
+            echo "host exit $?" ;;
     sass) # the divergence kernels in SASS: branches and their reconvergence (BSSY/BSYNC) or selects
             ptxas -arch=sm_90 $b/ptx/sm_90/kernels.ptx -o /tmp/kernels.cubin
             for k in uniform_by_warp diverge_by_lane predicated_by_lane; do

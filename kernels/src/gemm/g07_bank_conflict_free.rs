@@ -11,7 +11,7 @@
 //!         group read 32 consecutive floats, one per bank.
 //! Changes from g06: the A tile's stride (`BM + A_PAD`), and which 8 columns of the
 //!       block tile a thread computes (two groups of 4, 64 apart).
-//! Cost: 16 more bytes of shared memory per k-row of A (512 in all).
+//! Cost: 16 more bytes of shared memory per k-row of A (512 in all); 93 registers, as g06.
 //! Bottleneck left: every k step loads its tiles, waits at a barrier, computes, and waits
 //!       again: the loads of the next tile do not overlap the math of this one (g08).
 //! Result: 32.4 TFLOP/s at 4096³ (1.07× g06), 63.4 % of cuBLAS.

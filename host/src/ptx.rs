@@ -64,8 +64,8 @@ pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(u32, String)> {
     let Some(arch) = pick_arch(&archs, major, minor) else {
         let built: Vec<String> = archs.iter().map(|a| format!("sm_{a}")).collect();
         return Err(Error::new(format!(
-            "the device is sm_{major}{minor} but the PTX was built for {} only: the oldest supported is sm_70; \
-             build for this device with `cargo xtask build-ptx --arch sm_{major}{minor}`",
+            "the device is sm_{major}{minor} but the PTX was built for {} only; the kernels need sm_80 or newer \
+             (they use cp.async and mma.sync); for a newer device, `cargo xtask build-ptx --arch sm_{major}{minor}`",
             built.join(", ")
         )));
     };

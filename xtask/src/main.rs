@@ -56,9 +56,10 @@ fn parse_archs(args: &[String]) -> Result<Vec<String>> {
             let archs: Vec<String> = list.split(',').map(|a| a.trim().to_string()).collect();
             for arch in &archs {
                 let number = arch.strip_prefix("sm_").unwrap_or("");
-                if number.len() < 2 || !number.chars().all(|c| c.is_ascii_digit()) || number < "70" {
+                if number.len() < 2 || !number.chars().all(|c| c.is_ascii_digit()) || number < "80" {
                     return Err(format!(
-                        "`{arch}` is not an arch these kernels support: give sm_70 or newer, e.g. --arch sm_80,sm_90"
+                        "`{arch}` is not an arch these kernels support (they use cp.async and mma.sync): \
+                         give sm_80 or newer, e.g. --arch sm_80,sm_90"
                     ));
                 }
             }

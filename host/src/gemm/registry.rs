@@ -62,7 +62,9 @@ pub struct GemmKernel {
     pub tile: (u32, u32),
     pub grid_map: GridMap,
     pub precision: Precision,
-    /// The compute capability the kernel needs, ×10 (tensor-core `mma.sync` needs 80).
+    /// The compute capability the kernel needs, ×10. Every kernel of the module needs 80
+    /// (the PTX holds `cp.async` and `mma.sync`); the field is for kernels that need more
+    /// (sm_90a's `wgmma`).
     pub min_arch: u32,
     /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
     /// values); 1 when any shape works.
@@ -103,7 +105,7 @@ const fn fp32(
         tile,
         grid_map,
         precision: Precision::F32,
-        min_arch: 70,
+        min_arch: 80,
         kn_multiple: 1,
     }
 }

@@ -6,15 +6,18 @@
 //!       32 × 64 piece, and the lanes of a warp 4 × 8 inside it: per k step a warp reads 32
 //!       values of A and 64 of B (384 bytes), a third less shared-memory traffic for the
 //!       same 2048 FMAs. The block → warp → thread hierarchy mirrors the hardware's.
-//! Changes from g08: only which rows and columns a thread computes (`warp_row`,
-//!       `warp_col`, `lane_row`, `lane_col`); loads, buffers and the pipeline are g08's.
+//! Changes from g08: which rows and columns a thread computes (`warp_row`, `warp_col`,
+//!       `lane_row`, `lane_col`), and a k tile of 16 instead of 8 (two 16-byte pieces of
+//!       A and of B per thread per tile), so each barrier covers twice the FMAs; the
+//!       buffers and the pipeline are g08's.
 //! Bank conflicts: the 8 lanes served together by a 16-byte shared load share a lane row
 //!       and read 32 consecutive floats of B (one per bank) and one address of A
 //!       (a broadcast).
-//! Cost: 109 registers, 16.3 KB of shared memory. (ptxas -v, sm_90)
-//! Result: 41.2 TFLOP/s at 4096³ (1.01× g08), 80.6 % of cuBLAS; 41.7 (81.6 %) at 8192³. The
-//!       third less shared traffic bought 1 %: at 2 blocks (16 warps) per SM and 8 k steps per
-//!       barrier, shared bandwidth was no longer the limit. Still short of the 90 % goal.
+//! Cost: 114 registers, 32.5 KB of shared memory (ptxas -v, sm_90).
+//! Result: 42.2 TFLOP/s at 4096³ (1.03× g08), 82.1 % of cuBLAS; 42.6 (83.5 %) at 8192³, on
+//!       an H200 (2026-11-22). With the k tile of 8, warp tiling alone bought 1 % (41.2
+//!       TFLOP/s): at 2 blocks (16 warps) per SM, shared bandwidth was no longer the limit;
+//!       the deeper k tile bought 2 % more. Still short of the 90 % goal.
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
@@ -22,7 +25,7 @@ use crate::device::shared::SharedArray;
 use crate::device::load::{load_readonly_f32x4, store_f32x4};
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::g06::{A_PAD, BK, BM, BN, THREADS, TM, TN};
+use common::gemm::g06::{A_PAD, BM, BN, THREADS, TM, TN};
 use kernel_macros::kernel;
 
 /// The warp grid of a block (4 × 2 warps) and each warp's piece of the 128 × 128 tile.
@@ -32,6 +35,12 @@ const WARP_TILE_N: u32 = BN / WARP_COLS;
 /// Lanes across one warp's piece: 8 columns of threads, each 4 + 4 columns wide.
 const LANE_COLS: u32 = 8;
 const _: () = assert!(THREADS / WARP_SIZE == 4 * WARP_COLS && WARP_TILE_M == 4 * TM && WARP_TILE_N == LANE_COLS * 8);
+
+/// k values per tile: twice g08's, so each barrier covers 16 k steps of FMAs.
+const BK: u32 = 16;
+/// 16-byte pieces each thread loads per tile, of A and of B.
+const A_PIECES: u32 = BM * BK / 4 / THREADS;
+const B_PIECES: u32 = BK * BN / 4 / THREADS;
 
 /// Floats in one copy of the A tile (transposed and padded) and of the B tile.
 const A_TILE: u32 = BK * (BM + A_PAD);
@@ -106,19 +115,35 @@ pub unsafe fn g09_warp_tiling(a: *const f32, b: *const f32, c: *mut f32, m: u32,
     let (lane_row, lane_col) = (lane / LANE_COLS, lane % LANE_COLS);
     let first_row_in_tile = warp_row * WARP_TILE_M + lane_row * TM;
     let first_col_in_tile = warp_col * WARP_TILE_N + lane_col * 4;
-    let (a_row, a_col4) = (tid / (BK / 4), tid % (BK / 4));
-    let (b_row, b_col4) = (tid / (BN / 4), tid % (BN / 4));
+    // Piece i of this thread: (row, 16-byte column) in the A tile and in the B tile.
+    let a_piece = |i: u32| ((tid + i * THREADS) / (BK / 4), (tid + i * THREADS) % (BK / 4));
+    let b_piece = |i: u32| ((tid + i * THREADS) / (BN / 4), (tid + i * THREADS) % (BN / 4));
     let mut results = [0.0f32; (TM * TN) as usize];
     let tiles = k.div_ceil(BK);
     // SAFETY (all the closures below): bounds handled by `load4` and by the copies' byte
     // counts; tile indices below one copy's size, offset by `buf · size` into two copies.
-    let store_a = |buf: u32, v: [f32; 4]| {
-        for e in 0..4 {
-            unsafe { a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize]) };
+    let load_a = |t: u32| -> [[f32; 4]; A_PIECES as usize] {
+        core::array::from_fn(|i| {
+            let (a_row, a_col4) = a_piece(i as u32);
+            unsafe { load4(a, m, k, row0 + a_row, t * BK + a_col4 * 4) }
+        })
+    };
+    let store_a = |buf: u32, pieces: [[f32; 4]; A_PIECES as usize]| {
+        for (i, v) in pieces.iter().enumerate() {
+            let (a_row, a_col4) = a_piece(i as u32);
+            for e in 0..4 {
+                unsafe { a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize]) };
+            }
         }
     };
-    let copy_b = |buf: u32, t: u32| unsafe { copy_b_piece(b_tile, buf * B_TILE + b_row * BN + b_col4 * 4, b, k, n, t * BK + b_row, col0 + b_col4 * 4) };
-    store_a(0, unsafe { load4(a, m, k, row0 + a_row, a_col4 * 4) });
+    let copy_b = |buf: u32, t: u32| {
+        for i in 0..B_PIECES {
+            let (b_row, b_col4) = b_piece(i);
+            let index = buf * B_TILE + b_row * BN + b_col4 * 4;
+            unsafe { copy_b_piece(b_tile, index, b, k, n, t * BK + b_row, col0 + b_col4 * 4) };
+        }
+    };
+    store_a(0, load_a(0));
     copy_b(0, 0);
     cp_async_commit();
     cp_async_wait_all();
@@ -128,7 +153,7 @@ pub unsafe fn g09_warp_tiling(a: *const f32, b: *const f32, c: *mut f32, m: u32,
         let prefetched = if t + 1 < tiles {
             copy_b(next, t + 1);
             cp_async_commit();
-            Some(unsafe { load4(a, m, k, row0 + a_row, (t + 1) * BK + a_col4 * 4) })
+            Some(load_a(t + 1))
         } else {
             None
         };

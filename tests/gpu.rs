@@ -182,8 +182,9 @@ fn probe_trials(trials: &mut Vec<Trial>) {
         let elements = 1_000_003;
         let (src, dst) = (buffer(gpu, elements * 4)?, buffer(gpu, elements * 4)?);
         host::inputs::fill_random_i32(gpu, &src, elements, host::clock_seed()).map_err(|e| e.to_string())?;
+        let source = src.read::<u32>(gpu, elements).map_err(|e| e.to_string())?;
         for &stride in stride_copy::STRIDES.iter().chain(&[3, 7]) {
-            verdict(stride_copy::check_stride_copy(gpu, &src, &dst, elements, stride))?;
+            verdict(stride_copy::check_stride_copy(gpu, &source, &src, &dst, stride))?;
         }
         for units in [1, 31, 250_000] {
             verdict(stride_copy::check_copy_16b(gpu, &src, &dst, units))?;

@@ -5,8 +5,9 @@ use crate::ptx;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
 use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// One kernel argument, by the PTX parameter type it fills: `.u64` (pointers, `usize`,
 /// `u64`), `.u32` or `.f32`.
@@ -97,6 +98,9 @@ pub struct Gpu {
     module: Arc<CudaModule>,
     ptx_entries: Vec<String>,
     ptx: String,
+    /// Kernels already looked up: `function` runs inside timed loops, so it must cost a
+    /// hash lookup, not a module search and a driver call.
+    functions: Mutex<HashMap<String, CudaFunction>>,
 }
 
 /// Why this machine has no GPU to run on (no driver library, or no device), or `None`
@@ -161,17 +165,23 @@ impl Gpu {
         let ptx_entries = ptx::entry_points(&text).into_iter().map(String::from).collect();
         let module = ctx.load_module(Ptx::from_src(text.clone())).context("loading the PTX")?;
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, info, module, ptx_entries, ptx: text })
+        Ok(Gpu { ctx, stream, info, module, ptx_entries, ptx: text, functions: Mutex::default() })
     }
 
-    /// The kernel `name` from the PTX.
+    /// The kernel `name` from the PTX (looked up once, then cached).
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut functions = self.functions.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(function) = functions.get(name) {
+            return Ok(function.clone());
+        }
         if !self.ptx_entries.iter().any(|e| e == name) {
             return Err(Error::new(format!(
                 "kernel `{name}` is not in the PTX: rebuild it with `cargo xtask build-ptx`"
             )));
         }
-        self.module.load_function(name).context(&format!("loading kernel `{name}`"))
+        let function = self.module.load_function(name).context(&format!("loading kernel `{name}`"))?;
+        functions.insert(name.to_string(), function.clone());
+        Ok(function)
     }
 
     /// The PTX text of entry point `name`, from `.entry` to its closing brace.

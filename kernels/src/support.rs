@@ -6,6 +6,21 @@ use crate::device::load::I32x4;
 use common::input::{random_f32, random_i32};
 use kernel_macros::kernel;
 
+/// `out[i] = value(i)` for `i < n`, with a grid-stride loop (so any grid covers any `n`):
+/// the body of every fill kernel below.
+///
+/// # Safety
+/// `out` points to `n` writable `T` in global memory.
+#[inline(always)]
+unsafe fn fill<T>(out: *mut T, n: usize, value: impl Fn(u64) -> T) {
+    let mut i = global_thread_idx();
+    while i < n {
+        // SAFETY: i < n and the caller guarantees `out` holds n elements.
+        unsafe { *out.add(i) = value(i as u64) };
+        i += grid_threads();
+    }
+}
+
 /// Writes `out[i] = random_i32(seed, i)` for `i < n` (a grid-stride loop, so any grid
 /// covers any `n`). The host computes the same function for its reference.
 ///
@@ -13,12 +28,8 @@ use kernel_macros::kernel;
 /// `out` points to `n` writable `i32` in global memory.
 #[kernel]
 pub unsafe fn fill_random_i32(out: *mut i32, n: usize, seed: u64) {
-    let mut i = global_thread_idx();
-    while i < n {
-        // SAFETY: i < n and the caller guarantees `out` holds n elements.
-        unsafe { *out.add(i) = random_i32(seed, i as u64) };
-        i += grid_threads();
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { fill(out, n, |i| random_i32(seed, i)) }
 }
 
 /// Writes `out[i] = random_f32(seed, i)` for `i < n`, like [`fill_random_i32`].
@@ -27,12 +38,8 @@ pub unsafe fn fill_random_i32(out: *mut i32, n: usize, seed: u64) {
 /// `out` points to `n` writable `f32` in global memory.
 #[kernel]
 pub unsafe fn fill_random_f32(out: *mut f32, n: usize, seed: u64) {
-    let mut i = global_thread_idx();
-    while i < n {
-        // SAFETY: i < n and the caller guarantees `out` holds n elements.
-        unsafe { *out.add(i) = random_f32(seed, i as u64) };
-        i += grid_threads();
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { fill(out, n, |i| random_f32(seed, i)) }
 }
 
 /// Reads `units` 16-byte units of `buffer` with plain (cache-allocating) loads, so that
@@ -67,12 +74,8 @@ pub unsafe fn l2_flush_read(buffer: *const I32x4, units: usize, sink: *mut i32) 
 /// `out` points to `n` writable `u16` in global memory.
 #[kernel]
 pub unsafe fn fill_random_f16(out: *mut u16, n: usize, seed: u64) {
-    let mut i = global_thread_idx();
-    while i < n {
-        // SAFETY: i < n and the caller guarantees `out` holds n elements.
-        unsafe { *out.add(i) = common::input::f16_bits_exact(common::input::random_f16_value(seed, i as u64)) };
-        i += grid_threads();
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { fill(out, n, |i| common::input::f16_bits_exact(common::input::random_f16_value(seed, i))) }
 }
 
 /// Writes `out[i]` = the bf16 bits of `random_bf16_value(seed, i)` for `i < n`.
@@ -81,10 +84,6 @@ pub unsafe fn fill_random_f16(out: *mut u16, n: usize, seed: u64) {
 /// `out` points to `n` writable `u16` in global memory.
 #[kernel]
 pub unsafe fn fill_random_bf16(out: *mut u16, n: usize, seed: u64) {
-    let mut i = global_thread_idx();
-    while i < n {
-        // SAFETY: i < n and the caller guarantees `out` holds n elements.
-        unsafe { *out.add(i) = common::input::bf16_bits_exact(common::input::random_bf16_value(seed, i as u64)) };
-        i += grid_threads();
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { fill(out, n, |i| common::input::bf16_bits_exact(common::input::random_bf16_value(seed, i))) }
 }

@@ -107,18 +107,19 @@ fn launch_strided(
 }
 
 /// Runs one strided copy of `elements / stride` elements over a poisoned destination and
-/// checks that exactly the elements `i · stride` landed. `None` when right.
+/// checks that exactly the elements `i · stride` landed; `source` is the first `elements`
+/// words of `src` as the host read them. `None` when right.
 pub fn check_stride_copy(
     gpu: &Gpu,
+    source: &[u32],
     src: &DeviceBuffer,
     dst: &DeviceBuffer,
-    elements: usize,
     stride: usize,
 ) -> Result<Option<String>> {
-    let count = elements / stride;
+    let (elements, count) = (source.len(), source.len() / stride);
     dst.fill_words(gpu, POISON, elements)?;
     launch_strided(gpu, src, dst, count, stride)?;
-    Ok(strided_mismatch(&src.read::<u32>(gpu, elements)?, &dst.read::<u32>(gpu, elements)?, stride, count))
+    Ok(strided_mismatch(source, &dst.read::<u32>(gpu, elements)?, stride, count))
 }
 
 /// The first element where a strided copy went wrong: copied elements must equal the
@@ -158,9 +159,10 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         ],
     );
     let (mut useful_series, mut moved_series) = (Vec::new(), Vec::new());
+    let source = src.read::<u32>(gpu, ELEMENTS)?;
     for &stride in STRIDES {
         let count = ELEMENTS / stride;
-        if let Some(failure) = check_stride_copy(gpu, &src, &dst, ELEMENTS, stride)? {
+        if let Some(failure) = check_stride_copy(gpu, &source, &src, &dst, stride)? {
             out.failures.push(failure);
             continue;
         }

@@ -5,7 +5,7 @@ use common::input::random_i32;
 use host::cli::Options;
 use host::cli::parse_size;
 use host::probes::{self, PROBES};
-use host::ptx::{self, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
+use host::ptx::{self, Arch, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
 use host::reduce::reference::{reference_sum, sum_range};
 use host::reduce::registry::{BlockShape, REDUCE_KERNELS, select};
 use host::timing::median;
@@ -130,10 +130,32 @@ fn grids_cover_every_element_and_never_vanish() {
 
 #[test]
 fn arch_choice_takes_the_newest_the_device_runs() {
-    assert_eq!(pick_arch(&[80, 90], 9, 0), Some(90));
-    assert_eq!(pick_arch(&[80, 90], 8, 9), Some(80));
-    assert_eq!(pick_arch(&[80, 90], 12, 0), Some(90));
-    assert_eq!(pick_arch(&[80, 90], 7, 5), None);
+    let (sm80, sm90, sm90a) = (Arch::new(80, false), Arch::new(90, false), Arch::new(90, true));
+    let built = [sm80, sm90, sm90a];
+    assert_eq!(pick_arch(&built, 9, 0), Some(sm90a), "Hopper prefers its own arch");
+    assert_eq!(pick_arch(&[sm80, sm90], 9, 0), Some(sm90));
+    assert_eq!(pick_arch(&built, 8, 9), Some(sm80));
+    assert_eq!(pick_arch(&built, 10, 0), Some(sm90), "sm_90a PTX does not run on Blackwell");
+    assert_eq!(pick_arch(&built, 7, 5), None);
+    assert_eq!(Arch::parse("sm_90a"), Some(sm90a));
+    assert_eq!(Arch::parse("sm_80"), Some(sm80));
+    assert_eq!(Arch::parse("sm_x"), None);
+    assert_eq!(sm90a.to_string(), "sm_90a");
+}
+
+#[test]
+fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
+    let t5 =
+        host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t5_wgmma_f16").expect("t5 registered");
+    let (sm90, sm90a) = (Arch::new(90, false), Arch::new(90, true));
+    assert_eq!(t5.unavailable((9, 0), sm90a), None);
+    let reason = t5.unavailable((8, 0), Arch::new(80, false)).expect("refused on Ampere");
+    assert!(reason.contains("sm_90a") && reason.contains("8.0"), "{reason}");
+    assert!(t5.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
+    let reason = t5.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
+    assert!(reason.contains("build-ptx"), "{reason}");
+    let t4 = host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t4_warp_tile_f16").expect("t4");
+    assert_eq!(t4.unavailable((10, 0), sm90), None);
 }
 
 #[test]
@@ -155,11 +177,13 @@ fn read_ptx(arch: &str) -> String {
 
 #[test]
 fn ptx_is_built_for_ampere_and_hopper() {
-    assert_eq!(available_archs(&ptx_dir()), vec![80, 90], "run `cargo xtask build-ptx`");
-    for arch in ["sm_80", "sm_90"] {
+    let archs: Vec<String> = available_archs(&ptx_dir()).iter().map(Arch::to_string).collect();
+    assert_eq!(archs, ["sm_80", "sm_90", "sm_90a"], "run `cargo xtask build-ptx`");
+    for (arch, isa) in [("sm_80", "7.8"), ("sm_90", "7.8"), ("sm_90a", "8.0")] {
         let text = read_ptx(arch);
-        assert!(text.contains(&format!(".target {arch}")), "{arch}: wrong .target");
-        assert!(text.contains(".version 7.8"), "{arch}: PTX ISA should be 7.8");
+        assert!(text.contains(&format!(".target {arch}\n")), "{arch}: wrong .target");
+        assert!(text.contains(&format!(".version {isa}")), "{arch}: PTX ISA should be {isa}");
+        assert_eq!(text.contains("wgmma"), arch == "sm_90a", "{arch}: wgmma belongs to sm_90a only");
     }
 }
 
@@ -172,14 +196,17 @@ fn ptx_matches_the_kernel_sources() {
 
 #[test]
 fn every_registered_kernel_is_in_the_ptx_and_every_entry_is_registered() {
-    let registered: BTreeSet<&str> = REDUCE_KERNELS
+    let everywhere: BTreeSet<&str> = REDUCE_KERNELS
         .iter()
         .flat_map(|k| k.symbols())
         .chain(PROBES.iter().flat_map(|p| p.kernels.iter().copied()))
-        .chain(host::gemm::registry::GEMM_KERNELS.iter().map(|g| g.id))
         .chain(SUPPORT_KERNELS.iter().copied())
         .collect();
-    for arch in ["sm_80", "sm_90"] {
+    for arch in ["sm_80", "sm_90", "sm_90a"] {
+        let built = Arch::parse(arch).unwrap();
+        // Generic kernels are in every file; an arch-specific one only in its own.
+        let gemm = host::gemm::registry::GEMM_KERNELS.iter().filter(|g| !g.arch.specific || g.arch == built);
+        let registered: BTreeSet<&str> = everywhere.iter().copied().chain(gemm.map(|g| g.id)).collect();
         let text = read_ptx(arch);
         let entries: BTreeSet<&str> = entry_points(&text).into_iter().collect();
         let missing: Vec<_> = registered.difference(&entries).collect();
@@ -208,7 +235,7 @@ fn instanced_kernels_name_one_symbol_per_size() {
 fn no_kernel_keeps_an_array_in_local_memory() {
     // A register array indexed at run time, or one LLVM failed to unroll over, becomes a
     // `__local_depot` stack frame: slow local memory on every access.
-    for arch in ["sm_80", "sm_90"] {
+    for arch in ["sm_80", "sm_90", "sm_90a"] {
         let text = read_ptx(arch);
         assert!(
             !text.contains("__local_depot"),

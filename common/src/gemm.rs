@@ -68,3 +68,22 @@ pub mod t4 {
     pub use super::t3::{ALIGN, BK, BM, BN, STAGES};
     pub const THREADS: u32 = 128;
 }
+
+/// t5 (Hopper `wgmma`, sm_90a): a 128 × 256 block tile of two warpgroups (each 64 × 256),
+/// k tiles of 64, `STAGES` of them in dynamic shared memory.
+pub mod t5 {
+    pub use super::t2::ALIGN;
+    pub const BM: u32 = 128;
+    pub const BN: u32 = 256;
+    pub const BK: u32 = 64;
+    pub const THREADS: u32 = 256;
+    pub const STAGES: u32 = 4;
+    /// Bytes of one stage: a BM × BK tile of A and a BK × BN tile of B, 16-bit values.
+    pub const STAGE_BYTES: u32 = (BM * BK + BK * BN) * 2;
+    /// The swizzled tiles must start on a 1024-byte boundary (an 8 × 128-byte swizzle
+    /// atom); the kernel rounds the dynamic shared base up, so it asks for this much more.
+    pub const ALIGN_SLACK: u32 = 1024;
+    /// Dynamic shared memory per block (above the default 48 KB limit: the host raises
+    /// the kernel's limit before launch).
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + ALIGN_SLACK;
+}

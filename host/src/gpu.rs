@@ -41,7 +41,7 @@ pub struct DeviceInfo {
     pub memory_bus_bits: u64,
     /// `cuDriverGetVersion`, e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
-    pub ptx_arch: u32,
+    pub ptx_arch: ptx::Arch,
 }
 
 impl DeviceInfo {
@@ -66,7 +66,7 @@ impl DeviceInfo {
             "memory_bus_bits": self.memory_bus_bits,
             "theoretical_bandwidth_gbs": self.theoretical_bandwidth() / 1e9,
             "driver_version": self.driver_version,
-            "ptx_arch": format!("sm_{}", self.ptx_arch),
+            "ptx_arch": self.ptx_arch.to_string(),
         })
     }
 
@@ -74,7 +74,7 @@ impl DeviceInfo {
         let (major, minor) = self.compute_capability;
         format!(
             "{} (device {}), compute capability {major}.{minor}, {} SMs, L2 {} MiB, {:.1} GiB\n\
-             memory: {} MHz × {}-bit bus × 2 = {:.0} GB/s theoretical; driver CUDA {}.{}; PTX sm_{}",
+             memory: {} MHz × {}-bit bus × 2 = {:.0} GB/s theoretical; driver CUDA {}.{}; PTX {}",
             self.name,
             self.ordinal,
             self.multiprocessors,
@@ -182,6 +182,31 @@ impl Gpu {
         let function = self.module.load_function(name).context(&format!("loading kernel `{name}`"))?;
         functions.insert(name.to_string(), function.clone());
         Ok(function)
+    }
+
+    /// Lets `function` be launched with `bytes` of dynamic shared memory. Above 48 KB a
+    /// kernel must opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), up to the
+    /// device's opt-in limit (227 KB on Hopper).
+    pub fn allow_dynamic_shared(&self, function: &CudaFunction, bytes: u32) -> Result<()> {
+        const DEFAULT_LIMIT: u32 = 48 * 1024;
+        if bytes <= DEFAULT_LIMIT {
+            return Ok(());
+        }
+        let limit = self
+            .ctx
+            .attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .context("reading the shared-memory limit")? as u32;
+        if bytes > limit {
+            return Err(Error::new(format!(
+                "the kernel needs {bytes} bytes of shared memory per block; this device allows {limit}"
+            )));
+        }
+        function
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+            .context("raising the kernel's shared-memory limit")
     }
 
     /// The PTX text of entry point `name`, from `.entry` to its closing brace.

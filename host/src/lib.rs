@@ -231,13 +231,8 @@ fn run_gemm(
         };
         let mut previous: Option<f64> = None;
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
-            if major * 10 + minor < kernel.min_arch {
-                table.notes.push(format!(
-                    "{} skipped: it needs compute capability {}.{}, this device is {major}.{minor}",
-                    kernel.id,
-                    kernel.min_arch / 10,
-                    kernel.min_arch % 10
-                ));
+            if let Some(reason) = kernel.unavailable((major, minor), gpu.info.ptx_arch) {
+                table.notes.push(format!("{reason}: skipped"));
                 continue;
             }
             if let Some(refusal) = kernel.refusal(m, n, k) {

@@ -28,32 +28,70 @@ pub fn default_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx")
 }
 
-/// The archs with a built PTX in `dir`, as compute-capability numbers (sm_90 → 90).
-pub fn available_archs(dir: &Path) -> Vec<u32> {
-    let mut archs: Vec<u32> = std::fs::read_dir(dir)
+/// A PTX target: `sm_XY`, which the driver compiles forward for any GPU of compute
+/// capability ≥ X.Y, or the arch-specific `sm_XYa`, which runs on X.Y only and may hold
+/// that generation's own instructions (sm_90a: `wgmma`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Arch {
+    /// Compute capability ×10 (sm_90 → 90).
+    pub number: u32,
+    /// The `a` suffix.
+    pub specific: bool,
+}
+
+impl Arch {
+    pub const fn new(number: u32, specific: bool) -> Self {
+        Self { number, specific }
+    }
+
+    /// `sm_90` → 90, `sm_90a` → 90 specific; `None` for anything else.
+    pub fn parse(name: &str) -> Option<Self> {
+        let digits = name.strip_prefix("sm_")?;
+        let (digits, specific) = match digits.strip_suffix('a') {
+            Some(d) => (d, true),
+            None => (digits, false),
+        };
+        Some(Self::new(digits.parse().ok()?, specific))
+    }
+
+    /// Whether a device of compute capability `major.minor` runs this PTX.
+    pub fn runs_on(self, major: u32, minor: u32) -> bool {
+        let device = major * 10 + minor;
+        if self.specific { self.number == device } else { self.number <= device }
+    }
+}
+
+impl std::fmt::Display for Arch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "sm_{}{}", self.number, if self.specific { "a" } else { "" })
+    }
+}
+
+/// The archs with a built PTX in `dir`, oldest first (sm_90 before sm_90a).
+pub fn available_archs(dir: &Path) -> Vec<Arch> {
+    let mut archs: Vec<Arch> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let number = name.strip_prefix("sm_")?.parse().ok()?;
-            entry.path().join("kernels.ptx").is_file().then_some(number)
+            let arch = Arch::parse(&entry.file_name().into_string().ok()?)?;
+            entry.path().join("kernels.ptx").is_file().then_some(arch)
         })
         .collect();
     archs.sort_unstable();
     archs
 }
 
-/// The newest built arch that a device of compute capability `major.minor` can run: PTX
-/// for sm_XY is compiled forward by the driver for any GPU of compute capability ≥ X.Y.
-pub fn pick_arch(available: &[u32], major: u32, minor: u32) -> Option<u32> {
-    let device = major * 10 + minor;
-    available.iter().copied().filter(|&a| a <= device).max()
+/// The newest built arch that a device of compute capability `major.minor` can run; of
+/// two with the same number, the arch-specific one (it holds every kernel of the other
+/// and those that need the generation's own instructions).
+pub fn pick_arch(available: &[Arch], major: u32, minor: u32) -> Option<Arch> {
+    available.iter().copied().filter(|a| a.runs_on(major, minor)).max()
 }
 
 /// Reads the PTX for a device of compute capability `major.minor` from `dir`, after
 /// checking that it exists, fits the device and matches the kernel sources.
-pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(u32, String)> {
+pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(Arch, String)> {
     let archs = available_archs(dir);
     if archs.is_empty() {
         return Err(Error::new(format!(
@@ -62,7 +100,7 @@ pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(u32, String)> {
         )));
     }
     let Some(arch) = pick_arch(&archs, major, minor) else {
-        let built: Vec<String> = archs.iter().map(|a| format!("sm_{a}")).collect();
+        let built: Vec<String> = archs.iter().map(Arch::to_string).collect();
         return Err(Error::new(format!(
             "the device is sm_{major}{minor} but the PTX was built for {} only; the kernels need sm_80 or newer \
              (they use cp.async and mma.sync); for a newer device, `cargo xtask build-ptx --arch sm_{major}{minor}`",
@@ -70,7 +108,7 @@ pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(u32, String)> {
         )));
     };
     check_fingerprint(dir)?;
-    let path = dir.join(format!("sm_{arch}")).join("kernels.ptx");
+    let path = dir.join(arch.to_string()).join("kernels.ptx");
     let text =
         std::fs::read_to_string(&path).map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
     Ok((arch, text))

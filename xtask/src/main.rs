@@ -1,6 +1,6 @@
 //! Developer commands, run as `cargo xtask COMMAND` (an alias in `.cargo/config.toml`).
 //!
-//! - `build-ptx [--arch sm_80,sm_90]`: compiles the `kernels` crate to PTX, one file per
+//! - `build-ptx [--arch sm_80,sm_90,sm_90a]`: compiles the `kernels` crate to PTX, one file per
 //!   arch, at `target/ptx/<arch>/kernels.ptx`, with the source fingerprint beside them.
 //! - `bundle [--out DIR]`: a folder that runs the whole suite on a machine with an NVIDIA
 //!   driver and no Rust toolchain (the host binary, the GPU test binaries, the PTX and a
@@ -9,15 +9,19 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-/// The GPU architectures `build-ptx` targets by default: Ampere (A100, sm_80) and Hopper
-/// (H100/H200, sm_90). The host loads the newest one that the device can run; the driver
-/// compiles PTX forward for newer GPUs.
-const DEFAULT_ARCHS: &[&str] = &["sm_80", "sm_90"];
+/// The GPU architectures `build-ptx` targets by default: Ampere (A100, sm_80), Hopper
+/// (H100/H200, sm_90), and Hopper's arch-specific sm_90a, which alone may hold `wgmma`
+/// (its PTX runs only on compute capability 9.0; the host prefers it there). The host
+/// loads the newest one that the device can run; the driver compiles PTX forward for newer
+/// GPUs.
+const DEFAULT_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_90a"];
 
-/// PTX ISA version written into every file. 7.8 is the oldest that knows sm_90, and every
+/// PTX ISA version written into each file. 7.8 is the oldest that knows sm_90, and every
 /// driver since CUDA 11.8 (R520) loads it; a newer ISA would lock out older drivers for
-/// nothing, since the kernels use no newer instruction.
-const PTX_ISA: &str = "ptx78";
+/// nothing. sm_90a and its `wgmma` need 8.0 (CUDA 12.0 drivers and newer).
+fn ptx_isa(arch: &str) -> &'static str {
+    if arch.ends_with('a') { "ptx80" } else { "ptx78" }
+}
 
 const NVPTX_TARGET: &str = "nvptx64-nvidia-cuda";
 
@@ -46,7 +50,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  build-ptx [--arch sm_80,sm_90]   compile kernels/ to target/ptx/<arch>/kernels.ptx
+  build-ptx [--arch LIST]          compile kernels/ to target/ptx/<arch>/kernels.ptx
   bundle [--out DIR]               host + GPU tests + PTX + run.sh in DIR (default dist/gpu-bundle)";
 
 fn parse_archs(args: &[String]) -> Result<Vec<String>> {
@@ -56,10 +60,11 @@ fn parse_archs(args: &[String]) -> Result<Vec<String>> {
             let archs: Vec<String> = list.split(',').map(|a| a.trim().to_string()).collect();
             for arch in &archs {
                 let number = arch.strip_prefix("sm_").unwrap_or("");
+                let number = number.strip_suffix('a').unwrap_or(number);
                 if number.len() < 2 || !number.chars().all(|c| c.is_ascii_digit()) || number < "80" {
                     return Err(format!(
                         "`{arch}` is not an arch these kernels support (they use cp.async and mma.sync): \
-                         give sm_80 or newer, e.g. --arch sm_80,sm_90"
+                         give sm_80 or newer, e.g. --arch sm_80,sm_90,sm_90a"
                     ));
                 }
             }
@@ -162,7 +167,7 @@ fn build_ptx(archs: &[String]) -> Result<PathBuf> {
 
     let ptx_root = target.join("ptx");
     for arch in archs {
-        eprintln!("building PTX for {arch} ({PTX_ISA})");
+        eprintln!("building PTX for {arch} ({})", ptx_isa(arch));
         let arch_target = target.join("kernels").join(arch);
         run(
             cargo()
@@ -173,7 +178,7 @@ fn build_ptx(archs: &[String]) -> Result<PathBuf> {
                 .env("RUSTFLAGS", format!("-C target-cpu={arch}"))
                 // The ISA goes to the link step (llc), not to rustc: rustc warns that
                 // `-C target-feature=+ptxNN` is unstable, and only llc writes `.version`.
-                .env("PTX_LINK_ISA", PTX_ISA)
+                .env("PTX_LINK_ISA", ptx_isa(arch))
                 .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", &linker)
                 .env("PTX_LINK_LLVM_BIN", &toolchain.llvm_bin),
             &format!("building the kernels for {arch}"),

@@ -1,6 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
-use common::gemm::{TILE, g04, g05, g06, t1, t2, t3, t4};
+use crate::ptx::Arch;
+use common::gemm::{TILE, g04, g05, g06, t1, t2, t3, t4, t5};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,16 +63,38 @@ pub struct GemmKernel {
     pub tile: (u32, u32),
     pub grid_map: GridMap,
     pub precision: Precision,
-    /// The compute capability the kernel needs, ×10. Every kernel of the module needs 80
-    /// (the PTX holds `cp.async` and `mma.sync`); the field is for kernels that need more
-    /// (sm_90a's `wgmma`).
-    pub min_arch: u32,
+    /// The PTX target that holds the kernel: sm_80 for most (`cp.async`, `mma.sync`; the
+    /// driver compiles it forward), sm_90a for `wgmma` (compute capability 9.0 only).
+    pub arch: Arch,
+    /// Bytes of dynamic shared memory per block (0: static shared memory only).
+    pub dynamic_shared: u32,
     /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
     /// values); 1 when any shape works.
     pub kn_multiple: u32,
 }
 
 impl GemmKernel {
+    /// Why this kernel cannot run on a device of compute capability `major.minor` with
+    /// PTX built for `loaded`, or `None` when it can.
+    pub fn unavailable(&self, (major, minor): (u32, u32), loaded: Arch) -> Option<String> {
+        if !self.arch.runs_on(major, minor) {
+            let range = if self.arch.specific { "exactly" } else { "or newer" };
+            return Some(format!(
+                "{} needs {} (compute capability {}.{} {range}); this device is {major}.{minor}",
+                self.id,
+                self.arch,
+                self.arch.number / 10,
+                self.arch.number % 10
+            ));
+        }
+        (self.arch.specific && loaded != self.arch).then(|| {
+            format!(
+                "{} is only in the {} PTX and this run loaded {loaded}: build it with `cargo xtask build-ptx`",
+                self.id, self.arch
+            )
+        })
+    }
+
     /// Why this kernel refuses an `m × n × k` product, or `None` when it takes it.
     pub fn refusal(&self, _m: u32, n: u32, k: u32) -> Option<String> {
         let q = self.kn_multiple;
@@ -105,7 +128,8 @@ const fn fp32(
         tile,
         grid_map,
         precision: Precision::F32,
-        min_arch: 80,
+        arch: SM_80,
+        dynamic_shared: 0,
         kn_multiple: 1,
     }
 }
@@ -126,10 +150,23 @@ const fn tensor(
         tile,
         grid_map: GridMap::ColumnsOnX,
         precision,
-        min_arch: 80,
+        arch: SM_80,
+        dynamic_shared: 0,
         kn_multiple,
     }
 }
+
+/// A `wgmma` step (sm_90a only) for one 16-bit input type: t5's shape.
+const fn wgmma(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+    GemmKernel {
+        arch: Arch::new(90, true),
+        dynamic_shared: t5::SHARED_BYTES,
+        ..tensor(id, summary, t5::THREADS, (t5::BM, t5::BN), precision, t5::ALIGN)
+    }
+}
+
+/// The oldest target of the module: `cp.async` and `mma.sync` need sm_80.
+const SM_80: Arch = Arch::new(80, false);
 
 use GridMap::{ColumnsOnX, RowsOnX};
 use Precision::{Bf16, F16};
@@ -225,6 +262,8 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         Bf16,
         t4::ALIGN,
     ),
+    wgmma("t5_wgmma_f16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", F16),
+    wgmma("t5_wgmma_bf16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", Bf16),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

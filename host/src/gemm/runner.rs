@@ -78,21 +78,16 @@ impl<'g> GemmBench<'g> {
         if let Some(refusal) = kernel.refusal(m, n, k) {
             return Err(Error::new(refusal));
         }
-        let (major, minor) = self.gpu.info.compute_capability;
-        if major * 10 + minor < kernel.min_arch {
-            return Err(Error::new(format!(
-                "{} needs compute capability {}.{} or newer; this device is {major}.{minor}",
-                kernel.id,
-                kernel.min_arch / 10,
-                kernel.min_arch % 10
-            )));
+        if let Some(reason) = kernel.unavailable(self.gpu.info.compute_capability, self.gpu.info.ptx_arch) {
+            return Err(Error::new(reason));
         }
         let function = self.gpu.function(kernel.id)?;
+        self.gpu.allow_dynamic_shared(&function, kernel.dynamic_shared)?;
         let (gx, gy) = kernel.grid(m, n);
         let cfg = LaunchConfig {
             grid_dim: (gx, gy, 1),
             block_dim: (kernel.block.0, kernel.block.1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: kernel.dynamic_shared,
         };
         let args = [
             Arg::U64(self.a.ptr()),

@@ -18,6 +18,7 @@
 //! | [`t2_ldmatrix_swizzle`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
 //! | [`t4_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
+//! | `t5_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -36,3 +37,5 @@ pub mod t1_mma_sync;
 pub mod t2_ldmatrix_swizzle;
 pub mod t3_pipeline;
 pub mod t4_warp_tile;
+#[cfg(target_feature = "sm_90a")]
+pub mod t5_wgmma;

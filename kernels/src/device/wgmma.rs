@@ -1,0 +1,137 @@
+//! Hopper's warpgroup matrix multiply (`wgmma.mma_async`, sm_90a only) and what it needs:
+//! shared-memory matrix descriptors, its fences and its commit / wait groups.
+//!
+//! A *warpgroup* is four consecutive warps whose first warp index is a multiple of 4 (128
+//! threads). `wgmma.mma_async.m64nNk16` multiplies a 64 × 16 tile of A by a 16 × N tile of
+//! B, both read by the tensor cores straight from shared memory, and adds the product to a
+//! 64 × N f32 accumulator spread over the warpgroup's registers (N / 2 per thread). The
+//! instruction is asynchronous: it is issued, then grouped with `commit_group`, and its
+//! results may be read only after a `wait_group` has seen the group finish.
+//!
+//! Accumulator layout (m64nNk16, f32): warp `w` of the warpgroup holds rows `16w … 16w + 15`;
+//! with `g = lane / 4` and `t = lane % 4`, registers `d[4j]`, `d[4j + 1]` are row `16w + g`,
+//! columns `8j + 2t` and `8j + 2t + 1`, and `d[4j + 2]`, `d[4j + 3]` the same columns of row
+//! `16w + g + 8`: the `mma.sync` m16n8 accumulator of [`super::mma`], repeated N / 8 times
+//! along the row.
+//!
+//! Shared-memory layouts: see [`descriptor`]. The module exists only in the sm_90a build
+//! (`cfg(target_feature = "sm_90a")`): the PTX of every other arch must not contain these
+//! instructions, or the driver would refuse the whole module.
+
+use core::arch::asm;
+
+/// A 64-bit shared-memory matrix descriptor for the 128-byte swizzle mode, which `wgmma`
+/// reads instead of an address:
+///
+/// | bits | field |
+/// | --- | --- |
+/// | 0–13 | start address >> 4 |
+/// | 16–29 | leading-dimension byte offset >> 4 |
+/// | 32–45 | stride-dimension byte offset >> 4 |
+/// | 62–63 | swizzle mode (1 = 128-byte) |
+///
+/// In the 128-byte swizzle mode the matrix is built from *atoms* of 8 rows of 128 bytes
+/// (1024 bytes, 1024-byte aligned), in which the 16-byte chunk `c` of row `r` is stored at
+/// chunk `c ^ (r % 8)`: the same XOR swizzle the `ldmatrix` steps use, applied by the
+/// hardware to the address bits.
+/// - **K-major** operand (A here: a row of the atom is 64 consecutive k values of one row
+///   m): `stride_bytes` is the distance between atoms along M (8 rows → next 8 rows); the
+///   leading offset is unused. Steps of k16 inside the 64-wide atom move the start address
+///   by 32 bytes.
+/// - **MN-major** operand (B here: a row of the atom is 64 consecutive n values of one
+///   k): `leading_bytes` is the distance between atoms along N (next 64 columns),
+///   `stride_bytes` between atoms along K (next 8 k values).
+#[inline(always)]
+pub fn descriptor(address: u32, leading_bytes: u32, stride_bytes: u32) -> u64 {
+    const SWIZZLE_128B: u64 = 1 << 62;
+    let encode = |x: u32| u64::from((x & 0x3FFFF) >> 4);
+    encode(address) | encode(leading_bytes) << 16 | encode(stride_bytes) << 32 | SWIZZLE_128B
+}
+
+/// `wgmma.fence.sync.aligned;`: orders this warpgroup's earlier register writes (the
+/// accumulators) before the `wgmma` that follows. Required before the first `wgmma` and
+/// whenever the accumulators were touched by other instructions.
+#[inline(always)]
+pub fn fence() {
+    // SAFETY: no operands; every thread of the warpgroup executes it (caller's duty).
+    unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) }
+}
+
+/// `wgmma.commit_group.sync.aligned;`: closes the group of `wgmma` issued since the last
+/// commit.
+#[inline(always)]
+pub fn commit_group() {
+    // SAFETY: no operands.
+    unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack)) }
+}
+
+/// `wgmma.wait_group.sync.aligned N;`: waits until at most `N` of this warpgroup's
+/// committed groups are unfinished. After it, the accumulators of the finished groups may
+/// be read and the shared memory they read may be overwritten.
+#[inline(always)]
+pub fn wait_group<const N: u32>() {
+    // SAFETY: no memory operands; N is an immediate. Not `nomem`: it orders later shared
+    // writes after the tensor cores' reads.
+    unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) }
+}
+
+/// `fence.proxy.async.shared::cta;`: makes this thread's ordinary (generic-proxy) writes to
+/// shared memory, `cp.async` included, visible to the async proxy that `wgmma` reads
+/// through. Each writing thread executes it after its writes land and before the barrier
+/// that precedes the `wgmma`.
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    // SAFETY: no operands.
+    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) }
+}
+
+/// Accumulator registers per thread of `m64n256k16` with f32 accumulation.
+pub const M64N256_ACC: usize = 128;
+
+/// One `wgmma.mma_async` m64n256k16 with f32 accumulators: A K-major, B N-major
+/// (`imm-trans-b` = 1), both by descriptor. Generated per input type because the type is
+/// part of the instruction's name; the 128 accumulators are listed one by one because
+/// `asm!` takes no register arrays.
+macro_rules! wgmma_m64n256k16 {
+    ($name:ident, $ty:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.m64n256k16.f32.", $ty, ".", $ty, "`: `acc += A · B`")]
+        /// for the warpgroup, A (64 × 16) and B (16 × 256) read from shared memory through
+        /// their descriptors ([`descriptor`]); asynchronous until [`wait_group`].
+        ///
+        /// # Safety
+        /// Every thread of the warpgroup calls it, after [`fence`]; the descriptors describe
+        /// shared memory that stays unchanged until a [`wait_group`] has seen this `wgmma`
+        /// finish, and `acc` is not read before then.
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [f32; M64N256_ACC], a: u64, b: u64) {
+            // SAFETY: the caller's contract above.
+            unsafe {
+                asm!(
+                    concat!(
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
+                        "wgmma.mma_async.sync.aligned.m64n256k16.f32.", $ty, ".", $ty, " {{",
+                        "{", $first, "}", $(", {", $i, "}",)*
+                        "}}, {a}, {b}, keep, 1, 1, 0, 1; }}"
+                    ),
+                    inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
+                    a = in(reg64) a, b = in(reg64) b, one = in(reg32) 1u32,
+                    options(nostack)
+                )
+            }
+        }
+    };
+}
+
+macro_rules! for_each_accumulator {
+    ($mac:ident, $name:ident, $ty:literal) => {
+        $mac!($name, $ty,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+            64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+            96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120
+            121 122 123 124 125 126 127);
+    };
+}
+
+for_each_accumulator!(wgmma_m64n256k16, mma_m64n256k16_f16, "f16");
+for_each_accumulator!(wgmma_m64n256k16, mma_m64n256k16_bf16, "bf16");

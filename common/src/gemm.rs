@@ -36,6 +36,18 @@ pub mod g06 {
     pub const A_PAD: u32 = 4;
 }
 
+/// g10 (fewer instructions per FMA): a 128 × 128 block tile of 4 warps (64 × 64 each), a
+/// 16 × 8 sub-tile per thread, k tiles of 16; g07's padded A tile.
+pub mod g10 {
+    pub const BM: u32 = 128;
+    pub const BN: u32 = 128;
+    pub const BK: u32 = 16;
+    pub const TM: u32 = 16;
+    pub const TN: u32 = 8;
+    pub const THREADS: u32 = BM * BN / (TM * TN);
+    pub use super::g06::A_PAD;
+}
+
 /// t1 (tensor cores, `mma.sync` from shared memory): a 64 × 64 block tile, 4 warps of
 /// 32 × 32, k steps of 16.
 pub mod t1 {

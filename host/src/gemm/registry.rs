@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, t1, t2, t3, t4, t5};
+use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -217,6 +217,13 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         "32 × 64 piece per warp (block → warp → thread)",
         g06::THREADS,
         (g06::BM, g06::BN),
+        ColumnsOnX,
+    ),
+    fp32(
+        "g10_fewer_instructions",
+        "16 × 8 per thread, unrolled k, unchecked interior loads",
+        g10::THREADS,
+        (g10::BM, g10::BN),
         ColumnsOnX,
     ),
     tensor(

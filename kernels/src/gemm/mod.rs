@@ -14,6 +14,7 @@
 //! | [`g07_bank_conflict_free`] | a padded A tile and split B columns: no bank conflicts |
 //! | [`g08_double_buffer`] | two copies of each tile; B by `cp.async`, A prefetched: loads overlap math |
 //! | [`g09_warp_tiling`] | each warp owns a compact 32 × 64 piece: a third less shared traffic |
+//! | [`g10_fewer_instructions`] | 16 × 8 per thread, k steps written out, unchecked interior loads: more FFMAs per issue slot |
 //! | [`t1_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
 //! | [`t2_ldmatrix_swizzle`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
@@ -33,6 +34,7 @@ pub mod g06_vectorized;
 pub mod g07_bank_conflict_free;
 pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
+pub mod g10_fewer_instructions;
 pub mod t1_mma_sync;
 pub mod t2_ldmatrix_swizzle;
 pub mod t3_pipeline;

@@ -217,6 +217,22 @@ fn every_registered_kernel_is_in_the_ptx_and_every_entry_is_registered() {
 }
 
 #[test]
+fn launch_bounds_in_the_ptx_match_the_registered_blocks() {
+    let text = read_ptx("sm_90a");
+    let mut bounded = 0;
+    for g in host::gemm::registry::GEMM_KERNELS {
+        let Some(start) = text.find(&format!(".entry {}(", g.id)) else { continue };
+        let header = &text[start..start + text[start..].find('{').expect("an entry body")];
+        if let Some(at) = header.find(".maxntid ") {
+            let threads: u32 = header[at + 9..].split(',').next().unwrap().trim().parse().unwrap();
+            assert_eq!(threads, g.block.0 * g.block.1, "{}: .maxntid against the registered block", g.id);
+            bounded += 1;
+        }
+    }
+    assert!(bounded >= 2, "t6's entries carry .maxntid (from #[kernel(max_threads = …)])");
+}
+
+#[test]
 fn instanced_kernels_name_one_symbol_per_size() {
     for k in REDUCE_KERNELS {
         if let BlockShape::Instances { default, instances } = k.block {

@@ -99,3 +99,20 @@ pub mod t5 {
     /// the kernel's limit before launch).
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + ALIGN_SLACK;
 }
+
+/// t6 (TMA copies, `mbarrier` pipeline, a producer warp; sm_90a): t5's tiles and stages,
+/// loaded by the copy engine from tensor maps the host encodes.
+pub mod t6 {
+    pub use super::t5::{ALIGN, ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES};
+    /// Two consumer warpgroups and one producer warp.
+    pub const CONSUMER_WARPGROUPS: u32 = 2;
+    pub const THREADS: u32 = CONSUMER_WARPGROUPS * 128 + 32;
+    /// The box one tensor copy moves, (contiguous extent, rows): one 128-byte swizzle row
+    /// of 64 16-bit values wide. A's tile is one box of BM rows; B's tile is BN / 64 boxes
+    /// of BK rows.
+    pub const A_BOX: (u32, u32) = (64, BM);
+    pub const B_BOX: (u32, u32) = (64, BK);
+    /// Bytes of the `mbarrier`s after the stages: a "full" and an "empty" one per stage.
+    pub const BARRIER_BYTES: u32 = 2 * STAGES * 8;
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + BARRIER_BYTES + ALIGN_SLACK;
+}

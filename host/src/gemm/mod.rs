@@ -1,7 +1,9 @@
 //! The GEMM ladder on the host: the registry, cuBLAS as the baseline, the CPU reference,
-//! and the runner that launches, verifies and times every step next to cuBLAS.
+//! the runner that launches, verifies and times every step next to cuBLAS, and the TMA
+//! tensor maps some steps take instead of pointers.
 
 pub mod cublas;
 pub mod reference;
 pub mod registry;
 pub mod runner;
+pub mod tensor_map;

@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5};
+use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,6 +50,16 @@ pub enum GridMap {
     ColumnsOnX,
 }
 
+/// How a kernel receives A and B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operands {
+    /// Device pointers to the row-major matrices.
+    Pointers,
+    /// Addresses of TMA tensor maps of A and B (16-bit, 128-byte swizzle), with the boxes
+    /// (contiguous extent, rows) the kernel copies.
+    TensorMaps { a_box: (u32, u32), b_box: (u32, u32) },
+}
+
 /// One kernel of the ladder.
 #[derive(Clone, Copy, Debug)]
 pub struct GemmKernel {
@@ -68,6 +78,7 @@ pub struct GemmKernel {
     pub arch: Arch,
     /// Bytes of dynamic shared memory per block (0: static shared memory only).
     pub dynamic_shared: u32,
+    pub operands: Operands,
     /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
     /// values); 1 when any shape works.
     pub kn_multiple: u32,
@@ -130,6 +141,7 @@ const fn fp32(
         precision: Precision::F32,
         arch: SM_80,
         dynamic_shared: 0,
+        operands: Operands::Pointers,
         kn_multiple: 1,
     }
 }
@@ -152,6 +164,7 @@ const fn tensor(
         precision,
         arch: SM_80,
         dynamic_shared: 0,
+        operands: Operands::Pointers,
         kn_multiple,
     }
 }
@@ -162,6 +175,16 @@ const fn wgmma(id: &'static str, summary: &'static str, precision: Precision) ->
         arch: Arch::new(90, true),
         dynamic_shared: t5::SHARED_BYTES,
         ..tensor(id, summary, t5::THREADS, (t5::BM, t5::BN), precision, t5::ALIGN)
+    }
+}
+
+/// A TMA step (sm_90a only) for one 16-bit input type: t6's shape, its tensor maps.
+const fn tma(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+    GemmKernel {
+        block: (t6::THREADS, 1),
+        dynamic_shared: t6::SHARED_BYTES,
+        operands: Operands::TensorMaps { a_box: t6::A_BOX, b_box: t6::B_BOX },
+        ..wgmma(id, summary, precision)
     }
 }
 
@@ -271,6 +294,8 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
     ),
     wgmma("t5_wgmma_f16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", F16),
     wgmma("t5_wgmma_bf16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", Bf16),
+    tma("t6_tma_f16", "TMA copies from a producer warp, mbarrier pipeline", F16),
+    tma("t6_tma_bf16", "TMA copies from a producer warp, mbarrier pipeline", Bf16),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

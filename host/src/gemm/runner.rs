@@ -2,7 +2,8 @@
 
 use super::cublas::Cublas;
 use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
-use super::registry::{GemmKernel, Precision};
+use super::registry::{GemmKernel, Operands, Precision};
+use super::tensor_map::{TensorMaps, encode_16bit};
 use crate::error::{Error, Result};
 use crate::gpu::{Arg, Gpu};
 use crate::inputs::fill_random;
@@ -41,6 +42,9 @@ pub struct GemmBench<'g> {
     c: DeviceBuffer,
     entries: Vec<(u32, u32)>,
     want: Vec<f64>,
+    /// A's and B's TMA tensor maps, encoded at the first launch that needs them (before
+    /// any timing: the check comes first), by box shapes.
+    tensor_maps: std::sync::Mutex<Vec<(Operands, std::sync::Arc<TensorMaps>)>>,
 }
 
 impl<'g> GemmBench<'g> {
@@ -57,7 +61,7 @@ impl<'g> GemmBench<'g> {
         fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
         let entries = inputs.entries();
         let want = inputs.reference(&entries);
-        Ok(Self { gpu, inputs, a, b, c, entries, want })
+        Ok(Self { gpu, inputs, a, b, c, entries, want, tensor_maps: Default::default() })
     }
 
     /// 2·M·N·K: the flops of one product.
@@ -83,6 +87,13 @@ impl<'g> GemmBench<'g> {
         }
         let function = self.gpu.function(kernel.id)?;
         self.gpu.allow_dynamic_shared(&function, kernel.dynamic_shared)?;
+        let (a, b) = match kernel.operands {
+            Operands::Pointers => (self.a.ptr(), self.b.ptr()),
+            Operands::TensorMaps { .. } => {
+                let maps = self.tensor_maps(kernel.operands)?;
+                (maps.a(), maps.b())
+            }
+        };
         let (gx, gy) = kernel.grid(m, n);
         let cfg = LaunchConfig {
             grid_dim: (gx, gy, 1),
@@ -90,17 +101,37 @@ impl<'g> GemmBench<'g> {
             shared_mem_bytes: kernel.dynamic_shared,
         };
         let args = [
-            Arg::U64(self.a.ptr()),
-            Arg::U64(self.b.ptr()),
+            Arg::U64(a),
+            Arg::U64(b),
             Arg::U64(self.c.ptr()),
             Arg::U32(m),
             Arg::U32(n),
             Arg::U32(k),
         ];
         // SAFETY: every GEMM kernel is (a, b, c, m, n, k) over row-major buffers of M·K and
-        // K·N inputs of its precision (checked above) and M·N f32, launched with its
-        // registry block and a grid covering C.
+        // K·N inputs of its precision (checked above), or tensor maps of them with the boxes
+        // its registry entry names, and M·N f32, launched with its registry block, dynamic
+        // shared memory and a grid covering C.
         unsafe { self.gpu.launch(&function, cfg, &args) }
+    }
+
+    /// The tensor maps of A and B for `operands`' boxes, encoded and uploaded once.
+    fn tensor_maps(&self, operands: Operands) -> Result<std::sync::Arc<TensorMaps>> {
+        let Operands::TensorMaps { a_box, b_box } = operands else {
+            return Err(Error::new("tensor maps asked for a kernel that takes pointers"));
+        };
+        let mut cache = self.tensor_maps.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, maps)) = cache.iter().find(|(o, _)| *o == operands) {
+            return Ok(maps.clone());
+        }
+        let Inputs { m, n, k, .. } = self.inputs;
+        let maps = std::sync::Arc::new(TensorMaps::upload(
+            self.gpu,
+            encode_16bit(self.a.ptr(), m, k, a_box)?,
+            encode_16bit(self.b.ptr(), k, n, b_box)?,
+        )?);
+        cache.push((operands, maps.clone()));
+        Ok(maps)
     }
 
     /// Runs `work` once on a poisoned C and compares the checked entries with the reference.

@@ -27,6 +27,7 @@
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
 //! | [`async_copy`] | `cp.async` global → shared copies, their groups and waits |
 //! | [`mma`] | tensor-core `mma.sync.m16n8k16` (f16 and bf16 in, f32 accumulate), `ldmatrix` |
+//! | [`tma`] | Hopper's tensor copies (`cp.async.bulk.tensor`) and the `mbarrier`s they complete (sm_90a build only) |
 //! | [`wgmma`] | Hopper's warpgroup MMA (`wgmma.mma_async`, sm_90a build only), its descriptors and fences |
 //! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |
 //! | [`unroll`] | `unroll!`: loop copies with constant indices, where LLVM would keep a loop |
@@ -41,5 +42,7 @@ pub mod shared;
 pub mod sync;
 pub mod unroll;
 pub mod warp;
+#[cfg(target_feature = "sm_90a")]
+pub mod tma;
 #[cfg(target_feature = "sm_90a")]
 pub mod wgmma;

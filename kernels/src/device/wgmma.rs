@@ -88,14 +88,14 @@ pub fn fence_proxy_async_shared() {
 /// Accumulator registers per thread of `m64n256k16` with f32 accumulation.
 pub const M64N256_ACC: usize = 128;
 
-/// One `wgmma.mma_async` m64n256k16 with f32 accumulators: A K-major, B N-major
+/// One `wgmma.mma_async` with f32 accumulators: A K-major, B N-major
 /// (`imm-trans-b` = 1), both by descriptor. Generated per input type because the type is
 /// part of the instruction's name; the 128 accumulators are listed one by one because
 /// `asm!` takes no register arrays.
-macro_rules! wgmma_m64n256k16 {
-    ($name:ident, $ty:literal, $first:literal $($i:literal)*) => {
-        #[doc = concat!("`wgmma.mma_async.sync.aligned.m64n256k16.f32.", $ty, ".", $ty, "`: `acc += A · B`")]
-        /// for the warpgroup, A (64 × 16) and B (16 × 256) read from shared memory through
+macro_rules! wgmma_f32 {
+    ($name:ident, $shape:literal, $acc:expr, $ty:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, "`: `acc += A · B`")]
+        /// for the warpgroup, A (64 × 16) and B (16 × N) read from shared memory through
         /// their descriptors ([`descriptor`]); asynchronous until [`wait_group`].
         ///
         /// # Safety
@@ -103,13 +103,13 @@ macro_rules! wgmma_m64n256k16 {
         /// shared memory that stays unchanged until a [`wait_group`] has seen this `wgmma`
         /// finish, and `acc` is not read before then.
         #[inline(always)]
-        pub unsafe fn $name(acc: &mut [f32; M64N256_ACC], a: u64, b: u64) {
+        pub unsafe fn $name(acc: &mut [f32; $acc], a: u64, b: u64) {
             // SAFETY: the caller's contract above.
             unsafe {
                 asm!(
                     concat!(
                         "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
-                        "wgmma.mma_async.sync.aligned.m64n256k16.f32.", $ty, ".", $ty, " {{",
+                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, " {{",
                         "{", $first, "}", $(", {", $i, "}",)*
                         "}}, {a}, {b}, keep, 1, 1, 0, 1; }}"
                     ),
@@ -122,9 +122,9 @@ macro_rules! wgmma_m64n256k16 {
     };
 }
 
-macro_rules! for_each_accumulator {
-    ($mac:ident, $name:ident, $ty:literal) => {
-        $mac!($name, $ty,
+macro_rules! m64n256k16 {
+    ($name:ident, $ty:literal) => {
+        wgmma_f32!($name, "m64n256k16", M64N256_ACC, $ty,
             0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
             32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
             64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
@@ -133,5 +133,5 @@ macro_rules! for_each_accumulator {
     };
 }
 
-for_each_accumulator!(wgmma_m64n256k16, mma_m64n256k16_f16, "f16");
-for_each_accumulator!(wgmma_m64n256k16, mma_m64n256k16_bf16, "bf16");
+m64n256k16!(mma_m64n256k16_f16, "f16");
+m64n256k16!(mma_m64n256k16_bf16, "bf16");

@@ -20,6 +20,7 @@
 //! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
 //! | [`t4_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
 //! | `t5_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
+//! | `t6_tma` | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers (sm_90a build only) |
 //!
 //! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
 //! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
@@ -41,3 +42,5 @@ pub mod t3_pipeline;
 pub mod t4_warp_tile;
 #[cfg(target_feature = "sm_90a")]
 pub mod t5_wgmma;
+#[cfg(target_feature = "sm_90a")]
+pub mod t6_tma;

@@ -8,7 +8,10 @@
 //!    only the symbols they need from the bitcode inside any `.rlib` (compiler_builtins);
 //! 2. `opt` internalizes every symbol but the kernels (`--export-symbol NAME`, one per
 //!    `#[kernel]`), so that dead helpers vanish, and optimizes at `-O3`;
-//! 3. `llc -mcpu=sm_XX -mattr=+ptxNN` writes the PTX text.
+//! 3. `llc -mcpu=sm_XX -mattr=+ptxNN` writes the PTX text;
+//! 4. each `// ptx-link: maxntid NAME N` line in it (written by `#[kernel(max_threads = N)]`)
+//!    becomes a `.maxntid N, 1, 1` directive on entry NAME: CUDA's `__launch_bounds__`,
+//!    which rustc cannot express.
 //!
 //! rustc calls it with: `--export-symbol NAME`…, object and rlib paths, `-L DIR`,
 //! `--target nvptx64-nvidia-cuda`, `--target-cpu sm_XX`, `--target-feature=+ptxNN`,
@@ -125,7 +128,34 @@ fn link(req: &LinkRequest) -> Result<(), String> {
     if !features.is_empty() {
         llc.arg(format!("-mattr={}", features.join(",")));
     }
-    run(llc.arg(&optimized).arg("-o").arg(output))
+    run(llc.arg(&optimized).arg("-o").arg(output))?;
+
+    let ptx = std::fs::read_to_string(output).map_err(|e| format!("{}: {e}", output.display()))?;
+    let bounded = apply_launch_bounds(&ptx)?;
+    if bounded != ptx {
+        std::fs::write(output, bounded).map_err(|e| format!("{}: {e}", output.display()))?;
+    }
+    Ok(())
+}
+
+/// Puts `.maxntid N, 1, 1` between the parameter list and the body of each entry that a
+/// `// ptx-link: maxntid NAME N` line names.
+fn apply_launch_bounds(ptx: &str) -> Result<String, String> {
+    let mut out = ptx.to_string();
+    for line in ptx.lines() {
+        let Some(rest) = line.trim().strip_prefix("// ptx-link: maxntid ") else { continue };
+        let (name, threads) = rest
+            .split_once(' ')
+            .and_then(|(name, n)| Some((name, n.trim().parse::<u32>().ok()?)))
+            .ok_or_else(|| format!("malformed launch bound `{line}`"))?;
+        let entry = format!(".entry {name}(");
+        let start = out.find(&entry).ok_or_else(|| format!("launch bound for `{name}`, which is no entry"))?;
+        // Parameter declarations hold no parenthesis: the first `)` closes the list.
+        let close = out[start..].find(')').ok_or_else(|| format!("no parameter list end for `{name}`"))?;
+        let at = start + close + 1;
+        out.insert_str(at, &format!("\n.maxntid {threads}, 1, 1"));
+    }
+    Ok(out)
 }
 
 fn main() -> ExitCode {

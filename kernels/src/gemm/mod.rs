@@ -22,9 +22,11 @@
 //! | `t5_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
 //! | `t6_tma` | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers (sm_90a build only) |
 //!
-//! Conventions: every M, N, K ≥ 1 works (loads past an edge read 0, stores past an edge
-//! are skipped); dimensions are `u32`, offsets `usize`; products use `fma.rn.f32`
-//! (`mul_add`), as nvcc does by default.
+//! Conventions: every M, N, K ≥ 1 works for g01–g10 and t1 (loads past an edge read 0,
+//! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
+//! and N multiples of 8 (the host refuses other shapes before launch). t5 and t6 exist in
+//! the sm_90a build only. Dimensions are `u32`, offsets `usize`; FP32 products use
+//! `fma.rn.f32` (`mul_add`), as nvcc does by default.
 
 pub mod g01_naive;
 pub mod g02_coalesced;

@@ -37,6 +37,12 @@ for part in $parts; do
             for k in uniform_by_warp diverge_by_lane predicated_by_lane; do
               cuobjdump -sass -fun $k /tmp/kernels.cubin > /tmp/$k.sass
               echo "$k: $(grep -cE '\bBRA\b' /tmp/$k.sass) BRA, $(grep -cE '\bBSSY\b' /tmp/$k.sass) BSSY, $(grep -cE '\bBSYNC\b' /tmp/$k.sass) BSYNC, $(grep -cE 'FSEL|\bSEL\b' /tmp/$k.sass) SEL/FSEL, $(grep -cE '@!?P[0-9]' /tmp/$k.sass) guarded, $(grep -cE 'FMUL|FADD|FFMA' /tmp/$k.sass) FMUL/FADD/FFMA"
+            done
+            # the Hopper GEMM steps: warpgroup MMAs, tensor copies and block barriers in SASS
+            ptxas -arch=sm_90a $b/ptx/sm_90a/kernels.ptx -o /tmp/kernels90a.cubin
+            for k in t5_wgmma_f16 t6_tma_f16; do
+              cuobjdump -sass -fun $k /tmp/kernels90a.cubin > /tmp/$k.sass
+              echo "$k: $(grep -c HGMMA /tmp/$k.sass) HGMMA ($(grep -m1 -o 'HGMMA[.0-9a-zA-Z]*' /tmp/$k.sass)), $(grep -c UTMALDG /tmp/$k.sass) UTMALDG, $(grep -c LDGSTS /tmp/$k.sass) LDGSTS, $(grep -c 'BAR.SYNC' /tmp/$k.sass) BAR.SYNC"
             done ;;
     errors) # every refusal: a message that says what to do, a non-zero exit, no table
             cp -r $b/ptx /tmp/stale-ptx && echo 0000000000000000 > /tmp/stale-ptx/fingerprint

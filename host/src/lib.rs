@@ -36,7 +36,8 @@ pub fn run(options: &Options) -> Result<bool> {
             println!("{:<26} {}", p.id, p.summary);
         }
         for g in gemm::registry::GEMM_KERNELS {
-            println!("{:<26} {}", g.id, g.summary);
+            let needs = if g.arch.specific { format!(" (needs {})", g.arch) } else { String::new() };
+            println!("{:<26} {}{needs}", g.id, g.summary);
         }
         return Ok(true);
     }

@@ -19,8 +19,12 @@
 //!       (8 warps) per SM. The host raises the kernel's dynamic shared-memory limit.
 //! Requires: an sm_90a device (compute capability 9.0: H100, H200) and the sm_90a PTX
 //!       (ISA 8.0); K and N multiples of 8, as t2. Elsewhere the runner skips it and says why.
-//! Result: 500 TFLOP/s at 4096³ (f16; bf16 506), 65.6 % of cuBLAS GemmEx, and 545 at 8192³
-//!       (bf16 569), 70.2 %, on an H200 in the same run as cuBLAS (2026-11-22): 1.47× t4.
+//! Result: 500 TFLOP/s at 4096³ (f16; bf16 507), 66.2 % of cuBLAS GemmEx, and 479 at 8192³
+//!       (bf16 536), 63.7 %, on an H200 in the ladder's final run (2026-11-22): 1.46× t4.
+//!       Other calls measured 520–545 at 8192³ (67.7–70.5 %); see the notes.
+//! Bottleneck: the loads. Timed apart with ncu at 8192³, t5's `wgmma`s alone take 1.38
+//!       ms (cuBLAS: 1.43 ms for everything), its `cp.async` loads alone 1.80 ms, the two
+//!       together 2.07 ms. t6 moves the loads to the copy engine.
 //!       cuBLAS's own kernels add what this step leaves out: the TMA copy engine instead of
 //!       `cp.async` (no threads spent on addresses), warp specialization (producer and
 //!       consumer warpgroups), and a persistent grid.

@@ -23,8 +23,9 @@
 //! Requires: as t5 (sm_90a, K and N multiples of 8: the tensor map's row strides must be
 //!       multiples of 16 bytes). The host encodes the tensor maps (`cuTensorMapEncodeTiled`)
 //!       and passes their addresses in place of A and B.
-//! Result: 608 TFLOP/s at 4096³ (f16; bf16 622), 80.1 % of cuBLAS GemmEx, and 620 at 8192³
-//!       (bf16 668), 80.7 %, on an H200 in the same run as cuBLAS (2026-11-22): 1.22× t5.
+//! Result: 608 TFLOP/s at 4096³ (f16; bf16 623), 80.5 % of cuBLAS GemmEx, and 604 at 8192³
+//!       (bf16 652), 80.3 %, on an H200 in the ladder's final run (2026-11-22): 1.22–1.26×
+//!       t5. Another call measured 620 (80.7 %) at 8192³.
 //!       cuBLAS still copies less: its kernels here (`nvjet_sm90_hss_256x128…_1x2` and
 //!       `…_320x128…_1x2`) pair blocks in clusters of two that share one operand's tiles
 //!       through TMA multicast, and keep one block per SM for the whole product.

@@ -43,7 +43,7 @@ fn main() {
         }));
     }
     probe_trials(&mut trials);
-    gemm_trials(&mut trials);
+    gemm_trials(&mut trials, absent.is_none());
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
         (None, Some(false)) => {
@@ -284,13 +284,16 @@ fn with_gemm_bench<T>(
     body(&benches[&key])
 }
 
-fn gemm_trials(trials: &mut Vec<Trial>) {
+/// `gpu_present`: a driver and a device were found, so kernels the device cannot run are
+/// told apart (ignored, with the reason) from the others.
+fn gemm_trials(trials: &mut Vec<Trial>, gpu_present: bool) {
     use host::gemm::registry::GEMM_KERNELS;
     for kernel in GEMM_KERNELS {
         // A kernel this device cannot run (sm_90a's wgmma elsewhere) is ignored, with why.
-        let unavailable = match host::gpu::absent_reason() {
-            None => gpu().ok().and_then(|g| kernel.unavailable(g.info.compute_capability, g.info.ptx_arch)),
-            Some(_) => None,
+        let unavailable = if gpu_present {
+            gpu().ok().and_then(|g| kernel.unavailable(g.info.compute_capability, g.info.ptx_arch))
+        } else {
+            None
         };
         if let Some(reason) = &unavailable {
             eprintln!("{}/awkward_shapes ignored: {reason}", kernel.id);

@@ -73,9 +73,7 @@ impl Cublas {
         };
         check(status, "SGEMM")
     }
-}
 
-impl Cublas {
     /// Row-major `C = A · B` for `precision` inputs: SGEMM for FP32, `cublasGemmEx` with
     /// 16-bit A and B, f32 C and f32 compute otherwise.
     ///

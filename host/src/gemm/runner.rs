@@ -9,7 +9,7 @@ use crate::gpu::{Arg, Gpu};
 use crate::inputs::fill_random;
 use crate::memory::DeviceBuffer;
 use crate::timing::{Timer, Timing};
-use cudarc::driver::LaunchConfig;
+use cudarc::driver::{CudaFunction, LaunchConfig};
 
 /// A quiet NaN: written over C before each checked run, so an unwritten entry fails.
 const POISON: u32 = 0x7fc0_0000;
@@ -30,6 +30,13 @@ impl GemmCheck {
     pub fn passed(&self) -> bool {
         self.error <= self.tolerance
     }
+}
+
+/// A kernel's function, launch shape and arguments for one bench.
+struct PreparedLaunch {
+    function: CudaFunction,
+    cfg: LaunchConfig,
+    args: [Arg; 6],
 }
 
 /// One shape's A, B (random) and C on the device, with the reference for the entries a
@@ -69,7 +76,10 @@ impl<'g> GemmBench<'g> {
         2.0 * f64::from(self.inputs.m) * f64::from(self.inputs.n) * f64::from(self.inputs.k)
     }
 
-    fn launch(&self, kernel: &GemmKernel) -> Result<()> {
+    /// Everything a launch of `kernel` on this bench needs, resolved once (checks, the
+    /// function, its shared-memory limit, the tensor maps), so that the timed loop only
+    /// launches.
+    fn prepare(&self, kernel: &GemmKernel) -> Result<PreparedLaunch> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
         if kernel.precision != precision {
             return Err(Error::new(format!(
@@ -100,19 +110,17 @@ impl<'g> GemmBench<'g> {
             block_dim: (kernel.block.0, kernel.block.1, 1),
             shared_mem_bytes: kernel.dynamic_shared,
         };
-        let args = [
-            Arg::U64(a),
-            Arg::U64(b),
-            Arg::U64(self.c.ptr()),
-            Arg::U32(m),
-            Arg::U32(n),
-            Arg::U32(k),
-        ];
+        let args = [Arg::U64(a), Arg::U64(b), Arg::U64(self.c.ptr()), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
+        Ok(PreparedLaunch { function, cfg, args })
+    }
+
+    /// Launches a prepared kernel on this bench's buffers.
+    fn launch(&self, launch: &PreparedLaunch) -> Result<()> {
         // SAFETY: every GEMM kernel is (a, b, c, m, n, k) over row-major buffers of M·K and
-        // K·N inputs of its precision (checked above), or tensor maps of them with the boxes
-        // its registry entry names, and M·N f32, launched with its registry block, dynamic
-        // shared memory and a grid covering C.
-        unsafe { self.gpu.launch(&function, cfg, &args) }
+        // K·N inputs of its precision (checked in `prepare`), or tensor maps of them with the
+        // boxes its registry entry names (kept alive by this bench), and M·N f32, launched
+        // with its registry block, dynamic shared memory and a grid covering C.
+        unsafe { self.gpu.launch(&launch.function, launch.cfg, &launch.args) }
     }
 
     /// The tensor maps of A and B for `operands`' boxes, encoded and uploaded once.
@@ -153,7 +161,8 @@ impl<'g> GemmBench<'g> {
     }
 
     pub fn check_kernel(&self, kernel: &GemmKernel) -> Result<GemmCheck> {
-        self.check(|| self.launch(kernel))
+        let launch = self.prepare(kernel)?;
+        self.check(|| self.launch(&launch))
     }
 
     pub fn check_cublas(&self, cublas: &Cublas) -> Result<GemmCheck> {
@@ -174,7 +183,8 @@ impl<'g> GemmBench<'g> {
     }
 
     pub fn time_kernel(&self, kernel: &GemmKernel, timer: &Timer) -> Result<Timing> {
-        self.time(timer, || self.launch(kernel))
+        let launch = self.prepare(kernel)?;
+        self.time(timer, || self.launch(&launch))
     }
 
     pub fn time_cublas(&self, cublas: &Cublas, timer: &Timer) -> Result<Timing> {

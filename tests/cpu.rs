@@ -426,6 +426,19 @@ fn gemm_grids_cover_c() {
             let (rows, cols) = match kernel.grid_map {
                 GridMap::RowsOnX => (gx, gy),
                 GridMap::ColumnsOnX => (gy, gx),
+                // At most one block per tile, in whole clusters: rows rounded up to the
+                // cluster's height.
+                GridMap::Persistent { cluster } => {
+                    let cols = n.div_ceil(kernel.tile.1);
+                    assert_eq!((gy, gx % (cluster * cols)), (1, 0), "{}: whole clusters", kernel.id);
+                    let rows = gx / cols;
+                    assert!(
+                        (rows - cluster) * kernel.tile.0 < m,
+                        "{}: a cluster with no rows of C",
+                        kernel.id
+                    );
+                    (rows.min(m.div_ceil(kernel.tile.0)), cols)
+                }
             };
             assert!(
                 rows * kernel.tile.0 >= m && cols * kernel.tile.1 >= n,
@@ -437,6 +450,24 @@ fn gemm_grids_cover_c() {
                 "{}: extra blocks",
                 kernel.id
             );
+        }
+    }
+}
+
+#[test]
+fn grouped_tile_walk_visits_every_tile_once() {
+    use common::gemm::grouped_tile;
+    for (rows, cols, group) in [(1, 1, 16), (32, 16, 16), (17, 9, 16), (9, 10, 8), (64, 32, 8), (5, 3, 2)] {
+        let mut seen = vec![false; (rows * cols) as usize];
+        for unit in 0..rows * cols {
+            let (r, c) = grouped_tile(unit, rows, cols, group);
+            assert!(r < rows && c < cols, "{unit} → ({r}, {c}) outside {rows} × {cols}");
+            assert!(!std::mem::replace(&mut seen[(r * cols + c) as usize], true), "({r}, {c}) twice");
+        }
+        // Consecutive units walk down a band's column first.
+        if rows >= group {
+            assert_eq!(grouped_tile(1, rows, cols, group), (1, 0));
+            assert_eq!(grouped_tile(group, rows, cols, group), (0, 1));
         }
     }
 }

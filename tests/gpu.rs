@@ -261,6 +261,11 @@ const GEMM_SHAPES: &[(u32, u32, u32)] = &[
     (4097, 8, 8),
     (136, 264, 1000),
     (130, 264, 72),
+    // More tiles than a persistent grid has blocks (132 SMs): each block walks several
+    // tiles, an odd count of 128-row tiles leaves a cluster pair half outside M, and K
+    // gives fewer k tiles than stages, so the stage counter wraps inside a tile.
+    (2100, 2312, 136),
+    (4100, 2312, 72),
 ];
 
 type GemmKey = (host::gemm::registry::Precision, (u32, u32, u32));

@@ -116,3 +116,64 @@ pub mod t6 {
     pub const BARRIER_BYTES: u32 = 2 * STAGES * 8;
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + BARRIER_BYTES + ALIGN_SLACK;
 }
+
+/// t7 (a persistent grid; sm_90a): t6's block, tiles, stages and tensor maps, but as many
+/// blocks as fit on the GPU at once, each walking output tiles in a grouped order.
+pub mod t7 {
+    pub use super::t6::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, SHARED_BYTES, STAGE_BYTES, STAGES,
+        THREADS,
+    };
+    /// Tile rows in one group of the walk: the blocks running at one time cover a band of
+    /// `GROUP_ROWS` tile rows and a few tile columns, so that A's and B's tiles are fetched
+    /// from DRAM about once per band and then served from L2.
+    pub const GROUP_ROWS: u32 = 16;
+}
+
+/// t8 (clusters of two with TMA multicast; sm_90a): t7, with blocks paired along M in
+/// clusters; the pair shares B's tile, each block fetching half of it for both.
+pub mod t8 {
+    pub use super::t6::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, SHARED_BYTES, STAGE_BYTES, STAGES,
+        THREADS,
+    };
+    /// Blocks per cluster, stacked along M: the pair computes a 256 × 256 piece of C.
+    pub const CLUSTER_M: u32 = 2;
+    /// Pair rows (of `CLUSTER_M` tile rows each) in one group of the walk (t7's 16 tile
+    /// rows).
+    pub const GROUP_ROWS: u32 = 8;
+}
+
+/// Which output tile (row, column of tiles) is `unit` in a grouped walk over a
+/// `rows × cols` grid of tiles: bands of `group` tile rows, each band walked column by
+/// column, so that consecutive units (the blocks that run at one time) share rows of A
+/// and columns of B. The last band may be shorter.
+pub const fn grouped_tile(unit: u32, rows: u32, cols: u32, group: u32) -> (u32, u32) {
+    let per_band = group * cols;
+    let band = unit / per_band;
+    let first = band * group;
+    let height = if rows - first < group { rows - first } else { group };
+    let within = unit - band * per_band;
+    (first + within % height, within / height)
+}
+
+/// t9 (the epilogue through shared memory and TMA stores; sm_90a): t8, with each consumer
+/// warpgroup's 64 × 256 piece of C staged in shared memory one 64 × 32 box at a time and
+/// stored by the copy engine from a third tensor map, of C.
+pub mod t9 {
+    pub use super::t6::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BARRIER_BYTES, BK, BM, BN, CONSUMER_WARPGROUPS, STAGE_BYTES,
+        STAGES, THREADS,
+    };
+    pub use super::t8::{CLUSTER_M, GROUP_ROWS};
+    /// The box one TMA store writes, (contiguous extent, rows): 32 f32 (one 128-byte
+    /// swizzle row) × the 64 rows of a consumer warpgroup.
+    pub const C_BOX: (u32, u32) = (32, 64);
+    pub const C_BOX_BYTES: u32 = C_BOX.0 * C_BOX.1 * 4;
+    /// Staging boxes per consumer warpgroup: one is written while the other is stored.
+    pub const C_BUFFERS: u32 = 2;
+    pub const C_STAGING_BYTES: u32 = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
+    /// The stages, then the staging boxes, then the barriers: 225 KB of the 227 KB a Hopper
+    /// block may have.
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
+}

@@ -225,6 +225,42 @@ impl Gpu {
         Ok(per_sm.max(1) * self.info.multiprocessors)
     }
 
+    /// Clusters of `cluster` blocks (along x) of `function` that fit on the GPU at once
+    /// (`cuOccupancyMaxActiveClusters`): SMs are grouped in GPCs and a cluster must fit in
+    /// one, so this can be less than SMs / `cluster`.
+    pub fn max_active_clusters(
+        &self,
+        function: &CudaFunction,
+        block: u32,
+        shared_bytes: u32,
+        cluster: u32,
+    ) -> Result<u32> {
+        let mut attribute = cluster_attribute(cluster);
+        let config = sys::CUlaunchConfig {
+            gridDimX: cluster,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: shared_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        let mut clusters = 0;
+        // SAFETY: `config` and its one attribute outlive the call, which only reads them.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, function.cu_function(), &config) }
+            .result()
+            .context("asking the occupancy calculator for clusters")?;
+        if clusters <= 0 {
+            return Err(Error::new(format!(
+                "no cluster of {cluster} blocks of {block} threads and {shared_bytes} bytes of shared memory                  fits on this device"
+            )));
+        }
+        Ok(clusters as u32)
+    }
+
     /// Free device memory in bytes.
     pub fn free_memory(&self) -> Result<u64> {
         Ok(self.ctx.mem_get_info().context("reading free memory")?.0 as u64)
@@ -253,5 +289,67 @@ impl Gpu {
         // SAFETY: the caller guarantees the arguments fit the kernel.
         unsafe { builder.launch(cfg) }.context("launching a kernel")?;
         Ok(())
+    }
+
+    /// [`Gpu::launch`] in clusters of `cluster` blocks along x: `cuLaunchKernelEx` with the
+    /// cluster-dimension attribute (cudarc's launch builder takes no attributes). The grid's
+    /// x must be a multiple of `cluster`.
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`], and the kernel expects clusters of this shape.
+    pub unsafe fn launch_clusters(
+        &self,
+        function: &CudaFunction,
+        cfg: LaunchConfig,
+        cluster: u32,
+        args: &[Arg],
+    ) -> Result<()> {
+        if cfg.grid_dim.0 % cluster != 0 {
+            return Err(Error::new(format!(
+                "a grid of {} blocks cannot be cut into clusters of {cluster}",
+                cfg.grid_dim.0
+            )));
+        }
+        // The driver reads each argument through a pointer to its value, typed as the
+        // kernel's parameter.
+        let mut params: Vec<*mut std::ffi::c_void> = args
+            .iter()
+            .map(|arg| match arg {
+                Arg::U64(v) => v as *const u64 as *mut std::ffi::c_void,
+                Arg::U32(v) => v as *const u32 as *mut std::ffi::c_void,
+                Arg::F32(v) => v as *const f32 as *mut std::ffi::c_void,
+            })
+            .collect();
+        let mut attribute = cluster_attribute(cluster);
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        // SAFETY: `params` points at `args`, which outlive the call; the caller guarantees
+        // they fit the kernel and the cluster shape.
+        unsafe {
+            sys::cuLaunchKernelEx(&config, function.cu_function(), params.as_mut_ptr(), std::ptr::null_mut())
+        }
+        .result()
+        .context("launching a kernel in clusters (cuLaunchKernelEx)")
+    }
+}
+
+/// The launch attribute asking for clusters of `blocks` blocks along x.
+fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue {
+            clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: blocks, y: 1, z: 1 },
+        },
     }
 }

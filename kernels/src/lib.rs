@@ -16,8 +16,8 @@
 
 pub mod device;
 pub mod gemm;
-pub mod reduce;
 pub mod probes;
+pub mod reduce;
 pub mod support;
 
 /// A kernel has nowhere to report a panic and no unwinding: stop the thread with `trap`,

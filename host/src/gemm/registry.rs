@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6};
+use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6, t7, t8, t9};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +48,10 @@ pub enum GridMap {
     RowsOnX,
     /// x over columns of C, y over rows.
     ColumnsOnX,
+    /// A persistent grid on x: as many blocks as run on the GPU at once (never more than
+    /// the work needs), each looping over work units. A unit is `cluster` tiles stacked
+    /// along M, computed by one cluster of that many blocks (1: no clusters).
+    Persistent { cluster: u32 },
 }
 
 /// How a kernel receives A and B.
@@ -56,8 +60,9 @@ pub enum Operands {
     /// Device pointers to the row-major matrices.
     Pointers,
     /// Addresses of TMA tensor maps of A and B (16-bit, 128-byte swizzle), with the boxes
-    /// (contiguous extent, rows) the kernel copies.
-    TensorMaps { a_box: (u32, u32), b_box: (u32, u32) },
+    /// (contiguous extent, rows) the kernel copies; and of C (f32, 128-byte swizzle) in
+    /// place of its pointer when `c_box` names the box the kernel stores.
+    TensorMaps { a_box: (u32, u32), b_box: (u32, u32), c_box: Option<(u32, u32)> },
 }
 
 /// One kernel of the ladder.
@@ -114,12 +119,23 @@ impl GemmKernel {
         })
     }
 
-    /// The grid that covers an `m × n` C.
+    /// The grid that covers an `m × n` C with one block per tile. For a persistent
+    /// kernel, the most blocks it can use: one per tile, in whole clusters (the runner
+    /// launches fewer when fewer fit on the GPU at once).
     pub fn grid(&self, m: u32, n: u32) -> (u32, u32) {
         let (rows, cols) = (m.div_ceil(self.tile.0), n.div_ceil(self.tile.1));
         match self.grid_map {
             GridMap::RowsOnX => (rows, cols),
             GridMap::ColumnsOnX => (cols, rows),
+            GridMap::Persistent { cluster } => (rows.div_ceil(cluster) * cols * cluster, 1),
+        }
+    }
+
+    /// Blocks per cluster (1 for a kernel launched without clusters).
+    pub fn cluster(&self) -> u32 {
+        match self.grid_map {
+            GridMap::Persistent { cluster } => cluster,
+            _ => 1,
         }
     }
 }
@@ -183,8 +199,29 @@ const fn tma(id: &'static str, summary: &'static str, precision: Precision) -> G
     GemmKernel {
         block: (t6::THREADS, 1),
         dynamic_shared: t6::SHARED_BYTES,
-        operands: Operands::TensorMaps { a_box: t6::A_BOX, b_box: t6::B_BOX },
+        operands: Operands::TensorMaps { a_box: t6::A_BOX, b_box: t6::B_BOX, c_box: None },
         ..wgmma(id, summary, precision)
+    }
+}
+
+/// A persistent TMA step (sm_90a only): t6's block and tiles on a grid of as many blocks
+/// as run at once, in clusters of `cluster` blocks along M.
+const fn persistent(
+    id: &'static str,
+    summary: &'static str,
+    precision: Precision,
+    cluster: u32,
+) -> GemmKernel {
+    const _: () = assert!(t7::THREADS == t6::THREADS && t8::SHARED_BYTES == t6::SHARED_BYTES);
+    GemmKernel { grid_map: GridMap::Persistent { cluster }, ..tma(id, summary, precision) }
+}
+
+/// t8's persistent clusters, storing C through the copy engine from t9's staging boxes.
+const fn tma_store(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+    GemmKernel {
+        dynamic_shared: t9::SHARED_BYTES,
+        operands: Operands::TensorMaps { a_box: t9::A_BOX, b_box: t9::B_BOX, c_box: Some(t9::C_BOX) },
+        ..persistent(id, summary, precision, t9::CLUSTER_M)
     }
 }
 
@@ -296,6 +333,22 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
     wgmma("t5_wgmma_bf16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", Bf16),
     tma("t6_tma_f16", "TMA copies from a producer warp, mbarrier pipeline", F16),
     tma("t6_tma_bf16", "TMA copies from a producer warp, mbarrier pipeline", Bf16),
+    persistent(
+        "t7_persistent_f16",
+        "persistent grid, grouped tile walk, next tile's loads under the stores",
+        F16,
+        1,
+    ),
+    persistent(
+        "t7_persistent_bf16",
+        "persistent grid, grouped tile walk, next tile's loads under the stores",
+        Bf16,
+        1,
+    ),
+    persistent("t8_multicast_f16", "clusters of 2 share B's tiles by TMA multicast", F16, t8::CLUSTER_M),
+    persistent("t8_multicast_bf16", "clusters of 2 share B's tiles by TMA multicast", Bf16, t8::CLUSTER_M),
+    tma_store("t9_tma_store_f16", "C staged in swizzled shared memory, stored by TMA", F16),
+    tma_store("t9_tma_store_bf16", "C staged in swizzled shared memory, stored by TMA", Bf16),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

@@ -2,8 +2,8 @@
 
 use super::cublas::Cublas;
 use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
-use super::registry::{GemmKernel, Operands, Precision};
-use super::tensor_map::{TensorMaps, encode_16bit};
+use super::registry::{GemmKernel, GridMap, Operands, Precision};
+use super::tensor_map::{Element, TensorMaps, encode};
 use crate::error::{Error, Result};
 use crate::gpu::{Arg, Gpu};
 use crate::inputs::fill_random;
@@ -36,6 +36,8 @@ impl GemmCheck {
 struct PreparedLaunch {
     function: CudaFunction,
     cfg: LaunchConfig,
+    /// Blocks per cluster (1: a plain launch).
+    cluster: u32,
     args: [Arg; 6],
 }
 
@@ -97,21 +99,33 @@ impl<'g> GemmBench<'g> {
         }
         let function = self.gpu.function(kernel.id)?;
         self.gpu.allow_dynamic_shared(&function, kernel.dynamic_shared)?;
-        let (a, b) = match kernel.operands {
-            Operands::Pointers => (self.a.ptr(), self.b.ptr()),
-            Operands::TensorMaps { .. } => {
+        let (a, b, c) = match kernel.operands {
+            Operands::Pointers => (self.a.ptr(), self.b.ptr(), self.c.ptr()),
+            Operands::TensorMaps { c_box, .. } => {
                 let maps = self.tensor_maps(kernel.operands)?;
-                (maps.a(), maps.b())
+                let c = if c_box.is_some() { maps.address(2) } else { self.c.ptr() };
+                (maps.address(0), maps.address(1), c)
             }
         };
-        let (gx, gy) = kernel.grid(m, n);
+        let (mut gx, gy) = kernel.grid(m, n);
+        let cluster = kernel.cluster();
+        if let GridMap::Persistent { .. } = kernel.grid_map {
+            // As many blocks as run at once, in whole clusters, and no more than the tiles.
+            let threads = kernel.block.0 * kernel.block.1;
+            let resident = if cluster == 1 {
+                self.gpu.full_wave(&function, threads, kernel.dynamic_shared)?
+            } else {
+                cluster * self.gpu.max_active_clusters(&function, threads, kernel.dynamic_shared, cluster)?
+            };
+            gx = gx.min(resident);
+        }
         let cfg = LaunchConfig {
             grid_dim: (gx, gy, 1),
             block_dim: (kernel.block.0, kernel.block.1, 1),
             shared_mem_bytes: kernel.dynamic_shared,
         };
-        let args = [Arg::U64(a), Arg::U64(b), Arg::U64(self.c.ptr()), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
-        Ok(PreparedLaunch { function, cfg, args })
+        let args = [Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
+        Ok(PreparedLaunch { function, cfg, cluster, args })
     }
 
     /// Launches a prepared kernel on this bench's buffers.
@@ -119,13 +133,20 @@ impl<'g> GemmBench<'g> {
         // SAFETY: every GEMM kernel is (a, b, c, m, n, k) over row-major buffers of M·K and
         // K·N inputs of its precision (checked in `prepare`), or tensor maps of them with the
         // boxes its registry entry names (kept alive by this bench), and M·N f32, launched
-        // with its registry block, dynamic shared memory and a grid covering C.
-        unsafe { self.gpu.launch(&launch.function, launch.cfg, &launch.args) }
+        // with its registry block, dynamic shared memory and cluster shape, and a grid
+        // covering C (or, persistent, at most one block per tile).
+        unsafe {
+            if launch.cluster > 1 {
+                self.gpu.launch_clusters(&launch.function, launch.cfg, launch.cluster, &launch.args)
+            } else {
+                self.gpu.launch(&launch.function, launch.cfg, &launch.args)
+            }
+        }
     }
 
-    /// The tensor maps of A and B for `operands`' boxes, encoded and uploaded once.
+    /// The tensor maps of A, B (and C) for `operands`' boxes, encoded and uploaded once.
     fn tensor_maps(&self, operands: Operands) -> Result<std::sync::Arc<TensorMaps>> {
-        let Operands::TensorMaps { a_box, b_box } = operands else {
+        let Operands::TensorMaps { a_box, b_box, c_box } = operands else {
             return Err(Error::new("tensor maps asked for a kernel that takes pointers"));
         };
         let mut cache = self.tensor_maps.lock().unwrap_or_else(|p| p.into_inner());
@@ -133,11 +154,14 @@ impl<'g> GemmBench<'g> {
             return Ok(maps.clone());
         }
         let Inputs { m, n, k, .. } = self.inputs;
-        let maps = std::sync::Arc::new(TensorMaps::upload(
-            self.gpu,
-            encode_16bit(self.a.ptr(), m, k, a_box)?,
-            encode_16bit(self.b.ptr(), k, n, b_box)?,
-        )?);
+        let mut encoded = vec![
+            encode(self.a.ptr(), m, k, Element::Bits16, a_box)?,
+            encode(self.b.ptr(), k, n, Element::Bits16, b_box)?,
+        ];
+        if let Some(c_box) = c_box {
+            encoded.push(encode(self.c.ptr(), m, n, Element::F32, c_box)?);
+        }
+        let maps = std::sync::Arc::new(TensorMaps::upload(self.gpu, &encoded)?);
         cache.push((operands, maps.clone()));
         Ok(maps)
     }

@@ -70,7 +70,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     let mut stream: TokenStream = out.into_iter().collect();
     if let Some(bound) = max_threads {
-        let marker = format!("::core::arch::global_asm!(\"// ptx-link: maxntid {name} {{}}\", const {bound});");
+        let marker =
+            format!("::core::arch::global_asm!(\"// ptx-link: maxntid {name} {{}}\", const {bound});");
         stream.extend(marker.parse::<TokenStream>().expect("a global_asm! invocation"));
     }
     stream

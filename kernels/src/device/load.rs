@@ -147,3 +147,17 @@ pub unsafe fn store_f32x4(p: *mut f32, v: [f32; 4]) {
              options(nostack))
     }
 }
+
+/// `st.global.v2.f32 [p], {a,b};`: two `f32` in one 8-byte store (half the store
+/// instructions of two scalar stores, for a pair of neighbouring outputs).
+///
+/// # Safety
+/// `p` is an 8-byte aligned global address of two writable `f32`.
+#[inline(always)]
+pub unsafe fn store_f32x2(p: *mut f32, v: [f32; 2]) {
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.global.v2.f32 [g], {{{a}, {b}}}; }}",
+             p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], options(nostack))
+    }
+}

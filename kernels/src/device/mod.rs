@@ -24,9 +24,10 @@
 //! | [`shared`] | static and dynamic shared memory, `ld.shared` / `st.shared` |
 //! | [`warp`] | shuffles (`shfl.sync` down / bfly / idx) and the ballot vote (`vote.sync.ballot`) |
 //! | [`atomic`] | `red` and `atom` on global memory, fences |
-//! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints |
+//! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints; 8- and 16-byte stores |
 //! | [`async_copy`] | `cp.async` global → shared copies, their groups and waits |
 //! | [`mma`] | tensor-core `mma.sync.m16n8k16` (f16 and bf16 in, f32 accumulate), `ldmatrix` |
+//! | [`cluster`] | thread-block clusters: ranks, the cluster barrier, addresses in another block's shared memory (sm_90a build only) |
 //! | [`tma`] | Hopper's tensor copies (`cp.async.bulk.tensor`) and the `mbarrier`s they complete (sm_90a build only) |
 //! | [`wgmma`] | Hopper's warpgroup MMA (`wgmma.mma_async`, sm_90a build only), its descriptors and fences |
 //! | [`clock`] | the SM cycle counter and the GPU-wide nanosecond timer |
@@ -35,14 +36,16 @@
 pub mod async_copy;
 pub mod atomic;
 pub mod clock;
+#[cfg(target_feature = "sm_90a")]
+pub mod cluster;
 pub mod index;
 pub mod load;
 pub mod mma;
 pub mod shared;
 pub mod sync;
-pub mod unroll;
-pub mod warp;
 #[cfg(target_feature = "sm_90a")]
 pub mod tma;
+pub mod unroll;
+pub mod warp;
 #[cfg(target_feature = "sm_90a")]
 pub mod wgmma;

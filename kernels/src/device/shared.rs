@@ -139,6 +139,21 @@ impl SharedArray<f32> {
         [a, b, c, d]
     }
 
+    /// `st.shared.v2.f32 [addr], {a,b};` writes elements `index` and `index + 1` in one
+    /// 8-byte access.
+    ///
+    /// # Safety
+    /// `index` is even and `index + 2` lies inside the array; no other thread accesses
+    /// those elements until a barrier orders the accesses.
+    #[inline(always)]
+    pub unsafe fn store_v2(self, index: u32, v: [f32; 2]) {
+        // SAFETY: the caller keeps the two elements inside the array, 8-byte aligned.
+        unsafe {
+            asm!("st.shared.v2.f32 [{p}], {{{a}, {b}}};", p = in(reg32) self.address(index), a = in(reg32) v[0],
+                 b = in(reg32) v[1], options(nostack))
+        }
+    }
+
     /// `st.shared.v4.f32 [addr], {a,b,c,d};` writes elements `index..index + 4` in one
     /// 16-byte access.
     ///

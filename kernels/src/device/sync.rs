@@ -29,3 +29,16 @@ pub fn sync_warp(mask: u32) {
     // SAFETY: callers pass a mask of lanes that all reach this call.
     unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack)) }
 }
+
+/// Named barrier, `bar.sync id, threads;`: the `threads` threads (a multiple of 32, whole
+/// warps) that name barrier `id` (1 to 15; 0 is [`sync_threads`]'s) wait for each other,
+/// with the memory ordering of a block barrier among them. Lets one warpgroup of a block
+/// meet without stopping the others (a producer warp, a warpgroup in another phase).
+///
+/// An `asm!` block, which LLVM does not know to be convergent: call it where every one of
+/// the `threads` threads reaches the same call, outside lane-dependent branches.
+#[inline(always)]
+pub fn sync_named(id: u32, threads: u32) {
+    // SAFETY: callers bring exactly `threads` threads, whole warps, to this call.
+    unsafe { asm!("bar.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack)) }
+}

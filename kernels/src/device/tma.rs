@@ -26,7 +26,9 @@ use core::arch::asm;
 #[inline(always)]
 pub unsafe fn mbarrier_init(bar: u32, count: u32) {
     // SAFETY: the caller's contract.
-    unsafe { asm!("mbarrier.init.shared::cta.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack)) }
+    unsafe {
+        asm!("mbarrier.init.shared::cta.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count, options(nostack))
+    }
 }
 
 /// `fence.mbarrier_init.release.cluster;`: makes this thread's `mbarrier_init`s visible to
@@ -90,6 +92,28 @@ pub unsafe fn mbarrier_wait(bar: u32, parity: u32) {
     while !unsafe { mbarrier_try_wait(bar, parity) } {}
 }
 
+/// `mbarrier.arrive.shared::cluster.b64 _, [bar];`: one arrival on the barrier at
+/// cluster-window address `bar` (from [`super::cluster::map_shared_to_rank`]), which may
+/// be another block's.
+///
+/// The default semantics (release at CTA scope) are enough for what the GEMM steps order
+/// with it, the end of this block's `wgmma` reads of a stage (a `wait_group` before the
+/// arrival) before the partner's next TMA write into it; both are async-proxy operations
+/// that the arrival and the partner's wait on the barrier order (CUTLASS arrives the same
+/// way). Asking for `.release.cluster` instead compiles to `MEMBAR.ALL.GPU` before every
+/// arrival, a wait for all of the thread's outstanding global stores, and `.acquire.cluster`
+/// on the producer's wait adds an L1 invalidation (`CCTL.IVALL`) after it: with both, t8
+/// ran at half t7's speed (H100, 2026-11-22).
+///
+/// # Safety
+/// `bar` is the cluster-window address of an initialized barrier of a block of this
+/// cluster that has not exited.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_remote(bar: u32) {
+    // SAFETY: the caller's contract.
+    unsafe { asm!("mbarrier.arrive.shared::cluster.b64 _, [{b}];", b = in(reg32) bar, options(nostack)) }
+}
+
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes`: copies the
 /// box at coordinates (`x`, `y`) (`x` the contiguous dimension) of the tensor that `map`
 /// describes to shared address `dst`; the copy completes its bytes on `bar`.
@@ -108,4 +132,73 @@ pub unsafe fn copy_tensor_2d(dst: u32, map: *const u8, x: u32, y: u32, bar: u32)
             options(nostack)
         )
     }
+}
+
+/// [`copy_tensor_2d`] into every block of the cluster named in `cta_mask` (bit r: the block
+/// of rank r), `.multicast::cluster`: the box is read from global memory once and written
+/// at the same shared offset `dst` in each of those blocks, and each one's barrier at the
+/// offset of `bar` counts the bytes. Two blocks that need the same tile each fetch half
+/// of it and multicast their half to both.
+///
+/// # Safety
+/// As [`copy_tensor_2d`], in every block of the mask: `dst` is free there (its consumers
+/// have released it) and `bar` is initialized there and expects these bytes.
+#[inline(always)]
+pub unsafe fn copy_tensor_2d_multicast(dst: u32, map: *const u8, x: u32, y: u32, bar: u32, cta_mask: u16) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{x}, {y}}}], [{b}], {k};",
+            d = in(reg32) dst, m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, b = in(reg32) bar,
+            k = in(reg16) cta_mask, options(nostack)
+        )
+    }
+}
+
+/// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [map, {x, y}], [src];`: the copy
+/// engine stores the box at shared address `src` to coordinates (`x`, `y`) of the tensor
+/// that `map` describes, writing nothing that falls outside the tensor. Asynchronous: the
+/// copy joins the thread's current *bulk group*, closed by [`bulk_commit_group`] and
+/// awaited by [`bulk_wait_group_read`] / [`bulk_wait_group`].
+///
+/// # Safety
+/// `map` is the global address of a valid tensor map whose box (with its swizzle) is laid
+/// out at `src` (1024-byte aligned for the 128-byte swizzle); the writes that filled `src`
+/// were made visible to the async proxy (`fence.proxy.async.shared::cta` in each writing
+/// thread, then a barrier); nothing writes `src` until a wait says the copy has read it.
+#[inline(always)]
+pub unsafe fn store_tensor_2d(map: *const u8, x: u32, y: u32, src: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [{m}, {{{x}, {y}}}], [{s}];",
+            m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, s = in(reg32) src, options(nostack)
+        )
+    }
+}
+
+/// `cp.async.bulk.commit_group;`: closes this thread's bulk group (its [`store_tensor_2d`]s
+/// since the last commit).
+#[inline(always)]
+pub fn bulk_commit_group() {
+    // SAFETY: no operands.
+    unsafe { asm!("cp.async.bulk.commit_group;", options(nostack)) }
+}
+
+/// `cp.async.bulk.wait_group.read N;`: waits until at most `N` of this thread's committed
+/// bulk groups are still *reading* their shared-memory sources, so that the others' sources
+/// may be written again (their global writes may still be in flight).
+#[inline(always)]
+pub fn bulk_wait_group_read<const N: u32>() {
+    // SAFETY: no memory operands; N is an immediate. Not `nomem`: it orders later shared
+    // writes after the copy engine's reads.
+    unsafe { asm!("cp.async.bulk.wait_group.read {n};", n = const N, options(nostack)) }
+}
+
+/// `cp.async.bulk.wait_group N;`: waits until at most `N` of this thread's committed bulk
+/// groups are unfinished, their global writes included.
+#[inline(always)]
+pub fn bulk_wait_group<const N: u32>() {
+    // SAFETY: no memory operands; N is an immediate.
+    unsafe { asm!("cp.async.bulk.wait_group {n};", n = const N, options(nostack)) }
 }

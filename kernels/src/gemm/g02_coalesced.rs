@@ -27,7 +27,8 @@ pub unsafe fn g02_coalesced(a: *const f32, b: *const f32, c: *mut f32, m: u32, n
         let mut sum = 0.0f32;
         for i in 0..k {
             // SAFETY: row < m, col < n, i < k.
-            sum = core::f32::math::mul_add(unsafe { *a.add(row * k + i) }, unsafe { *b.add(i * n + col) }, sum);
+            sum =
+                core::f32::math::mul_add(unsafe { *a.add(row * k + i) }, unsafe { *b.add(i * n + col) }, sum);
         }
         // SAFETY: row < m, col < n.
         unsafe { *c.add(row * n + col) = sum };

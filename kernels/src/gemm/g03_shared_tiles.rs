@@ -40,15 +40,21 @@ pub unsafe fn g03_shared_tiles(a: *const f32, b: *const f32, c: *mut f32, m: u32
         let (a_col, b_row) = (k0 + tx, k0 + ty);
         // SAFETY: each load is bounds-checked; ty·32 + tx < 1024, the tiles' length.
         unsafe {
-            let a_value = if row < m && a_col < k { *a.add(row as usize * k as usize + a_col as usize) } else { 0.0 };
-            let b_value = if b_row < k && col < n { *b.add(b_row as usize * n as usize + col as usize) } else { 0.0 };
+            let a_value =
+                if row < m && a_col < k { *a.add(row as usize * k as usize + a_col as usize) } else { 0.0 };
+            let b_value =
+                if b_row < k && col < n { *b.add(b_row as usize * n as usize + col as usize) } else { 0.0 };
             a_tile.store(ty * TILE + tx, a_value);
             b_tile.store(ty * TILE + tx, b_value);
         }
         sync_threads();
         for i in 0..TILE {
             // SAFETY: indices under 1024.
-            sum = core::f32::math::mul_add(unsafe { a_tile.load(ty * TILE + i) }, unsafe { b_tile.load(i * TILE + tx) }, sum);
+            sum = core::f32::math::mul_add(
+                unsafe { a_tile.load(ty * TILE + i) },
+                unsafe { b_tile.load(i * TILE + tx) },
+                sum,
+            );
         }
         sync_threads();
         k0 += TILE;

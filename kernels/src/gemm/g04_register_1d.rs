@@ -43,9 +43,15 @@ pub unsafe fn g04_register_1d(a: *const f32, b: *const f32, c: *mut f32, m: u32,
         // SAFETY: bounds-checked loads; tile indices below BM·BK = BK·BN = 512 = threads.
         unsafe {
             let (r, cc) = (row0 + a_row, k0 + a_col);
-            a_tile.store(a_row * BK + a_col, if r < m && cc < k { *a.add(r as usize * k as usize + cc as usize) } else { 0.0 });
+            a_tile.store(
+                a_row * BK + a_col,
+                if r < m && cc < k { *a.add(r as usize * k as usize + cc as usize) } else { 0.0 },
+            );
             let (r, cc) = (k0 + b_row, col0 + b_col);
-            b_tile.store(b_row * BN + b_col, if r < k && cc < n { *b.add(r as usize * n as usize + cc as usize) } else { 0.0 });
+            b_tile.store(
+                b_row * BN + b_col,
+                if r < k && cc < n { *b.add(r as usize * n as usize + cc as usize) } else { 0.0 },
+            );
         }
         sync_threads();
         for dot in 0..BK {

@@ -73,7 +73,8 @@ pub unsafe fn g05_register_2d(a: *const f32, b: *const f32, c: *mut f32, m: u32,
             }
             for i in 0..TM as usize {
                 for j in 0..TN as usize {
-                    results[i * TN as usize + j] = core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
+                    results[i * TN as usize + j] =
+                        core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
                 }
             }
         }

@@ -91,7 +91,8 @@ pub unsafe fn g06_vectorized(a: *const f32, b: *const f32, c: *mut f32, m: u32, 
             let reg_b = [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]];
             for i in 0..TM as usize {
                 for j in 0..TN as usize {
-                    results[i * TN as usize + j] = core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
+                    results[i * TN as usize + j] =
+                        core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
                 }
             }
         }

@@ -16,8 +16,8 @@
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
-use crate::device::shared::SharedArray;
 use crate::device::load::{load_readonly_f32x4, store_f32x4};
+use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
 use common::gemm::g06::{A_PAD, BK, BM, BN, TM, TN};
@@ -74,7 +74,13 @@ unsafe fn copy_b_piece(tiles: SharedArray<f32>, index: u32, b: *const f32, k: u3
         for e in 0..4 {
             let inside = r < k && c + e < n;
             // SAFETY: the element is read only when inside B.
-            unsafe { cp_async_4(tiles.address(index + e), if inside { b.add(at(c + e)) } else { b }, if inside { 4 } else { 0 }) };
+            unsafe {
+                cp_async_4(
+                    tiles.address(index + e),
+                    if inside { b.add(at(c + e)) } else { b },
+                    if inside { 4 } else { 0 },
+                )
+            };
         }
     }
 }
@@ -102,7 +108,17 @@ pub unsafe fn g08_double_buffer(a: *const f32, b: *const f32, c: *mut f32, m: u3
             unsafe { a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize]) };
         }
     };
-    let copy_b = |buf: u32, t: u32| unsafe { copy_b_piece(b_tile, buf * B_TILE + b_row * BN + b_col4 * 4, b, k, n, t * BK + b_row, col0 + b_col4 * 4) };
+    let copy_b = |buf: u32, t: u32| unsafe {
+        copy_b_piece(
+            b_tile,
+            buf * B_TILE + b_row * BN + b_col4 * 4,
+            b,
+            k,
+            n,
+            t * BK + b_row,
+            col0 + b_col4 * 4,
+        )
+    };
     store_a(0, unsafe { load4(a, m, k, row0 + a_row, a_col4 * 4) });
     copy_b(0, 0);
     cp_async_commit();
@@ -131,7 +147,8 @@ pub unsafe fn g08_double_buffer(a: *const f32, b: *const f32, c: *mut f32, m: u3
             let reg_b = [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]];
             for i in 0..TM as usize {
                 for j in 0..TN as usize {
-                    results[i * TN as usize + j] = core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
+                    results[i * TN as usize + j] =
+                        core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
                 }
             }
         }

@@ -21,8 +21,8 @@
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
-use crate::device::shared::SharedArray;
 use crate::device::load::{load_readonly_f32x4, store_f32x4};
+use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
 use common::gemm::g06::{A_PAD, BM, BN, THREADS, TM, TN};
@@ -34,7 +34,8 @@ const WARP_TILE_M: u32 = BM / 4;
 const WARP_TILE_N: u32 = BN / WARP_COLS;
 /// Lanes across one warp's piece: 8 columns of threads, each 4 + 4 columns wide.
 const LANE_COLS: u32 = 8;
-const _: () = assert!(THREADS / WARP_SIZE == 4 * WARP_COLS && WARP_TILE_M == 4 * TM && WARP_TILE_N == LANE_COLS * 8);
+const _: () =
+    assert!(THREADS / WARP_SIZE == 4 * WARP_COLS && WARP_TILE_M == 4 * TM && WARP_TILE_N == LANE_COLS * 8);
 
 /// k values per tile: twice g08's, so each barrier covers 16 k steps of FMAs.
 const BK: u32 = 16;
@@ -93,7 +94,13 @@ unsafe fn copy_b_piece(tiles: SharedArray<f32>, index: u32, b: *const f32, k: u3
         for e in 0..4 {
             let inside = r < k && c + e < n;
             // SAFETY: the element is read only when inside B.
-            unsafe { cp_async_4(tiles.address(index + e), if inside { b.add(at(c + e)) } else { b }, if inside { 4 } else { 0 }) };
+            unsafe {
+                cp_async_4(
+                    tiles.address(index + e),
+                    if inside { b.add(at(c + e)) } else { b },
+                    if inside { 4 } else { 0 },
+                )
+            };
         }
     }
 }
@@ -132,7 +139,9 @@ pub unsafe fn g09_warp_tiling(a: *const f32, b: *const f32, c: *mut f32, m: u32,
         for (i, v) in pieces.iter().enumerate() {
             let (a_row, a_col4) = a_piece(i as u32);
             for e in 0..4 {
-                unsafe { a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize]) };
+                unsafe {
+                    a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize])
+                };
             }
         }
     };
@@ -171,7 +180,8 @@ pub unsafe fn g09_warp_tiling(a: *const f32, b: *const f32, c: *mut f32, m: u32,
             let reg_b = [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]];
             for i in 0..TM as usize {
                 for j in 0..TN as usize {
-                    results[i * TN as usize + j] = core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
+                    results[i * TN as usize + j] =
+                        core::f32::math::mul_add(reg_a[i], reg_b[j], results[i * TN as usize + j]);
                 }
             }
         }

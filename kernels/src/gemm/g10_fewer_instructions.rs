@@ -129,7 +129,13 @@ unsafe fn copy_b_piece(tiles: SharedArray<f32>, index: u32, b: *const f32, k: u3
         for e in 0..4 {
             let inside = r < k && c + e < n;
             // SAFETY: the element is read only when inside B.
-            unsafe { cp_async_4(tiles.address(index + e), if inside { b.add(at(c + e)) } else { b }, if inside { 4 } else { 0 }) };
+            unsafe {
+                cp_async_4(
+                    tiles.address(index + e),
+                    if inside { b.add(at(c + e)) } else { b },
+                    if inside { 4 } else { 0 },
+                )
+            };
         }
     }
 }
@@ -189,7 +195,9 @@ pub unsafe fn g10_fewer_instructions(a: *const f32, b: *const f32, c: *mut f32, 
         for (i, v) in pieces.iter().enumerate() {
             let (a_row, a_col4) = a_piece(i as u32);
             for e in 0..4 {
-                unsafe { a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize]) };
+                unsafe {
+                    a_tile.store(buf * A_TILE + (a_col4 * 4 + e) * (BM + A_PAD) + a_row, v[e as usize])
+                };
             }
         }
     };
@@ -226,7 +234,8 @@ pub unsafe fn g10_fewer_instructions(a: *const f32, b: *const f32, c: *mut f32, 
             )
         };
         let reg_a = [
-            a0[0], a0[1], a0[2], a0[3], a1[0], a1[1], a1[2], a1[3], a2[0], a2[1], a2[2], a2[3], a3[0], a3[1], a3[2], a3[3],
+            a0[0], a0[1], a0[2], a0[3], a1[0], a1[1], a1[2], a1[3], a2[0], a2[1], a2[2], a2[3], a3[0], a3[1],
+            a3[2], a3[3],
         ];
         let reg_b = [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]];
         // Written out: LLVM leaves a 128-FMA loop nest rolled, and `results` would then

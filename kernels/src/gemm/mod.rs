@@ -21,6 +21,9 @@
 //! | [`t4_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
 //! | `t5_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
 //! | `t6_tma` | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers (sm_90a build only) |
+//! | `t7_persistent` | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores (sm_90a) |
+//! | `t8_multicast` | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic (sm_90a) |
+//! | `t9_tma_store` | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once (sm_90a) |
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g10 and t1 (loads past an edge read 0,
 //! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
@@ -46,3 +49,9 @@ pub mod t4_warp_tile;
 pub mod t5_wgmma;
 #[cfg(target_feature = "sm_90a")]
 pub mod t6_tma;
+#[cfg(target_feature = "sm_90a")]
+pub mod t7_persistent;
+#[cfg(target_feature = "sm_90a")]
+pub mod t8_multicast;
+#[cfg(target_feature = "sm_90a")]
+pub mod t9_tma_store;

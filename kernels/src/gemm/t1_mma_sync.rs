@@ -44,8 +44,12 @@ static_shared! {
 unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     let (a_words, b_words) = (t1_a_tile(), t1_b_tile());
     // SAFETY: the same arrays, addressed by 16-bit element.
-    let (a_halves, b_halves) =
-        unsafe { (SharedArray::<u16>::from_address(a_words.address(0)), SharedArray::<u16>::from_address(b_words.address(0))) };
+    let (a_halves, b_halves) = unsafe {
+        (
+            SharedArray::<u16>::from_address(a_words.address(0)),
+            SharedArray::<u16>::from_address(b_words.address(0)),
+        )
+    };
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
     let (group, in_group) = (lane / 4, lane % 4);
@@ -86,7 +90,8 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
         for ni in 0..4 {
             let col = warp_col * 32 + ni as u32 * 8 + group;
             // SAFETY: col < BN and in_group + 4 < WORDS.
-            let b_frag = unsafe { [b_words.load(col * WORDS + in_group), b_words.load(col * WORDS + in_group + 4)] };
+            let b_frag =
+                unsafe { [b_words.load(col * WORDS + in_group), b_words.load(col * WORDS + in_group + 4)] };
             for mi in 0..2 {
                 acc[mi][ni] = if BF16 {
                     mma_m16n8k16_bf16(a_frag[mi], b_frag, acc[mi][ni])

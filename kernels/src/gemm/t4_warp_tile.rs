@@ -16,8 +16,8 @@
 //!       dynamic shared memory (224 registers, one block per SM) ran 309 TFLOP/s at 4096³
 //!       and 329 at 8192³, slower than this tile.
 
-use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
+use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
@@ -60,7 +60,15 @@ fn b_chunk(r: u32, c: u32) -> u32 {
 /// `p` holds `rows × cols` values, `cols` and `c` multiples of 8 (16-byte aligned chunks);
 /// `index` is a multiple of 4 inside `tiles`.
 #[inline(always)]
-unsafe fn copy_chunk(tiles: SharedArray<u32>, index: u32, p: *const u16, rows: u32, cols: u32, r: u32, c: u32) {
+unsafe fn copy_chunk(
+    tiles: SharedArray<u32>,
+    index: u32,
+    p: *const u16,
+    rows: u32,
+    cols: u32,
+    r: u32,
+    c: u32,
+) {
     let inside = r < rows && c < cols;
     let src = if inside { p.wrapping_add(r as usize * cols as usize + c as usize) } else { p };
     // SAFETY: 16 readable, aligned bytes when inside; none read otherwise.
@@ -92,10 +100,14 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
                 let chunk = tid + i * THREADS;
                 let (r, cc) = (chunk / A_CHUNKS, chunk % A_CHUNKS);
                 // SAFETY: bounds in `copy_chunk`; swizzled indices inside one stage.
-                unsafe { copy_chunk(a_tile, stage * A_WORDS + a_chunk(r, cc), a, m, k, row0 + r, k0 + cc * 8) };
+                unsafe {
+                    copy_chunk(a_tile, stage * A_WORDS + a_chunk(r, cc), a, m, k, row0 + r, k0 + cc * 8)
+                };
                 let (r, cc) = (chunk / B_CHUNKS, chunk % B_CHUNKS);
                 // SAFETY: as above.
-                unsafe { copy_chunk(b_tile, stage * B_WORDS + b_chunk(r, cc), b, k, n, k0 + r, col0 + cc * 8) };
+                unsafe {
+                    copy_chunk(b_tile, stage * B_WORDS + b_chunk(r, cc), b, k, n, k0 + r, col0 + cc * 8)
+                };
             }
         }
         cp_async_commit();

@@ -34,7 +34,8 @@ use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::shared::dynamic_shared;
 use crate::device::sync::sync_threads;
 use crate::device::tma::{
-    copy_tensor_2d, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait,
+    copy_tensor_2d, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
+    mbarrier_wait,
 };
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
@@ -70,7 +71,14 @@ const MMA_K: u32 = 16;
 /// with 288 threads per block, `t6::SHARED_BYTES` of dynamic shared memory and a grid of
 /// ⌈N / 256⌉ × ⌈M / 128⌉ blocks, on an sm_90a device.
 #[inline(always)]
-unsafe fn tma_gemm<const BF16: bool>(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+unsafe fn tma_gemm<const BF16: bool>(
+    a_map: *const u8,
+    b_map: *const u8,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
     let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
     let a_stage = |s: u32| base + s * STAGE_BYTES;
     let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;

@@ -149,7 +149,8 @@ fn apply_launch_bounds(ptx: &str) -> Result<String, String> {
             .and_then(|(name, n)| Some((name, n.trim().parse::<u32>().ok()?)))
             .ok_or_else(|| format!("malformed launch bound `{line}`"))?;
         let entry = format!(".entry {name}(");
-        let start = out.find(&entry).ok_or_else(|| format!("launch bound for `{name}`, which is no entry"))?;
+        let start =
+            out.find(&entry).ok_or_else(|| format!("launch bound for `{name}`, which is no entry"))?;
         // Parameter declarations hold no parenthesis: the first `)` closes the list.
         let close = out[start..].find(')').ok_or_else(|| format!("no parameter list end for `{name}`"))?;
         let at = start + close + 1;

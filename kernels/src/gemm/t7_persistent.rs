@@ -1,0 +1,218 @@
+//! Step t7 — a persistent grid: one block per SM walks many output tiles, and the producer
+//! runs ahead into the next tile while the consumers store the last one.
+//!
+//! Idea: t6 launches one block per tile, and a block's life has three parts: the pipeline
+//!       fills (the first tile's loads, no `wgmma` to hide them), the main loop, and the
+//!       epilogue (128 KB of C stored from registers, no `wgmma` in flight). With one block
+//!       per SM (193 KB of shared memory) nothing overlaps the first and the last part. Here
+//!       the grid is exactly as many blocks as fit on the GPU at once, and each one loops
+//!       over tiles `blockIdx.x`, `+ gridDim.x`, … . The producer's stage counter runs on
+//!       across tiles: while the consumers finish a tile and store it, the producer is
+//!       already filling the free stages with the next tile's first k tiles, so the next
+//!       main loop starts on loaded data. The tiles are walked in bands of 16 tile rows,
+//!       column by column ([`common::gemm::grouped_tile`]): the 132 blocks that run at one
+//!       time share 16 rows of A and about 8 columns of B, which L2 then serves, instead
+//!       of t6's launch order (4 rows by the whole width of B at 8192³, so that B is read
+//!       from DRAM again for every wave).
+//! Changes from t6: the tile loop around producer and consumers, a stage counter that
+//!       does not restart per tile (its phase parity too), the last stage of each tile
+//!       released after the final `wait_group`, and the grid the host sizes from the
+//!       occupancy calculator (`GridMap::Persistent`) instead of one block per tile.
+//! Cost: <filled in from ptxas -v below>.
+//! Requires: as t6.
+//! Result: <measured>.
+
+use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
+use crate::device::shared::dynamic_shared;
+use crate::device::sync::sync_threads;
+use crate::device::tma::{
+    copy_tensor_2d, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
+    mbarrier_wait,
+};
+use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
+use crate::unroll;
+use common::gemm::grouped_tile;
+use common::gemm::t7::{
+    A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES, THREADS,
+};
+use kernel_macros::kernel;
+
+/// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
+const WARPGROUP: u32 = 4 * WARP_SIZE;
+const WARPGROUP_ROWS: u32 = 64;
+const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + WARP_SIZE);
+/// Every consumer warp arrives on a stage's "empty" barrier when done with it.
+const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
+
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+const ROW_BYTES: u32 = 128;
+const ATOM_BYTES: u32 = 8 * ROW_BYTES;
+/// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
+const A_BYTES: u32 = A_BOX.0 * A_BOX.1 * 2;
+const B_PANEL_BYTES: u32 = B_BOX.0 * B_BOX.1 * 2;
+const _: () = assert!(A_BOX.0 * 2 == ROW_BYTES && A_BYTES + BN / B_BOX.0 * B_PANEL_BYTES == STAGE_BYTES);
+/// k values per `wgmma`.
+const MMA_K: u32 = 16;
+
+/// `C = A · B` as t6 computes it, on a persistent grid: block `b` computes tiles `b`,
+/// `b + gridDim.x`, … of the grouped walk.
+///
+/// # Safety
+/// As t6, with any grid of at most ⌈M / 128⌉ · ⌈N / 256⌉ blocks (the host launches one per
+/// SM, or fewer when there are fewer tiles).
+#[inline(always)]
+unsafe fn persistent_gemm<const BF16: bool>(
+    a_map: *const u8,
+    b_map: *const u8,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
+    let a_stage = |s: u32| base + s * STAGE_BYTES;
+    let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
+    let full = |s: u32| base + STAGES * STAGE_BYTES + s * 8;
+    let empty = |s: u32| base + STAGES * STAGE_BYTES + (STAGES + s) * 8;
+    let tid = thread_idx();
+    let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
+    let tiles = tile_rows * tile_cols;
+    let k_tiles = k.div_ceil(BK);
+    let origin = |tile: u32| {
+        let (row, col) = grouped_tile(tile, tile_rows, tile_cols, GROUP_ROWS);
+        (row * BM, col * BN)
+    };
+
+    if tid == 0 {
+        for s in 0..STAGES {
+            // SAFETY: barriers inside the dynamic shared memory, used after the barrier below.
+            unsafe {
+                mbarrier_init(full(s), 1);
+                mbarrier_init(empty(s), CONSUMER_WARPS);
+            }
+        }
+        fence_barrier_init();
+    }
+    sync_threads();
+
+    let warpgroup = tid / WARPGROUP;
+    if warpgroup == CONSUMER_WARPGROUPS {
+        // The producer warp: its first thread issues every copy, for every tile of this
+        // block, `it` counting k tiles across tiles.
+        if tid % WARP_SIZE == 0 {
+            let mut it = 0;
+            let mut tile = block_idx();
+            while tile < tiles {
+                let (row0, col0) = origin(tile);
+                for t in 0..k_tiles {
+                    let s = it % STAGES;
+                    // SAFETY (the block): initialized barriers; boxes of the maps land
+                    // inside stage s, whose "empty" phase for k tile it - STAGES completed.
+                    unsafe {
+                        if it >= STAGES {
+                            mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
+                        }
+                        mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
+                        copy_tensor_2d(a_stage(s), a_map, t * BK, row0, full(s));
+                        for panel in 0..BN / B_BOX.0 {
+                            let dst = b_stage(s) + panel * B_PANEL_BYTES;
+                            copy_tensor_2d(dst, b_map, col0 + panel * B_BOX.0, t * BK, full(s));
+                        }
+                    }
+                    it += 1;
+                }
+                tile += grid_dim();
+            }
+        }
+        return;
+    }
+
+    let lane = tid % WARP_SIZE;
+    let mut it = 0;
+    let mut tile = block_idx();
+    while tile < tiles {
+        let (row0, col0) = origin(tile);
+        let mut acc = [0.0f32; M64N256_ACC];
+        for t in 0..k_tiles {
+            let s = it % STAGES;
+            // SAFETY: an initialized barrier; its phase it / STAGES is this k tile's arrival.
+            unsafe { mbarrier_wait(full(s), (it / STAGES) % 2) };
+            wgmma::fence();
+            unroll!(4, kk => {
+                let a_desc = descriptor(
+                    a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk as u32 * MMA_K * 2,
+                    0,
+                    ATOM_BYTES,
+                );
+                let b_desc = descriptor(b_stage(s) + kk as u32 * MMA_K * ROW_BYTES, B_PANEL_BYTES, ATOM_BYTES);
+                // SAFETY: the whole warpgroup, after the fence; the producer refills stage
+                // s only after every consumer warp has seen these `wgmma`s finish.
+                unsafe {
+                    if BF16 {
+                        mma_m64n256k16_bf16(&mut acc, a_desc, b_desc)
+                    } else {
+                        mma_m64n256k16_f16(&mut acc, a_desc, b_desc)
+                    }
+                };
+            });
+            wgmma::commit_group();
+            // The previous k tile's products are done: hand its stage back.
+            wgmma::wait_group::<1>();
+            if t > 0 && lane == 0 {
+                // SAFETY: an initialized barrier.
+                unsafe { mbarrier_arrive(empty((it - 1) % STAGES)) };
+            }
+            it += 1;
+        }
+        wgmma::wait_group::<0>();
+        // The tile's last stage is free too; the producer may already be waiting for it
+        // to load the next tile.
+        if lane == 0 {
+            // SAFETY: an initialized barrier.
+            unsafe { mbarrier_arrive(empty((it - 1) % STAGES)) };
+        }
+
+        // Accumulator layout: see `device::wgmma` (as t6).
+        let warp = (tid % WARPGROUP) / WARP_SIZE;
+        let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
+        unroll!(8, jj => {
+            unroll!(4, j4 => {
+                let j = jj * 4 + j4;
+                let col = col0 + 8 * j as u32 + 2 * (lane % 4);
+                unroll!(2, half => {
+                    let rr = r + 8 * half as u32;
+                    // N is a multiple of 8 and col even: col < n covers col + 1.
+                    if rr < m && col < n {
+                        let at = rr as usize * n as usize + col as usize;
+                        // SAFETY: (rr, col) and (rr, col + 1) are inside C.
+                        unsafe {
+                            *c.add(at) = acc[4 * j + 2 * half];
+                            *c.add(at + 1) = acc[4 * j + 2 * half + 1];
+                        }
+                    }
+                });
+            });
+        });
+        tile += grid_dim();
+    }
+}
+
+/// [`persistent_gemm`] for f16 inputs.
+///
+/// # Safety
+/// As `persistent_gemm`.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn t7_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { persistent_gemm::<false>(a_map, b_map, c, m, n, k) }
+}
+
+/// [`persistent_gemm`] for bf16 inputs.
+///
+/// # Safety
+/// As `persistent_gemm`.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn t7_persistent_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { persistent_gemm::<true>(a_map, b_map, c, m, n, k) }
+}

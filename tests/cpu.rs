@@ -428,10 +428,10 @@ fn gemm_grids_cover_c() {
                 GridMap::ColumnsOnX => (gy, gx),
                 // At most one block per tile, in whole clusters: rows rounded up to the
                 // cluster's height.
-                GridMap::Persistent { cluster } => {
+                GridMap::Persistent { cluster, split } => {
                     let cols = n.div_ceil(kernel.tile.1);
-                    assert_eq!((gy, gx % (cluster * cols)), (1, 0), "{}: whole clusters", kernel.id);
-                    let rows = gx / cols;
+                    assert_eq!((gy, gx % (cluster * cols * split)), (1, 0), "{}: whole clusters", kernel.id);
+                    let rows = gx / cols / split;
                     assert!(
                         (rows - cluster) * kernel.tile.0 < m,
                         "{}: a cluster with no rows of C",
@@ -469,6 +469,63 @@ fn grouped_tile_walk_visits_every_tile_once() {
             assert_eq!(grouped_tile(1, rows, cols, group), (1, 0));
             assert_eq!(grouped_tile(group, rows, cols, group), (0, 1));
         }
+    }
+}
+
+#[test]
+fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() {
+    use common::gemm::{Role, StreamK};
+    for (units, k_tiles, clusters) in [
+        (256, 64, 66),
+        (16, 16, 66),
+        (1, 1, 66),
+        (1, 3, 66),
+        (90, 3, 66),
+        (132, 128, 66),
+        (67, 2, 66),
+        (5, 200, 3),
+    ] {
+        let schedule = StreamK::new(units, k_tiles, clusters, 4);
+        let mut covered = vec![0u32; (units * k_tiles) as usize];
+        // unit → (owner, contributors it expects); unit → clusters that contributed.
+        let mut owners = std::collections::HashMap::new();
+        let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+        for c in 0..clusters {
+            for (i, piece) in schedule.pieces(c).enumerate() {
+                assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{piece:?}");
+                for k in piece.k_begin..piece.k_end {
+                    covered[(piece.unit * k_tiles + k) as usize] += 1;
+                }
+                match piece.role {
+                    Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles)),
+                    Role::Owner { contributors } => {
+                        assert_eq!(piece.k_begin, 0);
+                        assert!(owners.insert(piece.unit, (c, contributors)).is_none(), "two owners");
+                    }
+                    Role::Contributor => {
+                        assert_ne!(piece.k_begin, 0);
+                        // A contribution is the first piece of a cluster's stream-K share.
+                        let whole_before = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
+                        assert_eq!(
+                            i, whole_before,
+                            "cluster {c}: a contribution that is not its first share piece"
+                        );
+                        contributed.entry(piece.unit).or_default().push(c);
+                    }
+                }
+            }
+        }
+        assert!(
+            covered.iter().all(|&n| n == 1),
+            "{units} × {k_tiles} on {clusters}: a k tile computed 0 or 2 times"
+        );
+        for (unit, (owner, count)) in owners {
+            let want: Vec<u32> = (owner + 1..=owner + count).collect();
+            assert_eq!(contributed.remove(&unit).unwrap_or_default(), want, "unit {unit}'s contributors");
+        }
+        assert!(contributed.is_empty(), "contributions to units without an owner");
+        // No unit is shared by more clusters than asked.
+        assert!(schedule.sk_clusters <= clusters);
     }
 }
 

@@ -177,3 +177,173 @@ pub mod t9 {
     /// block may have.
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
 }
+
+/// t10 (register reallocation; sm_90a): t9 with a whole producer warpgroup, which hands
+/// most of its registers to the two consumer warpgroups (`setmaxnreg`).
+pub mod t10 {
+    pub use super::t9::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES,
+        CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, SHARED_BYTES, STAGE_BYTES, STAGES,
+    };
+    /// Two consumer warpgroups and a producer warpgroup (one thread of which issues the
+    /// copies): whole warpgroups, as `setmaxnreg` needs.
+    pub const THREADS: u32 = (CONSUMER_WARPGROUPS + 1) * 128;
+    /// Registers per thread after the reallocation: the block starts with 65536 / 384 =
+    /// 168 (rounded down to 8) for everyone; the producer keeps 40 and the consumers take
+    /// 232 (2 · 128 · 232 + 128 · 40 = 64512 ≤ 65536).
+    pub const PRODUCER_REGISTERS: u32 = 40;
+    pub const CONSUMER_REGISTERS: u32 = 232;
+    const _: () = assert!(
+        CONSUMER_WARPGROUPS * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= 65536
+            && PRODUCER_REGISTERS % 8 == 0
+            && CONSUMER_REGISTERS % 8 == 0
+    );
+}
+
+/// t11 (stream-K; sm_90a): t10, with the work that does not fill a last whole wave of
+/// units split evenly along K over all clusters.
+pub mod t11 {
+    pub use super::t10::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES,
+        CLUSTER_M, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, SHARED_BYTES,
+        STAGE_BYTES, STAGES, THREADS,
+    };
+    /// At most this many clusters share one unit's k tiles: each extra one adds a partial
+    /// tile (128 KB per block) that the unit's owner reads back and adds.
+    pub const MAX_SPLIT: u32 = 4;
+    /// f32 per block in the workspace: one partial 128 × 256 tile.
+    pub const PARTIAL_FLOATS: u32 = BM * BN;
+    /// The workspace a launch of `blocks` blocks needs, in bytes: a partial tile per block,
+    /// then a 4-byte flag per block (zero between launches: the kernel resets each flag it
+    /// reads).
+    pub const fn workspace_bytes(blocks: u32) -> u64 {
+        blocks as u64 * (PARTIAL_FLOATS as u64 * 4 + 4)
+    }
+}
+
+/// How a stream-K grid shares a GEMM's work (units of C, each `k_tiles` k tiles long)
+/// among `clusters`. The first ⌊units / clusters⌋ · clusters units go whole, a unit per
+/// cluster at a time (data-parallel waves); the rest, fewer than one wave, are cut along K:
+/// their k tiles, laid end to end, are split evenly over `sk_clusters` clusters, so every
+/// cluster finishes at about the same time instead of some running one whole unit more
+/// than others. A unit cut among several clusters is *owned* by the one that computes its
+/// k tile 0; the others (its *contributors*) each leave a partial tile in a workspace and
+/// raise a flag, and the owner adds their partials before storing the unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamK {
+    pub units: u32,
+    pub k_tiles: u32,
+    pub clusters: u32,
+    /// Units computed whole in the data-parallel waves.
+    pub dp_units: u32,
+    /// Clusters that share the remaining units' k tiles.
+    pub sk_clusters: u32,
+    /// k tiles of the remaining units, end to end.
+    pub sk_iterations: u64,
+}
+
+/// What a cluster does with one piece of its stream-K work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// All of the unit's k tiles: store it.
+    Whole,
+    /// The unit's first k tiles, `contributors` clusters (`owner + 1`, …) computed the
+    /// rest: add their partials, then store.
+    Owner { contributors: u32 },
+    /// Some of the unit's k tiles, not the first: leave a partial tile for the owner.
+    Contributor,
+}
+
+/// One piece of a cluster's work: unit `unit`, k tiles `k_begin..k_end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub unit: u32,
+    pub k_begin: u32,
+    pub k_end: u32,
+    pub role: Role,
+}
+
+impl StreamK {
+    /// `max_split` bounds the clusters that share one unit's k tiles.
+    pub const fn new(units: u32, k_tiles: u32, clusters: u32, max_split: u32) -> Self {
+        let dp_units = units / clusters * clusters;
+        let sk_units = units - dp_units;
+        let split = if sk_units * max_split < clusters { sk_units * max_split } else { clusters };
+        let sk_iterations = sk_units as u64 * k_tiles as u64;
+        // Never more sharing clusters than k tiles to share.
+        let sk_clusters = if (split as u64) < sk_iterations { split } else { sk_iterations as u32 };
+        Self { units, k_tiles, clusters, dp_units, sk_clusters, sk_iterations }
+    }
+
+    /// The stream-K k tiles of cluster `c` (`c < sk_clusters`), as offsets into the
+    /// remaining units' k tiles laid end to end: `start(c)..start(c + 1)`.
+    pub const fn sk_start(&self, c: u32) -> u64 {
+        if self.sk_clusters == 0 { 0 } else { c as u64 * self.sk_iterations / self.sk_clusters as u64 }
+    }
+
+    /// Cluster `c`'s `index`th stream-K piece starting at offset `at` (the caller walks
+    /// `at` from `sk_start(c)` by each piece's length, up to `sk_start(c + 1)`).
+    pub const fn sk_piece(&self, c: u32, at: u64) -> Piece {
+        let end = self.sk_start(c + 1);
+        let k_tiles = self.k_tiles as u64;
+        let local = at / k_tiles;
+        let k_begin = (at % k_tiles) as u32;
+        let unit_end = (local + 1) * k_tiles;
+        let k_end = if end < unit_end { (end - local * k_tiles) as u32 } else { self.k_tiles };
+        let role = if k_begin != 0 {
+            Role::Contributor
+        } else if k_end == self.k_tiles {
+            Role::Whole
+        } else {
+            // Every later cluster whose share starts inside this unit contributes.
+            let mut contributors = 0;
+            while c + 1 + contributors < self.sk_clusters && self.sk_start(c + 1 + contributors) < unit_end {
+                contributors += 1;
+            }
+            Role::Owner { contributors }
+        };
+        Piece { unit: self.dp_units + local as u32, k_begin, k_end, role }
+    }
+}
+
+impl StreamK {
+    /// Cluster `c`'s pieces of work, in order: its whole units (`c`, `c + clusters`, …),
+    /// then its stream-K share. An iterator rather than a callback, so that a kernel's
+    /// loop body is written (and inlined) once.
+    pub const fn pieces(&self, c: u32) -> Pieces {
+        let (at, end) = if c < self.sk_clusters { (self.sk_start(c), self.sk_start(c + 1)) } else { (0, 0) };
+        Pieces { schedule: *self, cluster: c, unit: c, at, end }
+    }
+}
+
+/// The iterator of [`StreamK::pieces`].
+#[derive(Clone, Copy, Debug)]
+pub struct Pieces {
+    schedule: StreamK,
+    cluster: u32,
+    /// The next whole unit, while below `dp_units`.
+    unit: u32,
+    /// The next stream-K offset, and the end of the share.
+    at: u64,
+    end: u64,
+}
+
+impl Iterator for Pieces {
+    type Item = Piece;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Piece> {
+        let s = &self.schedule;
+        if self.unit < s.dp_units {
+            let unit = self.unit;
+            self.unit += s.clusters;
+            return Some(Piece { unit, k_begin: 0, k_end: s.k_tiles, role: Role::Whole });
+        }
+        if self.at >= self.end {
+            return None;
+        }
+        let piece = s.sk_piece(self.cluster, self.at);
+        self.at += (piece.k_end - piece.k_begin) as u64;
+        Some(piece)
+    }
+}

@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6, t7, t8, t9};
+use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,8 +50,9 @@ pub enum GridMap {
     ColumnsOnX,
     /// A persistent grid on x: as many blocks as run on the GPU at once (never more than
     /// the work needs), each looping over work units. A unit is `cluster` tiles stacked
-    /// along M, computed by one cluster of that many blocks (1: no clusters).
-    Persistent { cluster: u32 },
+    /// along M, computed by one cluster of that many blocks (1: no clusters); up to
+    /// `split` clusters may share one unit's k tiles (stream-K; 1: units are never split).
+    Persistent { cluster: u32, split: u32 },
 }
 
 /// How a kernel receives A and B.
@@ -87,6 +88,9 @@ pub struct GemmKernel {
     /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
     /// values); 1 when any shape works.
     pub kn_multiple: u32,
+    /// Bytes of global workspace a launch of that many blocks needs, zeroed once before
+    /// the first launch and left zero by each (the seventh argument); `None` for none.
+    pub workspace: Option<fn(u32) -> u64>,
 }
 
 impl GemmKernel {
@@ -127,14 +131,14 @@ impl GemmKernel {
         match self.grid_map {
             GridMap::RowsOnX => (rows, cols),
             GridMap::ColumnsOnX => (cols, rows),
-            GridMap::Persistent { cluster } => (rows.div_ceil(cluster) * cols * cluster, 1),
+            GridMap::Persistent { cluster, split } => (rows.div_ceil(cluster) * cols * cluster * split, 1),
         }
     }
 
     /// Blocks per cluster (1 for a kernel launched without clusters).
     pub fn cluster(&self) -> u32 {
         match self.grid_map {
-            GridMap::Persistent { cluster } => cluster,
+            GridMap::Persistent { cluster, .. } => cluster,
             _ => 1,
         }
     }
@@ -159,6 +163,7 @@ const fn fp32(
         dynamic_shared: 0,
         operands: Operands::Pointers,
         kn_multiple: 1,
+        workspace: None,
     }
 }
 
@@ -182,6 +187,7 @@ const fn tensor(
         dynamic_shared: 0,
         operands: Operands::Pointers,
         kn_multiple,
+        workspace: None,
     }
 }
 
@@ -213,7 +219,7 @@ const fn persistent(
     cluster: u32,
 ) -> GemmKernel {
     const _: () = assert!(t7::THREADS == t6::THREADS && t8::SHARED_BYTES == t6::SHARED_BYTES);
-    GemmKernel { grid_map: GridMap::Persistent { cluster }, ..tma(id, summary, precision) }
+    GemmKernel { grid_map: GridMap::Persistent { cluster, split: 1 }, ..tma(id, summary, precision) }
 }
 
 /// t8's persistent clusters, storing C through the copy engine from t9's staging boxes.
@@ -222,6 +228,25 @@ const fn tma_store(id: &'static str, summary: &'static str, precision: Precision
         dynamic_shared: t9::SHARED_BYTES,
         operands: Operands::TensorMaps { a_box: t9::A_BOX, b_box: t9::B_BOX, c_box: Some(t9::C_BOX) },
         ..persistent(id, summary, precision, t9::CLUSTER_M)
+    }
+}
+
+/// t9 with a producer warpgroup that hands its registers to the consumers.
+const fn setmaxnreg(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+    GemmKernel {
+        block: (t10::THREADS, 1),
+        dynamic_shared: t10::SHARED_BYTES,
+        ..tma_store(id, summary, precision)
+    }
+}
+
+/// t10 on a grid of every cluster that fits, sharing the last partial wave along K.
+const fn stream_k(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+    GemmKernel {
+        block: (t11::THREADS, 1),
+        grid_map: GridMap::Persistent { cluster: t11::CLUSTER_M, split: t11::MAX_SPLIT },
+        workspace: Some(t11::workspace_bytes),
+        ..setmaxnreg(id, summary, precision)
     }
 }
 
@@ -349,6 +374,10 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
     persistent("t8_multicast_bf16", "clusters of 2 share B's tiles by TMA multicast", Bf16, t8::CLUSTER_M),
     tma_store("t9_tma_store_f16", "C staged in swizzled shared memory, stored by TMA", F16),
     tma_store("t9_tma_store_bf16", "C staged in swizzled shared memory, stored by TMA", Bf16),
+    setmaxnreg("t10_setmaxnreg_f16", "producer warpgroup gives registers to the consumers", F16),
+    setmaxnreg("t10_setmaxnreg_bf16", "producer warpgroup gives registers to the consumers", Bf16),
+    stream_k("t11_stream_k_f16", "stream-K: the last partial wave split along K", F16),
+    stream_k("t11_stream_k_bf16", "stream-K: the last partial wave split along K", Bf16),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

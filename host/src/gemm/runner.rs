@@ -38,7 +38,9 @@ struct PreparedLaunch {
     cfg: LaunchConfig,
     /// Blocks per cluster (1: a plain launch).
     cluster: u32,
-    args: [Arg; 6],
+    args: Vec<Arg>,
+    /// The kernel's workspace, kept alive while the launch may run.
+    _workspace: Option<DeviceBuffer>,
 }
 
 /// One shape's A, B (random) and C on the device, with the reference for the entries a
@@ -124,17 +126,28 @@ impl<'g> GemmBench<'g> {
             block_dim: (kernel.block.0, kernel.block.1, 1),
             shared_mem_bytes: kernel.dynamic_shared,
         };
-        let args = [Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
-        Ok(PreparedLaunch { function, cfg, cluster, args })
+        let mut args = vec![Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
+        let workspace = match kernel.workspace {
+            Some(bytes) => {
+                let bytes = bytes(gx) as usize;
+                let buffer = DeviceBuffer::alloc(self.gpu, bytes, &format!("{}'s workspace", kernel.id))?;
+                buffer.fill_words(self.gpu, 0, bytes / 4)?;
+                args.push(Arg::U64(buffer.ptr()));
+                Some(buffer)
+            }
+            None => None,
+        };
+        Ok(PreparedLaunch { function, cfg, cluster, args, _workspace: workspace })
     }
 
     /// Launches a prepared kernel on this bench's buffers.
     fn launch(&self, launch: &PreparedLaunch) -> Result<()> {
-        // SAFETY: every GEMM kernel is (a, b, c, m, n, k) over row-major buffers of M·K and
+        // SAFETY: every GEMM kernel is (a, b, c, m, n, k[, workspace]) over row-major buffers of M·K and
         // K·N inputs of its precision (checked in `prepare`), or tensor maps of them with the
         // boxes its registry entry names (kept alive by this bench), and M·N f32, launched
         // with its registry block, dynamic shared memory and cluster shape, and a grid
-        // covering C (or, persistent, at most one block per tile).
+        // covering C (or, persistent, at most one block per tile, or per split of one), and
+        // the zeroed workspace its entry asks for.
         unsafe {
             if launch.cluster > 1 {
                 self.gpu.launch_clusters(&launch.function, launch.cfg, launch.cluster, &launch.args)

@@ -79,3 +79,47 @@ pub unsafe fn store_relaxed_u64(p: *mut u64, v: u64) {
              p = in(reg64) p, v = in(reg64) v, options(nostack))
     }
 }
+
+/// `st.release.gpu.global.u32 [p], v;`: stores `v` so that a thread of any block that reads
+/// it with [`load_acquire_u32`] also sees every write this thread made (or saw, through a
+/// barrier) before the store: the way one block hands data to another within a launch.
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a `u32`.
+#[inline(always)]
+pub unsafe fn store_release_u32(p: *mut u32, v: u32) {
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.release.gpu.global.u32 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg32) v, options(nostack))
+    }
+}
+
+/// `ld.acquire.gpu.global.u32 v, [p];`: the other half of [`store_release_u32`]: after
+/// reading the released value, this thread sees what the releasing thread had written.
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a `u32`.
+#[inline(always)]
+pub unsafe fn load_acquire_u32(p: *const u32) -> u32 {
+    let v: u32;
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.acquire.gpu.global.u32 {v}, [g]; }}",
+             v = out(reg32) v, p = in(reg64) p, options(nostack))
+    };
+    v
+}
+
+/// `st.relaxed.gpu.global.u32 [p], v;`: a plain store that other blocks see whole.
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a `u32`.
+#[inline(always)]
+pub unsafe fn store_relaxed_u32(p: *mut u32, v: u32) {
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.relaxed.gpu.global.u32 [g], {v}; }}",
+             p = in(reg64) p, v = in(reg32) v, options(nostack))
+    }
+}

@@ -161,3 +161,22 @@ pub unsafe fn store_f32x2(p: *mut f32, v: [f32; 2]) {
              p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], options(nostack))
     }
 }
+
+/// `ld.global.cg.v4.f32 {a,b,c,d}, [p];`: four `f32` in one 16-byte load cached in L2
+/// only, never in this SM's L1: for data another block wrote during this launch (L1 is
+/// not kept coherent with other SMs' writes).
+///
+/// # Safety
+/// `p` is a 16-byte aligned global address of four readable `f32`, whose writer's writes
+/// are ordered before this load (a flag read with acquire semantics, then a barrier).
+#[inline(always)]
+pub unsafe fn load_l2_f32x4(p: *const f32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: the caller guarantees alignment, bounds and ordering.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.global.cg.v4.f32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+             p = in(reg64) p, options(readonly, nostack))
+    };
+    [a, b, c, d]
+}

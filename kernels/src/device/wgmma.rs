@@ -135,3 +135,26 @@ macro_rules! m64n256k16 {
 
 m64n256k16!(mma_m64n256k16_f16, "f16");
 m64n256k16!(mma_m64n256k16_bf16, "bf16");
+
+/// `setmaxnreg.inc.sync.aligned.u32 N;`: raises this warpgroup's registers per thread to
+/// `N` (a multiple of 8, 24 to 256), waiting until another warpgroup of the block has
+/// released enough with [`release_registers`]. A block starts with the registers the
+/// compiler gave every thread; a producer warpgroup that issues copies needs few, and the
+/// consumers that hold accumulators can take what it gives back.
+///
+/// Takes effect only in a kernel with a register cap at its entry (`.maxntid`) where each
+/// warpgroup's role is one branch of an if/else; otherwise ptxas ignores it with warning
+/// C7508. Every thread of the warpgroup executes it.
+#[inline(always)]
+pub fn claim_registers<const N: u32>() {
+    // SAFETY: no memory operands; N is an immediate; the whole warpgroup executes it.
+    unsafe { asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, nomem)) }
+}
+
+/// `setmaxnreg.dec.sync.aligned.u32 N;`: lowers this warpgroup's registers per thread to
+/// `N`, returning the rest to the block's pool for [`claim_registers`].
+#[inline(always)]
+pub fn release_registers<const N: u32>() {
+    // SAFETY: as `claim_registers`.
+    unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, nomem)) }
+}

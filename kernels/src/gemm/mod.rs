@@ -24,6 +24,8 @@
 //! | `t7_persistent` | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores (sm_90a) |
 //! | `t8_multicast` | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic (sm_90a) |
 //! | `t9_tma_store` | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once (sm_90a) |
+//! | `t10_setmaxnreg` | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) (sm_90a) |
+//! | `t11_stream_k` | the last partial wave split along K over all clusters, partial tiles added by each unit's owner (sm_90a) |
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g10 and t1 (loads past an edge read 0,
 //! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
@@ -41,6 +43,10 @@ pub mod g07_bank_conflict_free;
 pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
 pub mod g10_fewer_instructions;
+#[cfg(target_feature = "sm_90a")]
+pub mod t10_setmaxnreg;
+#[cfg(target_feature = "sm_90a")]
+pub mod t11_stream_k;
 pub mod t1_mma_sync;
 pub mod t2_ldmatrix_swizzle;
 pub mod t3_pipeline;

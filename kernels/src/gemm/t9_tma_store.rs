@@ -216,6 +216,7 @@ unsafe fn tma_store_gemm<const BF16: bool>(
             // swizzle moves to that chunk XOR (row % 8), and row % 8 is lane / 4.
             let warp = (tid % WARPGROUP) / WARP_SIZE;
             let (g, t4) = (lane / 4, lane % 4);
+            let row_order = (g % 4) ^ (g % 4 / 2);
             let storer = tid % WARPGROUP == 0;
             unroll!(8, j => {
                 let buffer = c_box(warpgroup, j as u32 % C_BUFFERS);
@@ -226,14 +227,21 @@ unsafe fn tma_store_gemm<const BF16: bool>(
                 sync_named(1 + warpgroup, WARPGROUP);
                 // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
                 let staging: SharedArray<f32> = unsafe { SharedArray::from_address(buffer) };
-                unroll!(4, q => {
+                unroll!(4, step => {
+                    // An 8-byte store is served in two half-warp phases: rows g and g ^ 1
+                    // of a half would XOR the same column group onto the same two chunks
+                    // (a 2-way conflict per phase), so each row takes the groups in its
+                    // own order, q = step ^ gray(g % 4), which keeps the four rows of a
+                    // half on four different pairs of chunks.
+                    let q = step as u32 ^ row_order;
                     unroll!(2, half => {
                         let row = warp * 16 + g + 8 * half as u32;
-                        let chunk = (2 * q as u32 + t4 / 2) ^ g;
+                        let chunk = (2 * q + t4 / 2) ^ g;
                         let at = (row * ROW_BYTES + chunk * 16 + (t4 % 2) * 8) / 4;
-                        let acc_at = 4 * (4 * j + q) + 2 * half;
+                        let first = 4 * 4 * j + 2 * half;
+                        let pair = [pick(&acc, first, q), pick(&acc, first + 1, q)];
                         // SAFETY: `at` is even and inside the 8 KB box.
-                        unsafe { staging.store_v2(at, [acc[acc_at], acc[acc_at + 1]]) };
+                        unsafe { staging.store_v2(at, pair) };
                     });
                 });
                 fence_proxy_async_shared();
@@ -256,6 +264,15 @@ unsafe fn tma_store_gemm<const BF16: bool>(
     }
     // The partner may still arrive on this block's barriers: neither block leaves first.
     cluster_sync();
+}
+
+/// `acc[first + 4q]` for a run-time `q` in 0..4, by selects: indexing the accumulators at
+/// run time would move them to local memory.
+#[inline(always)]
+fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
+    let low = if q & 1 == 0 { acc[first] } else { acc[first + 4] };
+    let high = if q & 1 == 0 { acc[first + 8] } else { acc[first + 12] };
+    if q & 2 == 0 { low } else { high }
 }
 
 /// [`tma_store_gemm`] for f16 inputs.

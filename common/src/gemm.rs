@@ -347,3 +347,18 @@ impl Iterator for Pieces {
         Some(piece)
     }
 }
+
+/// t12 (a tile for small products; sm_90a): t10 with a 128 × 128 block tile, so a product
+/// has twice as many tiles, and six 32 KB stages in the shared memory that held four.
+pub mod t12 {
+    pub use super::t10::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
+        CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, THREADS,
+    };
+    pub const BN: u32 = 128;
+    pub const STAGES: u32 = 6;
+    pub const STAGE_BYTES: u32 = (BM * BK + BK * BN) * 2;
+    pub const BARRIER_BYTES: u32 = 2 * STAGES * 8;
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
+    const _: () = assert!(SHARED_BYTES <= 227 * 1024);
+}

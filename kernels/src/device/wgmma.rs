@@ -136,6 +136,20 @@ macro_rules! m64n256k16 {
 m64n256k16!(mma_m64n256k16_f16, "f16");
 m64n256k16!(mma_m64n256k16_bf16, "bf16");
 
+/// Accumulator registers per thread of `m64n128k16` with f32 accumulation.
+pub const M64N128_ACC: usize = 64;
+
+macro_rules! m64n128k16 {
+    ($name:ident, $ty:literal) => {
+        wgmma_f32!($name, "m64n128k16", M64N128_ACC, $ty,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    };
+}
+
+m64n128k16!(mma_m64n128k16_f16, "f16");
+m64n128k16!(mma_m64n128k16_bf16, "bf16");
+
 /// `setmaxnreg.inc.sync.aligned.u32 N;`: raises this warpgroup's registers per thread to
 /// `N` (a multiple of 8, 24 to 256), waiting until another warpgroup of the block has
 /// released enough with [`release_registers`]. A block starts with the registers the

@@ -348,9 +348,14 @@ impl Iterator for Pieces {
     }
 }
 
-/// t12 (a tile for small products; sm_90a): t10 with a 128 × 128 block tile, so a product
-/// has twice as many tiles, and six 32 KB stages in the shared memory that held four.
+/// t12 (the start and the end of a launch trimmed; sm_90a): t10's tiles and block.
 pub mod t12 {
+    pub use super::t10::*;
+}
+
+/// t13 (a tile for small products; sm_90a): t12 with a 128 × 128 block tile, so a product
+/// has twice as many tiles, and six 32 KB stages in the shared memory that held four.
+pub mod t13 {
     pub use super::t10::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
         CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, THREADS,
@@ -358,6 +363,27 @@ pub mod t12 {
     pub const BN: u32 = 128;
     pub const STAGES: u32 = 6;
     pub const STAGE_BYTES: u32 = (BM * BK + BK * BN) * 2;
+    pub const BARRIER_BYTES: u32 = 2 * STAGES * 8;
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
+    const _: () = assert!(SHARED_BYTES <= 227 * 1024);
+}
+
+/// t14 (a narrow tile for the smallest products; sm_90a): t13 with a 64 × 128 block tile
+/// (one consumer warpgroup) and eight 24 KB stages.
+pub mod t14 {
+    pub use super::t10::{
+        ALIGN, ALIGN_SLACK, B_BOX, BK, C_BOX, C_BOX_BYTES, C_BUFFERS, CLUSTER_M, GROUP_ROWS,
+    };
+    pub use super::t13::BN;
+    pub const BM: u32 = 64;
+    /// One consumer warpgroup (its 64 rows are the tile) and the producer warpgroup.
+    pub const CONSUMER_WARPGROUPS: u32 = 1;
+    pub const THREADS: u32 = (CONSUMER_WARPGROUPS + 1) * 128;
+    /// A's box: the tile's 64 rows, one 128-byte swizzle row of k wide.
+    pub const A_BOX: (u32, u32) = (64, BM);
+    pub const STAGES: u32 = 8;
+    pub const STAGE_BYTES: u32 = (BM * BK + BK * BN) * 2;
+    pub const C_STAGING_BYTES: u32 = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
     pub const BARRIER_BYTES: u32 = 2 * STAGES * 8;
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
     const _: () = assert!(SHARED_BYTES <= 227 * 1024);

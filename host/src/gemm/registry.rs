@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12};
+use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t13, t14};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -250,9 +250,24 @@ const fn stream_k(id: &'static str, summary: &'static str, precision: Precision)
     }
 }
 
-/// t10 in 128 × 128 tiles, for products that leave SMs idle.
+/// t12 in 128 × 128 tiles, for products that leave SMs idle.
 const fn small_tile(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel { tile: (t12::BM, t12::BN), dynamic_shared: t12::SHARED_BYTES, ..setmaxnreg(id, summary, precision) }
+    GemmKernel {
+        tile: (t13::BM, t13::BN),
+        dynamic_shared: t13::SHARED_BYTES,
+        ..setmaxnreg(id, summary, precision)
+    }
+}
+
+/// t13 in 64 × 128 tiles, one consumer warpgroup: the smallest products.
+const fn narrow_tile(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+    GemmKernel {
+        block: (t14::THREADS, 1),
+        tile: (t14::BM, t14::BN),
+        dynamic_shared: t14::SHARED_BYTES,
+        operands: Operands::TensorMaps { a_box: t14::A_BOX, b_box: t14::B_BOX, c_box: Some(t14::C_BOX) },
+        ..small_tile(id, summary, precision)
+    }
 }
 
 /// The oldest target of the module: `cp.async` and `mma.sync` need sm_80.
@@ -383,8 +398,20 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
     setmaxnreg("t10_setmaxnreg_bf16", "producer warpgroup gives registers to the consumers", Bf16),
     stream_k("t11_stream_k_f16", "stream-K: the last partial wave split along K", F16),
     stream_k("t11_stream_k_bf16", "stream-K: the last partial wave split along K", Bf16),
-    small_tile("t12_small_tile_f16", "128 × 128 tiles: twice the tiles for small products", F16),
-    small_tile("t12_small_tile_bf16", "128 × 128 tiles: twice the tiles for small products", Bf16),
+    setmaxnreg(
+        "t12_latency_trims_f16",
+        "tensor maps prefetched, relaxed cluster barrier, stores read out",
+        F16,
+    ),
+    setmaxnreg(
+        "t12_latency_trims_bf16",
+        "tensor maps prefetched, relaxed cluster barrier, stores read out",
+        Bf16,
+    ),
+    small_tile("t13_small_tile_f16", "128 × 128 tiles: twice the tiles for small products", F16),
+    small_tile("t13_small_tile_bf16", "128 × 128 tiles: twice the tiles for small products", Bf16),
+    narrow_tile("t14_narrow_tile_f16", "64 × 128 tiles, one consumer warpgroup, 8 stages", F16),
+    narrow_tile("t14_narrow_tile_bf16", "64 × 128 tiles, one consumer warpgroup, 8 stages", Bf16),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

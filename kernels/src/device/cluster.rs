@@ -71,3 +71,13 @@ pub fn map_shared_to_rank(addr: u32, rank: u32) -> u32 {
     };
     mapped
 }
+
+/// `barrier.cluster.arrive.relaxed; barrier.cluster.wait;`: [`cluster_sync`] without the
+/// release on arrival, which compiles to a GPU-wide memory barrier (`MEMBAR.ALL.GPU`).
+/// Enough after initializing `mbarrier`s: `fence.mbarrier_init.release.cluster`
+/// (`tma::fence_barrier_init`) already releases the initializations to the cluster.
+#[inline(always)]
+pub fn cluster_sync_relaxed() {
+    // SAFETY: no operands; every thread of the cluster executes it (the caller's duty).
+    unsafe { asm!("barrier.cluster.arrive.relaxed;", "barrier.cluster.wait;", options(nostack)) }
+}

@@ -202,3 +202,15 @@ pub fn bulk_wait_group<const N: u32>() {
     // SAFETY: no memory operands; N is an immediate.
     unsafe { asm!("cp.async.bulk.wait_group {n};", n = const N, options(nostack)) }
 }
+
+/// `prefetch.tensormap [map];`: fetches the tensor map at global address `map` into the
+/// cache the copy engine reads descriptors from, so that the first copy that names it does
+/// not wait for it (after an L2 flush, a round trip to DRAM).
+///
+/// # Safety
+/// `map` is the global address of a tensor map.
+#[inline(always)]
+pub unsafe fn prefetch_tensor_map(map: *const u8) {
+    // SAFETY: the caller's contract; a prefetch changes no memory.
+    unsafe { asm!("prefetch.tensormap [{m}];", m = in(reg64) map, options(nostack)) }
+}

@@ -26,7 +26,9 @@
 //! | `t9_tma_store` | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once (sm_90a) |
 //! | `t10_setmaxnreg` | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) (sm_90a) |
 //! | `t11_stream_k` | the last partial wave split along K over all clusters, partial tiles added by each unit's owner (sm_90a) |
-//! | `t12_small_tile` | 128 × 128 tiles for products that leave SMs idle (sm_90a) |
+//! | `t12_latency_trims` | shorter waits at entry and exit: tensor maps prefetched, a relaxed cluster barrier, stores only read out (sm_90a) |
+//! | `t13_small_tile` | 128 × 128 tiles for products that leave SMs idle (sm_90a) |
+//! | `t14_narrow_tile` | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products (sm_90a) |
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g10 and t1 (loads past an edge read 0,
 //! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
@@ -49,7 +51,11 @@ pub mod t10_setmaxnreg;
 #[cfg(target_feature = "sm_90a")]
 pub mod t11_stream_k;
 #[cfg(target_feature = "sm_90a")]
-pub mod t12_small_tile;
+pub mod t12_latency_trims;
+#[cfg(target_feature = "sm_90a")]
+pub mod t13_small_tile;
+#[cfg(target_feature = "sm_90a")]
+pub mod t14_narrow_tile;
 pub mod t1_mma_sync;
 pub mod t2_ldmatrix_swizzle;
 pub mod t3_pipeline;

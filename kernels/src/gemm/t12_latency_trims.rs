@@ -1,32 +1,40 @@
-//! Step t12 — a tile for small products: 128 × 128 instead of 128 × 256, twice the tiles.
+//! Step t12 — the start and the end of a launch: what a block waits for before its first
+//! `wgmma` and after its last store.
 //!
-//! Idea: at 1024³ a product has 32 tiles of 128 × 256, 16 cluster pairs: 32 of the 132
-//!       SMs work and t10 reaches 45 % of cuBLAS. With 128 × 128 tiles the same product
-//!       has 64 tiles on 64 SMs, each with half the work. A smaller tile reuses each loaded
-//!       byte less (64 FLOP per byte of A and B against 85), and its `wgmma` reads A for
-//!       half as many columns (m64n128k16: 6 KB of shared memory per 262 K FLOP against
-//!       10 KB per 524 K), so at large sizes t10 stays the faster step; this one is for the
-//!       products that leave SMs idle. Its stages are half as large (32 KB), so six fit
-//!       where t10 had four.
-//! Changes from t10: BN = 128 (`wgmma` m64n128k16, 64 accumulators per thread), B's tile
-//!       is two panels (one per block of the pair, multicast), six stages, four boxes of C
-//!       per warpgroup and tile.
+//! Idea: a launch of t10 is a few microseconds of setup and drain around the main loops,
+//!       and three of them are waits that need not be. (1) The first copy of each block
+//!       names a tensor map that lives in global memory; after the L2 flush that precedes
+//!       every timed run (and in a real program, after any other kernel), the copy engine
+//!       first fetches the 128-byte map from DRAM, and only then the tile:
+//!       `prefetch.tensormap` by the producer at entry overlaps that fetch with the
+//!       barriers' setup. (2) The cluster barrier after the barriers' initialization
+//!       arrived with release semantics, which compiles to a GPU-wide memory barrier
+//!       (`MEMBAR.ALL.GPU`); `fence.mbarrier_init.release.cluster` already publishes the
+//!       initialization, so the arrival can be relaxed (`barrier.cluster.arrive.relaxed`).
+//!       (3) Before exiting, the storing thread waited for C's last boxes to be *written*
+//!       (`cp.async.bulk.wait_group 0`); the block only needs them *read* out of its shared
+//!       memory (`.read`), and the launch completes after its writes in any case.
+//! Changes from t10: a `prefetch.tensormap` per map, the relaxed cluster arrival at
+//!       entry, and `wait_group.read` at exit. (t11, stream-K, is a branch that did not
+//!       pay at most sizes; this step continues from t10.)
 //! Cost: <ptxas -v>.
 //! Requires: as t10.
 //! Result: <measured>.
 
-use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
+use crate::device::cluster::{
+    cluster_count, cluster_idx, cluster_rank, cluster_sync, cluster_sync_relaxed, map_shared_to_rank,
+};
 use crate::device::index::{WARP_SIZE, thread_idx};
 use crate::device::shared::{SharedArray, dynamic_shared};
 use crate::device::sync::sync_named;
 use crate::device::tma::{
-    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, copy_tensor_2d, copy_tensor_2d_multicast,
-    fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_wait,
+    bulk_commit_group, bulk_wait_group_read, copy_tensor_2d, copy_tensor_2d_multicast, fence_barrier_init,
+    mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_wait, prefetch_tensor_map,
     store_tensor_2d,
 };
 use crate::device::wgmma::{
-    self, M64N128_ACC, claim_registers, descriptor, fence_proxy_async_shared, mma_m64n128k16_bf16,
-    mma_m64n128k16_f16, release_registers,
+    self, M64N256_ACC, claim_registers, descriptor, fence_proxy_async_shared, mma_m64n256k16_bf16,
+    mma_m64n256k16_f16, release_registers,
 };
 use crate::unroll;
 use common::gemm::grouped_tile;
@@ -57,18 +65,17 @@ const PANELS_PER_BLOCK: u32 = BN / B_BOX.0 / CLUSTER_M;
 const PAIR_MASK: u16 = (1 << CLUSTER_M) - 1;
 /// k values per `wgmma`.
 const MMA_K: u32 = 16;
-/// C's boxes: a warpgroup's 64 rows by 32 columns, 4 per tile; their rows are one
+/// C's boxes: a warpgroup's 64 rows by 32 columns, 8 per tile; their rows are one
 /// 128-byte swizzle row of f32.
 const C_BOXES: u32 = BN / C_BOX.0;
-const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 4);
+const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 8);
 
-/// `C = A · B` as t10 computes it, in 128 × 128 tiles.
+/// `C = A · B` as t10 computes it, with shorter waits at entry and exit.
 ///
 /// # Safety
-/// As t10, with `t12::SHARED_BYTES` of dynamic shared memory and at most
-/// ⌈⌈M / 128⌉ / 2⌉ · ⌈N / 128⌉ clusters.
+/// As t10.
 #[inline(always)]
-unsafe fn small_tile_gemm<const BF16: bool>(
+unsafe fn trimmed_gemm<const BF16: bool>(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,
@@ -98,6 +105,14 @@ unsafe fn small_tile_gemm<const BF16: bool>(
         ((pair_row * CLUSTER_M + rank) * BM, col * BN)
     };
 
+    if tid == CONSUMER_WARPGROUPS * WARPGROUP {
+        // SAFETY: the maps' global addresses, as the launch passes them.
+        unsafe {
+            prefetch_tensor_map(a_map);
+            prefetch_tensor_map(b_map);
+            prefetch_tensor_map(c_map);
+        }
+    }
     if tid == 0 {
         for s in 0..STAGES {
             // SAFETY: barriers inside the dynamic shared memory, used after the cluster
@@ -110,8 +125,9 @@ unsafe fn small_tile_gemm<const BF16: bool>(
         fence_barrier_init();
     }
     // The partner's copies complete on this block's "full" barriers and its consumers
-    // arrive on the "empty" ones: both blocks' barriers must exist before either starts.
-    cluster_sync();
+    // arrive on the "empty" ones: both blocks' barriers must exist before either starts
+    // (relaxed: the fence above released the initialization).
+    cluster_sync_relaxed();
 
     let warpgroup = tid / WARPGROUP;
     if warpgroup == CONSUMER_WARPGROUPS {
@@ -168,7 +184,7 @@ unsafe fn small_tile_gemm<const BF16: bool>(
         let mut unit = cluster_idx();
         while unit < units {
             let (row0, col0) = origin(unit);
-            let mut acc = [0.0f32; M64N128_ACC];
+            let mut acc = [0.0f32; M64N256_ACC];
             for t in 0..k_tiles {
                 let s = it % STAGES;
                 // SAFETY: an initialized barrier; phase it / STAGES is this k tile's arrival.
@@ -185,9 +201,9 @@ unsafe fn small_tile_gemm<const BF16: bool>(
                     // stage s before this warp has released it.
                     unsafe {
                         if BF16 {
-                            mma_m64n128k16_bf16(&mut acc, a_desc, b_desc)
+                            mma_m64n256k16_bf16(&mut acc, a_desc, b_desc)
                         } else {
-                            mma_m64n128k16_f16(&mut acc, a_desc, b_desc)
+                            mma_m64n256k16_f16(&mut acc, a_desc, b_desc)
                         }
                     };
                 });
@@ -211,7 +227,7 @@ unsafe fn small_tile_gemm<const BF16: bool>(
             let (g, t4) = (lane / 4, lane % 4);
             let row_order = (g % 4) ^ (g % 4 / 2);
             let storer = tid % WARPGROUP == 0;
-            unroll!(4, j => {
+            unroll!(8, j => {
                 let buffer = c_box(warpgroup, j as u32 % C_BUFFERS);
                 // The copy of the box stored from this buffer two boxes ago has read it.
                 if storer {
@@ -252,7 +268,8 @@ unsafe fn small_tile_gemm<const BF16: bool>(
         }
         // C's last boxes are written before the block exits.
         if tid % WARPGROUP == 0 {
-            bulk_wait_group::<0>();
+            // C's last boxes are read out of shared memory before the block exits.
+            bulk_wait_group_read::<0>();
         }
     }
     // The partner may still arrive on this block's barriers: neither block leaves first.
@@ -262,18 +279,18 @@ unsafe fn small_tile_gemm<const BF16: bool>(
 /// `acc[first + 4q]` for a run-time `q` in 0..4, by selects: indexing the accumulators at
 /// run time would move them to local memory.
 #[inline(always)]
-fn pick(acc: &[f32; M64N128_ACC], first: usize, q: u32) -> f32 {
+fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
     let low = if q & 1 == 0 { acc[first] } else { acc[first + 4] };
     let high = if q & 1 == 0 { acc[first + 8] } else { acc[first + 12] };
     if q & 2 == 0 { low } else { high }
 }
 
-/// [`small_tile_gemm`] for f16 inputs.
+/// [`trimmed_gemm`] for f16 inputs.
 ///
 /// # Safety
-/// As `small_tile_gemm`.
+/// As `trimmed_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t12_small_tile_f16(
+pub unsafe fn t12_latency_trims_f16(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,
@@ -282,15 +299,15 @@ pub unsafe fn t12_small_tile_f16(
     k: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { small_tile_gemm::<false>(a_map, b_map, c_map, m, n, k) }
+    unsafe { trimmed_gemm::<false>(a_map, b_map, c_map, m, n, k) }
 }
 
-/// [`small_tile_gemm`] for bf16 inputs.
+/// [`trimmed_gemm`] for bf16 inputs.
 ///
 /// # Safety
-/// As `small_tile_gemm`.
+/// As `trimmed_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t12_small_tile_bf16(
+pub unsafe fn t12_latency_trims_bf16(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,
@@ -299,5 +316,5 @@ pub unsafe fn t12_small_tile_bf16(
     k: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { small_tile_gemm::<true>(a_map, b_map, c_map, m, n, k) }
+    unsafe { trimmed_gemm::<true>(a_map, b_map, c_map, m, n, k) }
 }

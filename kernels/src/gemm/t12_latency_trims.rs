@@ -17,7 +17,7 @@
 //! Changes from t10: a `prefetch.tensormap` per map, the relaxed cluster arrival at
 //!       entry, and `wait_group.read` at exit. (t11, stream-K, is a branch that did not
 //!       pay at most sizes; this step continues from t10.)
-//! Cost: <ptxas -v>.
+//! Cost: as t10: 168 registers at entry × 384 threads, 225 KB of shared memory.
 //! Requires: as t10.
 //! Result: <measured>.
 

@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes gemm sass sanitize-tests
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes gemm gemm-dram sass sanitize-tests
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -30,8 +30,14 @@ for part in $parts; do
     probes) $b/host -k p --json "$out/probes.json" --plots "$out" > "$out/probes.txt" 2> "$out/probes-progress.log"
             cat "$out/probes.txt" ;;
     gemm) # the GEMM ladder beside cuBLAS on the shapes of the benchmark notes
-            $b/host -k g,t --gemm 1024,4096,8192,4097,4096x1x777,1000x1000x1000 --json "$out/gemm.json" > "$out/gemm.txt" 2> /tmp/gemm-progress.log
+            $b/host -k g,t --gemm 1024,2048,4096,8192,4096x4096x512,8192x1024x8192,1000x1000x1000,4097x4096x4096 \
+              --json "$out/gemm.json" > "$out/gemm.txt" 2> /tmp/gemm-progress.log
             echo "host exit $?" ;;
+    gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
+            timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+              -k "regex:t5_wgmma_bf16|t6_tma_bf16|t12_latency_trims_bf16" $b/host -k t5_wgmma_bf16,t6_tma_bf16,t12_latency_trims_bf16 \
+              --gemm 8192 --verify-only > "$out/ncu-dram.txt" 2>&1
+            grep -E "^  t|Duration|DRAM Throughput|L2 Hit Rate|SM Frequency" "$out/ncu-dram.txt" ;;
     sass) # the divergence kernels in SASS: branches and their reconvergence (BSSY/BSYNC) or selects
             ptxas -arch=sm_90 $b/ptx/sm_90/kernels.ptx -o /tmp/kernels.cubin
             for k in uniform_by_warp diverge_by_lane predicated_by_lane; do
@@ -40,9 +46,9 @@ for part in $parts; do
             done
             # the Hopper GEMM steps: warpgroup MMAs, tensor copies and block barriers in SASS
             ptxas -arch=sm_90a $b/ptx/sm_90a/kernels.ptx -o /tmp/kernels90a.cubin
-            for k in t5_wgmma_f16 t6_tma_f16; do
+            for k in t5_wgmma_f16 t6_tma_f16 t7_persistent_f16 t8_multicast_f16 t9_tma_store_f16 t10_setmaxnreg_f16 t11_stream_k_f16 t12_latency_trims_f16 t13_small_tile_f16 t14_narrow_tile_f16; do
               cuobjdump -sass -fun $k /tmp/kernels90a.cubin > /tmp/$k.sass
-              echo "$k: $(grep -c HGMMA /tmp/$k.sass) HGMMA ($(grep -m1 -o 'HGMMA[.0-9a-zA-Z]*' /tmp/$k.sass)), $(grep -c UTMALDG /tmp/$k.sass) UTMALDG, $(grep -c LDGSTS /tmp/$k.sass) LDGSTS, $(grep -c 'BAR.SYNC' /tmp/$k.sass) BAR.SYNC"
+              echo "$k: $(grep -c HGMMA /tmp/$k.sass) HGMMA ($(grep -m1 -o 'HGMMA[.0-9a-zA-Z]*' /tmp/$k.sass)), $(grep -c UTMALDG /tmp/$k.sass) UTMALDG ($(grep -c 'UTMALDG.*MULTICAST' /tmp/$k.sass) multicast), $(grep -c UTMASTG /tmp/$k.sass) UTMASTG, $(grep -c LDGSTS /tmp/$k.sass) LDGSTS, $(grep -c 'BAR.SYNC' /tmp/$k.sass) BAR.SYNC, $(grep -c 'USETMAXREG' /tmp/$k.sass) USETMAXREG, $(grep -cE 'MEMBAR' /tmp/$k.sass) MEMBAR, $(grep -cE '\bSTL\b|\bLDL\b' /tmp/$k.sass) STL/LDL"
             done ;;
     errors) # every refusal: a message that says what to do, a non-zero exit, no table
             cp -r $b/ptx /tmp/stale-ptx && echo 0000000000000000 > /tmp/stale-ptx/fingerprint

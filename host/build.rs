@@ -1,11 +1,54 @@
-//! Builds the kernel-source fingerprint into the host, so that it can tell a stale PTX
-//! (see the `fingerprint` crate).
+//! Builds the kernels' PTX when it is missing or older than the kernel sources, and bakes
+//! into the host what it needs to find and trust it: the source fingerprint (see the
+//! `fingerprint` crate) and the folder the PTX was written to.
+//!
+//! This is what lets `cargo test` and `cargo run -p host` work on a fresh clone with no
+//! command before them: the same build as `cargo xtask build-ptx` (the `ptx-builder`
+//! crate), for the default archs, and nothing at all when the PTX already matches the
+//! sources (a hash of them, a few milliseconds).
 
-fn main() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for source in fingerprint::KERNEL_SOURCES {
-        println!("cargo:rerun-if-changed=../{source}");
+use ptx_builder::{Ensured, Workspace};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // `cargo::error` puts the first line at the top of cargo's report; the whole
+            // message (a compiler error, the command that installs a component) follows
+            // under `--- stderr`.
+            let first = e.lines().next().unwrap_or("");
+            println!("cargo::error=building the kernels' PTX: {first}");
+            eprintln!("error: building the kernels' PTX: {e}");
+            ExitCode::FAILURE
+        }
     }
-    let print = fingerprint::fingerprint(&root).expect("reading the kernel sources");
-    println!("cargo:rustc-env=KERNEL_SOURCE_FINGERPRINT={print}");
+}
+
+fn run() -> ptx_builder::Result<()> {
+    let ws = Workspace::locate()?;
+    let ptx_dir = ws.ptx_dir();
+    // Rerun on any kernel source change, on a changed target dir, and when an output is
+    // deleted or overwritten (a missing file always reruns). A rerun with nothing to do
+    // costs only the hash.
+    for source in fingerprint::KERNEL_SOURCES {
+        println!("cargo::rerun-if-changed={}", ws.root.join(source).display());
+    }
+    println!("cargo::rerun-if-env-changed=CARGO_TARGET_DIR");
+    println!("cargo::rerun-if-changed={}", ptx_dir.join(fingerprint::FINGERPRINT_FILE).display());
+    for arch in ptx_builder::DEFAULT_ARCHS {
+        println!("cargo::rerun-if-changed={}", ptx_dir.join(arch).join("kernels.ptx").display());
+        println!(
+            "cargo::rerun-if-changed={}",
+            ptx_dir.join(arch).join(fingerprint::FINGERPRINT_FILE).display()
+        );
+    }
+
+    let ensured = ptx_builder::ensure(&ws, &ptx_builder::arch::default_archs())?;
+    if let Ensured::Built { reason, seconds, .. } = &ensured {
+        eprintln!("built the PTX ({reason}) in {seconds:.0} s");
+    }
+    println!("cargo::rustc-env=KERNEL_SOURCE_FINGERPRINT={}", ensured.fingerprint());
+    println!("cargo::rustc-env=KERNEL_PTX_DIR={}", ptx_dir.display());
+    Ok(())
 }

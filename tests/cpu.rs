@@ -165,20 +165,22 @@ fn median_of_odd_and_even_samples() {
 }
 
 fn ptx_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx")
+    PathBuf::from(ptx::BUILT_DIR)
 }
 
 /// The PTX of `arch`, or a failure that says how to build it.
 fn read_ptx(arch: &str) -> String {
     let path = ptx_dir().join(arch).join("kernels.ptx");
     std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}. Build the PTX first: `cargo xtask build-ptx`", path.display()))
+        .unwrap_or_else(|e| panic!("{}: {e}. The host's build script should have built it: rebuild (`cargo test`) and read its error", path.display()))
 }
 
 #[test]
 fn ptx_is_built_for_ampere_and_hopper() {
     let archs: Vec<String> = available_archs(&ptx_dir()).iter().map(Arch::to_string).collect();
-    assert_eq!(archs, ["sm_80", "sm_90", "sm_90a"], "run `cargo xtask build-ptx`");
+    for arch in ["sm_80", "sm_90", "sm_90a"] {
+        assert!(archs.iter().any(|a| a == arch), "no {arch} PTX (found {archs:?}): the host's build script builds it");
+    }
     for (arch, isa) in [("sm_80", "7.8"), ("sm_90", "7.8"), ("sm_90a", "8.0")] {
         let text = read_ptx(arch);
         assert!(text.contains(&format!(".target {arch}\n")), "{arch}: wrong .target");
@@ -190,7 +192,7 @@ fn ptx_is_built_for_ampere_and_hopper() {
 #[test]
 fn ptx_matches_the_kernel_sources() {
     let written = std::fs::read_to_string(ptx_dir().join("fingerprint")).unwrap_or_default();
-    assert_eq!(written.trim(), SOURCE_FINGERPRINT, "stale PTX: run `cargo xtask build-ptx`");
+    assert_eq!(written.trim(), SOURCE_FINGERPRINT, "stale PTX: the build script should have rebuilt it");
     assert!(ptx::load(&ptx_dir(), 9, 0).is_ok());
 }
 

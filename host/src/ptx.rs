@@ -1,9 +1,10 @@
 //! Finding the PTX that fits the device, and refusing a stale one.
 //!
-//! `cargo xtask build-ptx` writes `target/ptx/<arch>/kernels.ptx` for each arch and a
-//! `fingerprint` of the kernel sources beside them. The host was built with the
-//! fingerprint of the sources it was compiled next to; if the two differ, the PTX is older
-//! (or newer) than the kernels a reader sees, and the host stops.
+//! The PTX build (run by the host's build script, or by `cargo xtask build-ptx`) writes
+//! `target/ptx/<arch>/kernels.ptx` for each arch and a `fingerprint` of the kernel sources
+//! beside them. The host was built with the fingerprint of the sources it was compiled next
+//! to; if the two differ, the PTX is older (or newer) than the kernels a reader sees, and
+//! the host stops.
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -14,8 +15,12 @@ pub const PTX_DIR_ENV: &str = "GPU_KERNELS_PTX_DIR";
 /// The fingerprint of the kernel sources this host binary was built with.
 pub const SOURCE_FINGERPRINT: &str = env!("KERNEL_SOURCE_FINGERPRINT");
 
+/// The folder the build script built the PTX in (`target/ptx`, under `$CARGO_TARGET_DIR`
+/// when that is set).
+pub const BUILT_DIR: &str = env!("KERNEL_PTX_DIR");
+
 /// Where to look for the PTX: `--ptx-dir`, then `$GPU_KERNELS_PTX_DIR`, then `ptx/` beside
-/// the executable (a bundle), then the workspace's `target/ptx`.
+/// the executable (a bundle), then where the build script built it ([`BUILT_DIR`]).
 pub fn default_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os(PTX_DIR_ENV) {
         return PathBuf::from(dir);
@@ -25,7 +30,7 @@ pub fn default_dir() -> PathBuf {
             return beside;
         }
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx")
+    PathBuf::from(BUILT_DIR)
 }
 
 /// A PTX target: `sm_XY`, which the driver compiles forward for any GPU of compute
@@ -95,7 +100,7 @@ pub fn load(dir: &Path, major: u32, minor: u32) -> Result<(Arch, String)> {
     let archs = available_archs(dir);
     if archs.is_empty() {
         return Err(Error::new(format!(
-            "no PTX found in {}: build it with `cargo xtask build-ptx` (or point --ptx-dir / {PTX_DIR_ENV} at it)",
+            "no PTX found in {}: build it with `cargo xtask build-ptx` (building the host also builds it, in {BUILT_DIR}), or point --ptx-dir / {PTX_DIR_ENV} at it",
             dir.display()
         )));
     }
@@ -120,7 +125,8 @@ fn check_fingerprint(dir: &Path) -> Result<()> {
     if found != SOURCE_FINGERPRINT {
         return Err(Error::new(format!(
             "the PTX in {} was not built from the kernel sources this program was built with \
-             (fingerprint {:?}, expected {SOURCE_FINGERPRINT}): run `cargo xtask build-ptx`, then rebuild the host",
+             (fingerprint {:?}, expected {SOURCE_FINGERPRINT}): rebuild the host (`cargo build -p host --release` \
+             rebuilds the PTX in target/ptx when it is stale), or build this folder's PTX with `cargo xtask build-ptx`",
             dir.display(),
             found
         )));

@@ -1,37 +1,29 @@
 //! Developer commands, run as `cargo xtask COMMAND` (an alias in `.cargo/config.toml`).
 //!
 //! - `build-ptx [--arch sm_80,sm_90,sm_90a]`: compiles the `kernels` crate to PTX, one file per
-//!   arch, at `target/ptx/<arch>/kernels.ptx`, with the source fingerprint beside them.
+//!   arch, at `target/ptx/<arch>/kernels.ptx`, with the source fingerprint beside them. The
+//!   host's build script runs the same build (the `ptx-builder` crate) by itself for the
+//!   default archs; this command is for building explicitly and for other archs.
 //! - `bundle [--out DIR]`: a folder that runs the whole suite on a machine with an NVIDIA
 //!   driver and no Rust toolchain (the host binary, the GPU test binaries, the PTX and a
 //!   `run.sh`).
 
+use ptx_builder::Workspace;
+use ptx_builder::nested::capture;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-
-/// The GPU architectures `build-ptx` targets by default: Ampere (A100, sm_80), Hopper
-/// (H100/H200, sm_90), and Hopper's arch-specific sm_90a, which alone may hold `wgmma`
-/// (its PTX runs only on compute capability 9.0; the host prefers it there). The host
-/// loads the newest one that the device can run; the driver compiles PTX forward for newer
-/// GPUs.
-const DEFAULT_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_90a"];
-
-/// PTX ISA version written into each file. 7.8 is the oldest that knows sm_90, and every
-/// driver since CUDA 11.8 (R520) loads it; a newer ISA would lock out older drivers for
-/// nothing. sm_90a and its `wgmma` need 8.0 (CUDA 12.0 drivers and newer).
-fn ptx_isa(arch: &str) -> &'static str {
-    if arch.ends_with('a') { "ptx80" } else { "ptx78" }
-}
-
-const NVPTX_TARGET: &str = "nvptx64-nvidia-cuda";
 
 type Result<T> = std::result::Result<T, String>;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let outcome = match args.first().map(String::as_str) {
-        Some("build-ptx") => parse_archs(&args[1..]).and_then(|archs| build_ptx(&archs).map(|_| ())),
-        Some("bundle") => parse_out(&args[1..]).and_then(|out| bundle(&out)),
+        Some("build-ptx") => Workspace::locate().and_then(|ws| {
+            parse_archs(&args[1..]).and_then(|archs| ptx_builder::build(&ws, &archs)).map(|_| ())
+        }),
+        Some("bundle") => {
+            Workspace::locate().and_then(|ws| parse_out(&ws, &args[1..]).and_then(|out| bundle(&ws, &out)))
+        }
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -55,44 +47,24 @@ commands:
 
 fn parse_archs(args: &[String]) -> Result<Vec<String>> {
     match args {
-        [] => Ok(DEFAULT_ARCHS.iter().map(|a| a.to_string()).collect()),
-        [flag, list] if flag == "--arch" => {
-            let archs: Vec<String> = list.split(',').map(|a| a.trim().to_string()).collect();
-            for arch in &archs {
-                let number = arch.strip_prefix("sm_").unwrap_or("");
-                let number = number.strip_suffix('a').unwrap_or(number);
-                if number.len() < 2 || !number.chars().all(|c| c.is_ascii_digit()) || number < "80" {
-                    return Err(format!(
-                        "`{arch}` is not an arch these kernels support (they use cp.async and mma.sync): \
-                         give sm_80 or newer, e.g. --arch sm_80,sm_90,sm_90a"
-                    ));
-                }
-            }
-            Ok(archs)
-        }
+        [] => Ok(ptx_builder::arch::default_archs()),
+        // Each arch is checked by the build.
+        [flag, list] if flag == "--arch" => Ok(list.split(',').map(|a| a.trim().to_string()).collect()),
         _ => Err(format!("build-ptx takes `--arch LIST` only\n\n{USAGE}")),
     }
 }
 
-fn parse_out(args: &[String]) -> Result<PathBuf> {
+fn parse_out(ws: &Workspace, args: &[String]) -> Result<PathBuf> {
     match args {
-        [] => Ok(repo_root().join("dist/gpu-bundle")),
+        [] => Ok(ws.root.join("dist/gpu-bundle")),
         [flag, dir] if flag == "--out" => Ok(PathBuf::from(dir)),
         _ => Err(format!("bundle takes `--out DIR` only\n\n{USAGE}")),
     }
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("repository root")
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
-}
-
-fn cargo() -> Command {
+fn cargo(ws: &Workspace) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.current_dir(repo_root());
+    cmd.current_dir(&ws.root);
     cmd
 }
 
@@ -101,111 +73,18 @@ fn run(cmd: &mut Command, what: &str) -> Result<()> {
     if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
 }
 
-fn capture(cmd: &mut Command, what: &str) -> Result<String> {
-    let out = cmd.output().map_err(|e| format!("could not start {what}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{what} failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// The toolchain pieces the PTX build needs, checked up front so that a missing one is
-/// named with the command that installs it.
-struct Toolchain {
-    llvm_bin: PathBuf,
-}
-
-fn check_toolchain() -> Result<Toolchain> {
-    const INSTALL: &str =
-        "run `rustup toolchain install` in the repository root (it reads rust-toolchain.toml)";
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let version = capture(Command::new(&rustc).arg("-vV").current_dir(repo_root()), "rustc")
-        .map_err(|e| format!("{e}\nThe pinned nightly toolchain is missing: {INSTALL}."))?;
-    if !version.contains("-nightly") {
-        return Err(format!(
-            "the kernels need a nightly rustc (abi_ptx, asm_experimental_arch), found:\n{version}\n{INSTALL}."
-        ));
-    }
-    let host = version
-        .lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .ok_or("rustc -vV printed no host triple")?
-        .to_string();
-    let sysroot = PathBuf::from(capture(
-        Command::new(&rustc).args(["--print", "sysroot"]).current_dir(repo_root()),
-        "rustc --print sysroot",
-    )?);
-    if !sysroot.join("lib/rustlib/src/rust/library/core").is_dir() {
-        return Err(format!(
-            "the `rust-src` component is missing (the kernels build `core` from source for nvptx): \
-             {INSTALL}, or `rustup component add rust-src`."
-        ));
-    }
-    let llvm_bin = sysroot.join("lib/rustlib").join(&host).join("bin");
-    for tool in ["llvm-link", "opt", "llc", "llvm-ar"] {
-        if !llvm_bin.join(tool).is_file() {
-            return Err(format!(
-                "`{tool}` from the `llvm-tools` component is missing (the PTX link step uses it): \
-                 {INSTALL}, or `rustup component add llvm-tools`."
-            ));
-        }
-    }
-    Ok(Toolchain { llvm_bin })
-}
-
-/// Builds the PTX for each arch; returns the folder holding `<arch>/kernels.ptx`.
-fn build_ptx(archs: &[String]) -> Result<PathBuf> {
-    let toolchain = check_toolchain()?;
-    let root = repo_root();
-    let target = target_dir();
-
-    run(
-        cargo().args(["build", "--quiet", "--release", "-p", "xtask", "--bin", "ptx-link"]),
-        "building ptx-link",
-    )?;
-    let linker = target.join("release").join(format!("ptx-link{}", std::env::consts::EXE_SUFFIX));
-
-    let ptx_root = target.join("ptx");
-    for arch in archs {
-        eprintln!("building PTX for {arch} ({})", ptx_isa(arch));
-        let arch_target = target.join("kernels").join(arch);
-        run(
-            cargo()
-                .args(["build", "--release", "--manifest-path"])
-                .arg(root.join("kernels/Cargo.toml"))
-                .args(["--target", NVPTX_TARGET, "-Zbuild-std=core", "--target-dir"])
-                .arg(&arch_target)
-                .env("RUSTFLAGS", format!("-C target-cpu={arch}"))
-                // The ISA goes to the link step (llc), not to rustc: rustc warns that
-                // `-C target-feature=+ptxNN` is unstable, and only llc writes `.version`.
-                .env("PTX_LINK_ISA", ptx_isa(arch))
-                .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", &linker)
-                .env("PTX_LINK_LLVM_BIN", &toolchain.llvm_bin),
-            &format!("building the kernels for {arch}"),
-        )?;
-        let built = arch_target.join(NVPTX_TARGET).join("release/kernels.ptx");
-        let dest = ptx_root.join(arch);
-        std::fs::create_dir_all(&dest).map_err(|e| format!("{}: {e}", dest.display()))?;
-        std::fs::copy(&built, dest.join("kernels.ptx")).map_err(|e| format!("{}: {e}", built.display()))?;
-    }
-    let print = fingerprint::fingerprint(&root).map_err(|e| format!("reading the kernel sources: {e}"))?;
-    std::fs::write(ptx_root.join(fingerprint::FINGERPRINT_FILE), format!("{print}\n"))
-        .map_err(|e| format!("writing the fingerprint: {e}"))?;
-    eprintln!("PTX written to {}", ptx_root.display());
-    Ok(ptx_root)
-}
-
 /// Everything a GPU machine without Rust needs: PTX, host binary, GPU test binaries and a
 /// script that runs them.
-fn bundle(out: &Path) -> Result<()> {
-    let ptx_root = build_ptx(&DEFAULT_ARCHS.iter().map(|a| a.to_string()).collect::<Vec<_>>())?;
-    run(cargo().args(["build", "--release", "-p", "host"]), "building the host")?;
-    let tests = test_binaries()?;
+fn bundle(ws: &Workspace, out: &Path) -> Result<()> {
+    ptx_builder::build(ws, &ptx_builder::arch::default_archs())?;
+    let ptx_root = ws.ptx_dir();
+    run(cargo(ws).args(["build", "--release", "-p", "host"]), "building the host")?;
+    let tests = test_binaries(ws)?;
 
     let _ = std::fs::remove_dir_all(out);
     std::fs::create_dir_all(out.join("tests")).map_err(|e| format!("{}: {e}", out.display()))?;
     copy_dir(&ptx_root, &out.join("ptx"))?;
-    let host = target_dir().join("release").join(format!("host{}", std::env::consts::EXE_SUFFIX));
+    let host = ws.target.join("release").join(format!("host{}", std::env::consts::EXE_SUFFIX));
     std::fs::copy(&host, out.join("host")).map_err(|e| format!("{}: {e}", host.display()))?;
     for (name, path) in &tests {
         std::fs::copy(path, out.join("tests").join(name)).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -239,9 +118,9 @@ exit $status
 
 /// The GPU test executable (`cargo test --no-run --test gpu`), found from cargo's JSON
 /// messages. (The CPU tests read the source tree and belong where it is.)
-fn test_binaries() -> Result<Vec<(String, PathBuf)>> {
+fn test_binaries(ws: &Workspace) -> Result<Vec<(String, PathBuf)>> {
     let json = capture(
-        cargo().args([
+        cargo(ws).args([
             "test",
             "--release",
             "-p",

@@ -15,8 +15,9 @@
 //!
 //! rustc calls it with: `--export-symbol NAME`…, object and rlib paths, `-L DIR`,
 //! `--target nvptx64-nvidia-cuda`, `--target-cpu sm_XX`, `--target-feature=+ptxNN`,
-//! `-o OUT.ptx`, `-O<level>` and `--debug`. `cargo xtask build-ptx` builds this binary and
-//! names it in `CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER`, with the llvm-tools folder in
+//! `-o OUT.ptx`, `-O<level>` and `--debug`. The PTX build (this crate's library, behind
+//! `cargo xtask build-ptx` and the host's build script) builds this binary and names it in
+//! `CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER`, with the llvm-tools folder in
 //! `PTX_LINK_LLVM_BIN`.
 
 use std::path::{Path, PathBuf};

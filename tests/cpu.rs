@@ -10,7 +10,7 @@ use host::reduce::reference::{reference_sum, sum_range};
 use host::reduce::registry::{BlockShape, REDUCE_KERNELS, select};
 use host::timing::median;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Kernels in the PTX that serve the runner rather than a ladder.
 const SUPPORT_KERNELS: &[&str] =
@@ -208,7 +208,10 @@ fn every_registered_kernel_is_in_the_ptx_and_every_entry_is_registered() {
         let built = Arch::parse(arch).unwrap();
         // Generic kernels are in every file; an arch-specific one only in its own.
         let gemm = host::gemm::registry::GEMM_KERNELS.iter().filter(|g| !g.arch.specific || g.arch == built);
-        let registered: BTreeSet<&str> = everywhere.iter().copied().chain(gemm.map(|g| g.id)).collect();
+        let hopper_probes =
+            PROBES.iter().filter(|_| built == Arch::new(90, true)).flat_map(|p| p.sm90a_kernels);
+        let registered: BTreeSet<&str> =
+            everywhere.iter().copied().chain(gemm.map(|g| g.id)).chain(hopper_probes.copied()).collect();
         let text = read_ptx(arch);
         let entries: BTreeSet<&str> = entry_points(&text).into_iter().collect();
         let missing: Vec<_> = registered.difference(&entries).collect();
@@ -457,6 +460,35 @@ fn gemm_grids_cover_c() {
 }
 
 #[test]
+fn split_k_slices_cover_k_in_order_and_fill_one_wave() {
+    use common::gemm::g11::{BK, MAX_SLICES, MIN_SLICE_K_TILES, k_tile_range, slices};
+    // 132 SMs, two g10 blocks each.
+    let resident = 264;
+    assert_eq!(slices(64, 1024, resident), 4, "1024³: 64 tiles, 4 slices");
+    assert_eq!(slices(256, 2048, resident), 1, "2048³: the tiles fill the GPU");
+    assert_eq!(slices(0, 1024, resident), 1, "an empty C");
+    assert_eq!(slices(6, 1000, resident), 15, "a few tiles: as deep as K allows");
+    assert_eq!(slices(1, 1 << 20, resident), MAX_SLICES);
+    assert_eq!(slices(1, 17, resident), 1, "too shallow to cut");
+    for (tiles, k) in [(64, 1024), (6, 1000), (33, 1000), (1, 1), (1, 1 << 20), (300, 4096), (2, 129)] {
+        let s = slices(tiles, k, resident);
+        assert!((1..=MAX_SLICES).contains(&s));
+        assert!(s == 1 || tiles * s <= resident, "{tiles} tiles × {s} slices is more than a wave");
+        let k_tiles = k.div_ceil(BK);
+        assert!(s == 1 || k_tiles / s >= MIN_SLICE_K_TILES, "slices of k = {k} too thin");
+        // The slices are contiguous, in order, and together exactly the k tiles.
+        let mut next = 0;
+        for slice in 0..s {
+            let (begin, end) = k_tile_range(k_tiles, s, slice);
+            assert_eq!(begin, next, "slice {slice} of {s} for {k_tiles} k tiles");
+            assert!(end >= begin && end - begin <= k_tiles.div_ceil(s));
+            next = end;
+        }
+        assert_eq!(next, k_tiles);
+    }
+}
+
+#[test]
 fn grouped_tile_walk_visits_every_tile_once() {
     use common::gemm::grouped_tile;
     for (rows, cols, group) in [(1, 1, 16), (32, 16, 16), (17, 9, 16), (9, 10, 8), (64, 32, 8), (5, 3, 2)] {
@@ -573,4 +605,133 @@ fn half_precision_inputs_are_exact() {
     assert!(
         (0..1000).any(|i| random_f16_value(1, i) < 0.0) && (0..1000).any(|i| random_f16_value(1, i) > 0.5)
     );
+}
+
+#[test]
+fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
+    use host::gemm::registry::{GEMM_KERNELS, Precision, TensorInstruction};
+    for kernel in GEMM_KERNELS {
+        let want = match kernel.precision {
+            Precision::F32 => None,
+            // t1–t4 issue mma.sync (sm_80 PTX); t5 onward wgmma (sm_90a PTX).
+            _ if kernel.arch == Arch::new(80, false) => Some(TensorInstruction::MmaSync),
+            _ if kernel.arch == Arch::new(90, true) => Some(TensorInstruction::Wgmma),
+            _ => panic!(
+                "{}: a tensor-core step on {}, which has no ceiling instruction",
+                kernel.id, kernel.arch
+            ),
+        };
+        assert_eq!(kernel.tensor_instruction(), want, "{}", kernel.id);
+        let step: u32 =
+            kernel.id.strip_prefix('t').and_then(|r| r.split('_').next()).map_or(0, |n| n.parse().unwrap());
+        match kernel.tensor_instruction() {
+            Some(TensorInstruction::MmaSync) => assert!((1..=4).contains(&step), "{}", kernel.id),
+            Some(TensorInstruction::Wgmma) => assert!(step >= 5, "{}", kernel.id),
+            None => assert!(kernel.id.starts_with('g'), "{}", kernel.id),
+        }
+    }
+}
+
+#[test]
+fn ceiling_operands_are_exact_non_zero_and_every_partial_sum_exact() {
+    use common::input::{bf16_bits_exact, f16_bits_exact};
+    use common::probes::tensor_ceiling::operand;
+    let mut distinct = BTreeSet::new();
+    for i in 0..20_000u64 {
+        let x = operand(3, i);
+        assert!(x != 0.0 && x.abs() < 1.0, "{x}");
+        assert_eq!((x * 256.0).fract(), 0.0, "{x} is not a multiple of 1/256");
+        assert!((x * 256.0) as i32 % 2 != 0, "{x}: even numerator");
+        assert_eq!(half::f16::from_bits(f16_bits_exact(x)).to_f32(), x, "{x} is not exact in f16");
+        assert_eq!(half::bf16::from_bits(bf16_bits_exact(x)).to_f32(), x, "{x} is not exact in bf16");
+        distinct.insert(x.to_bits());
+    }
+    assert_eq!(distinct.len(), 256, "every odd numerator in [-255, 255] appears");
+    // 16 products of at most (255/256)² each: any partial sum stays a multiple of 2^-16
+    // below 16, 20 significant bits, exact in f32 in any order.
+    assert!(16.0 * (255.0f64 / 256.0).powi(2) < 16.0);
+}
+
+#[test]
+fn ceiling_accumulators_return_to_zero_and_end_at_the_product() {
+    use common::probes::tensor_ceiling::{mma_a, mma_b, wgmma_a, wgmma_b};
+    // Simulate the kernels' sequences in f32, one product at a time, in two orders.
+    let seed = 0x5eed;
+    for (row, col, chain) in [(0, 0, 0), (15, 7, 7), (9, 3, 4)] {
+        let product = |sign: f32, k: u32| sign * mma_a(seed, row, k) * mma_b(seed, chain, k, col);
+        for order in [(0..16).collect::<Vec<u32>>(), (0..16).rev().collect()] {
+            let mut acc = 0.0f32;
+            for _ in 0..3 {
+                order.iter().for_each(|&k| acc += product(1.0, k));
+                order.iter().for_each(|&k| acc += product(-1.0, k));
+                assert_eq!(acc, 0.0, "A then −A leaves zero");
+            }
+            order.iter().for_each(|&k| acc += product(1.0, k));
+            let exact: f64 = (0..16).map(|k| f64::from(product(1.0, k))).sum();
+            assert_eq!(f64::from(acc), exact);
+        }
+    }
+    for (m, n) in [(0, 0), (63, 255), (17, 130)] {
+        let step = |kk: u32| -> f32 {
+            (0..16).map(|k| wgmma_a(seed, m, 16 * kk + k) * wgmma_b(seed, 16 * kk + k, n)).sum()
+        };
+        assert_eq!(step(0), -step(1), "k16 steps 0 and 1 cancel");
+        assert_eq!(step(2), -step(3), "k16 steps 2 and 3 cancel");
+        assert_ne!(step(0), step(2), "steps 0 and 2 hold different data");
+        let mut acc = 0.0f32;
+        for _ in 0..3 {
+            for kk in 0..4 {
+                for k in 0..16 {
+                    acc += wgmma_a(seed, m, 16 * kk + k) * wgmma_b(seed, 16 * kk + k, n);
+                }
+                if kk % 2 == 1 {
+                    assert_eq!(acc, 0.0);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ceiling_results_are_not_trivial() {
+    use host::probes::tensor_ceiling::{mma_expected, wgmma_expected};
+    let (mma, wgmma) = (mma_expected(11), wgmma_expected(11));
+    assert_eq!(wgmma.len(), 128);
+    assert!(mma.iter().collect::<BTreeSet<_>>().len() > 28, "lanes should differ: {mma:x?}");
+    assert!(wgmma.iter().collect::<BTreeSet<_>>().len() > 120, "threads should differ");
+    assert!(!mma.contains(&0) && !mma.contains(&0xDEAD_BEEF));
+    assert_ne!(mma_expected(12), mma, "the seed changes the operands");
+}
+
+#[test]
+fn ceiling_sweep_counts_instructions_and_flops() {
+    use host::gemm::registry::TensorInstruction;
+    use host::probes::tensor_ceiling::{Config, LAUNCH_FLOP, configs, instruction_flop, wgmma_unavailable};
+    assert_eq!(instruction_flop(TensorInstruction::MmaSync), 4096.0);
+    assert_eq!(instruction_flop(TensorInstruction::Wgmma), 524_288.0);
+    let all = configs();
+    assert_eq!(all.len(), 14);
+    assert!(all.iter().all(|c| c.kernel().is_ok()));
+    for config in all {
+        let threads = config.threads(132);
+        let launch = config.launch(132);
+        assert_eq!(threads, (launch.grid_dim.0 * launch.block_dim.0) as usize);
+        let iters = config.iterations_for(132, LAUNCH_FLOP);
+        let flop = config.flop(132, iters);
+        assert!((LAUNCH_FLOP..1.1 * LAUNCH_FLOP).contains(&flop), "{config:?}: {flop:e} for {iters} trips");
+    }
+    let mma = Config {
+        instruction: TensorInstruction::MmaSync,
+        precision: host::gemm::registry::Precision::F16,
+        per_sm: 2,
+    };
+    // 132 SMs × 8 warps × 8 chains × (2·10 + 1) products.
+    assert_eq!(mma.instructions(132, 10), 132.0 * 8.0 * 8.0 * 21.0);
+    let wgmma = Config { instruction: TensorInstruction::Wgmma, per_sm: 3, ..mma };
+    assert_eq!(wgmma.instructions(132, 10), 132.0 * 3.0 * 41.0);
+    assert_eq!(wgmma.launch(132).shared_mem_bytes, common::probes::tensor_ceiling::WGMMA_SHARED_BYTES);
+    let (sm90, sm90a) = (Arch::new(90, false), Arch::new(90, true));
+    assert_eq!(wgmma_unavailable((9, 0), sm90a), None);
+    assert!(wgmma_unavailable((8, 0), Arch::new(80, false)).unwrap().contains("8.0"));
+    assert!(wgmma_unavailable((9, 0), sm90).unwrap().contains("build-ptx"));
 }

@@ -44,6 +44,7 @@ fn main() {
     }
     probe_trials(&mut trials);
     gemm_trials(&mut trials, absent.is_none());
+    tensor_ceiling_trials(&mut trials, absent.is_none());
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
         (None, Some(false)) => {
@@ -359,4 +360,44 @@ fn gemm_trials(trials: &mut Vec<Trial>, gpu_present: bool) {
     } else {
         cublas_trial.with_ignored_flag(true)
     });
+}
+
+/// p8's kernels, every configuration of the sweep that fits, at a few loop trip counts (0:
+/// the last product alone): every thread's accumulators against the CPU's exact product.
+/// The `wgmma` kernels are ignored, with the reason, where the device cannot run them.
+fn tensor_ceiling_trials(trials: &mut Vec<Trial>, gpu_present: bool) {
+    use host::gemm::registry::TensorInstruction;
+    use host::probes::tensor_ceiling;
+    for (instruction, name) in [(TensorInstruction::MmaSync, "mma_sync"), (TensorInstruction::Wgmma, "wgmma")]
+    {
+        let test_name = format!("p8_tensor_ceiling/{name}_accumulators_are_exact");
+        let unavailable = match (instruction, gpu_present) {
+            (TensorInstruction::Wgmma, true) => gpu()
+                .ok()
+                .and_then(|g| tensor_ceiling::wgmma_unavailable(g.info.compute_capability, g.info.ptx_arch)),
+            _ => None,
+        };
+        if let Some(reason) = &unavailable {
+            eprintln!("{test_name} ignored: {reason}");
+        }
+        let trial = Trial::test(test_name, move || {
+            let gpu = gpu()?;
+            let out = buffer(gpu, tensor_ceiling::result_bytes(gpu.info.multiprocessors))?;
+            let mut checked = 0;
+            for config in tensor_ceiling::configs().into_iter().filter(|c| c.instruction == instruction) {
+                let Ok(prepared) = tensor_ceiling::prepare(gpu, config).map_err(|e| e.to_string())? else {
+                    continue; // does not fit on this GPU at once: the sweep skips it too
+                };
+                for iters in [0, 1, 7] {
+                    verdict(prepared.check(gpu, iters, host::clock_seed(), &out))?;
+                }
+                checked += 1;
+            }
+            if checked == 0 {
+                return Err(format!("no {name} configuration fits on this GPU").into());
+            }
+            Ok(())
+        });
+        trials.push(trial.with_ignored_flag(unavailable.is_some()));
+    }
 }

@@ -48,6 +48,50 @@ pub mod g10 {
     pub use super::g06::A_PAD;
 }
 
+/// g11 (split-K): g10's block, tiles and thread tile, with each tile's k tiles cut into
+/// contiguous slices, one block per slice (grid z). Every block leaves its partial tile
+/// in a workspace; the last slice of a tile to finish adds them up and stores C.
+pub mod g11 {
+    pub use super::g10::{A_PAD, BK, BM, BN, THREADS, TM, TN};
+    /// f32 of one block's partial tile in the workspace.
+    pub const PARTIAL_FLOATS: u32 = BM * BN;
+    /// The k tiles `begin..end` of slice `slice` of `slices` (`slices` ≤ [`MAX_SLICES`]), when a
+    /// tile's k extent is `k_tiles` tiles: contiguous, in order, and as even as integers
+    /// allow (lengths differ by at most one; a slice may be empty when `k_tiles < slices`).
+    pub const fn k_tile_range(k_tiles: u32, slices: u32, slice: u32) -> (u32, u32) {
+        // k_tiles < 2^28 (K < 2^32, 16 per tile), so slice · k_tiles < 2^32.
+        (slice * k_tiles / slices, (slice + 1) * k_tiles / slices)
+    }
+    /// The most slices per tile.
+    pub const MAX_SLICES: u32 = 16;
+    /// The fewest k tiles a slice gets when K is cut (64 k values): below that, a block's
+    /// pipeline start and its share of the sum cost more than its slice's work.
+    pub const MIN_SLICE_K_TILES: u32 = 4;
+    /// How many slices to cut each tile's K into, for a grid of `tiles` tiles of depth `k`
+    /// on a GPU that holds `resident` blocks at once: as many as still fit in one wave, at
+    /// most [`MAX_SLICES`] and with at least [`MIN_SLICE_K_TILES`] k tiles each; 1 (no
+    /// split: g10 with one extra branch) when the tiles alone fill a wave. At 1024³ on 132
+    /// SMs (64 tiles, 264 blocks at once): 4 slices, 256 blocks.
+    pub const fn slices(tiles: u32, k: u32, resident: u32) -> u32 {
+        let by_wave = if tiles == 0 { 1 } else { resident / tiles };
+        let by_depth = k.div_ceil(BK) / MIN_SLICE_K_TILES;
+        let s = if by_wave < by_depth { by_wave } else { by_depth };
+        if s > MAX_SLICES {
+            MAX_SLICES
+        } else if s < 1 {
+            1
+        } else {
+            s
+        }
+    }
+    /// The workspace a launch of `blocks` blocks needs, in bytes: a partial tile per block,
+    /// then a 4-byte arrival counter per block (one per tile is used; zero between launches:
+    /// the last slice of each tile resets its counter).
+    pub const fn workspace_bytes(blocks: u32) -> u64 {
+        blocks as u64 * (PARTIAL_FLOATS as u64 * 4 + 4)
+    }
+}
+
 /// t1 (tensor cores, `mma.sync` from shared memory): a 64 × 64 block tile, 4 warps of
 /// 32 × 32, k steps of 16.
 pub mod t1 {
@@ -213,6 +257,28 @@ pub mod t11 {
     pub const MAX_SPLIT: u32 = 4;
     /// f32 per block in the workspace: one partial 128 × 256 tile.
     pub const PARTIAL_FLOATS: u32 = BM * BN;
+    /// The most slices per tile.
+    pub const MAX_SLICES: u32 = 16;
+    /// The fewest k tiles a slice gets when K is cut (64 k values): below that, a block's
+    /// pipeline start and its share of the sum cost more than its slice's work.
+    pub const MIN_SLICE_K_TILES: u32 = 4;
+    /// How many slices to cut each tile's K into, for a grid of `tiles` tiles of depth `k`
+    /// on a GPU that holds `resident` blocks at once: as many as still fit in one wave, at
+    /// most [`MAX_SLICES`] and with at least [`MIN_SLICE_K_TILES`] k tiles each; 1 (no
+    /// split: g10 with one extra branch) when the tiles alone fill a wave. At 1024³ on 132
+    /// SMs (64 tiles, 264 blocks at once): 4 slices, 256 blocks.
+    pub const fn slices(tiles: u32, k: u32, resident: u32) -> u32 {
+        let by_wave = if tiles == 0 { 1 } else { resident / tiles };
+        let by_depth = k.div_ceil(BK) / MIN_SLICE_K_TILES;
+        let s = if by_wave < by_depth { by_wave } else { by_depth };
+        if s > MAX_SLICES {
+            MAX_SLICES
+        } else if s < 1 {
+            1
+        } else {
+            s
+        }
+    }
     /// The workspace a launch of `blocks` blocks needs, in bytes: a partial tile per block,
     /// then a 4-byte flag per block (zero between launches: the kernel resets each flag it
     /// reads).

@@ -38,3 +38,81 @@ pub fn divergence_step_b(v: f32) -> f32 {
 
 /// Barriers per loop trip in the barrier-cost probe.
 pub const BARRIER_UNROLL: u32 = 8;
+
+/// The tensor-core ceiling probe (p8): launch constants and the operands, which the
+/// kernels build on the GPU and the host rebuilds to compute the exact result.
+pub mod tensor_ceiling {
+    use crate::input::random_i32;
+
+    /// Independent accumulators per warp of the `mma.sync` kernel: products in flight per
+    /// warp, each waiting only for its own chain's previous product.
+    pub const MMA_CHAINS: u32 = 8;
+
+    /// Threads per block of the `mma.sync` kernel: four warps, one per scheduler of an SM.
+    pub const MMA_THREADS: u32 = 128;
+
+    /// Threads of a warpgroup, the unit that issues a `wgmma`.
+    pub const WARPGROUP_THREADS: u32 = 128;
+
+    /// Most warpgroups per block of the `wgmma` kernel (its `.maxntid` is this × 128).
+    pub const MAX_WARPGROUPS: u32 = 3;
+
+    /// The `wgmma` kernel's A tile: 64 rows × 64 k values (one 128-byte swizzle row per
+    /// row), and its B tile: 64 k rows × 256 columns, stored as four 64-column panels.
+    pub const WGMMA_M: u32 = 64;
+    pub const WGMMA_N: u32 = 256;
+    pub const WGMMA_TILE_K: u32 = 64;
+
+    /// Bytes of the two tiles, 16-bit values: 8 KB of A and 32 KB of B.
+    pub const WGMMA_TILE_BYTES: u32 = (WGMMA_M * WGMMA_TILE_K + WGMMA_TILE_K * WGMMA_N) * 2;
+
+    /// Dynamic shared memory per block of the `wgmma` kernel: the tiles take 40 KB (plus
+    /// 1 KB to align them to 1024 bytes); asking for 128 KB leaves no room for a second
+    /// block on a Hopper SM (228 KB), so the warpgroups of one block are all the SM holds.
+    pub const WGMMA_SHARED_BYTES: u32 = 128 * 1024;
+
+    /// Bytes the `wgmma` kernel's base address is rounded up to (the swizzle atoms').
+    pub const WGMMA_ALIGN: u32 = 1024;
+    const _: () = assert!(WGMMA_TILE_BYTES + WGMMA_ALIGN <= WGMMA_SHARED_BYTES);
+
+    /// Operand `index` of the stream `seed`: an odd multiple of 1/256 in (−1, 1), never
+    /// zero. Exact in f16 and in bf16 (at most 8 significant bits), so the f16 and bf16
+    /// kernels multiply the same numbers; a product is a multiple of 2^-16 below 1 in
+    /// magnitude, and a sum of 16 of them a multiple of 2^-16 below 16: exact in f32 in
+    /// any order of addition.
+    #[inline(always)]
+    pub fn operand(seed: u64, index: u64) -> f32 {
+        let k = random_i32(seed, index) >> 24; // [-128, 127]
+        (2 * k + 1) as f32 * (1.0 / 256.0)
+    }
+
+    /// Element (`row`, `k`) of the 16 × 16 A tile of the `mma.sync` kernel (every warp
+    /// holds the same one).
+    #[inline(always)]
+    pub fn mma_a(seed: u64, row: u32, k: u32) -> f32 {
+        operand(seed, u64::from(row * 16 + k))
+    }
+
+    /// Element (`k`, `col`) of the 16 × 8 B tile of accumulator chain `chain`.
+    #[inline(always)]
+    pub fn mma_b(seed: u64, chain: u32, k: u32, col: u32) -> f32 {
+        operand(seed, u64::from(256 + chain * 128 + k * 8 + col))
+    }
+
+    /// Element (`m`, `k`) of the `wgmma` kernel's 64 × 64 A tile. Its four k16 steps are
+    /// P, −P, Q, −Q: each odd step undoes the product of the step before.
+    #[inline(always)]
+    pub fn wgmma_a(seed: u64, m: u32, k: u32) -> f32 {
+        let (step, within) = (k / 16, k % 16);
+        let value = operand(seed, u64::from(m * WGMMA_TILE_K + (step & !1) * 16 + within));
+        if step % 2 == 1 { -value } else { value }
+    }
+
+    /// Element (`k`, `n`) of the `wgmma` kernel's 64 × 256 B tile: k16 steps 1 and 3
+    /// repeat steps 0 and 2, so that with A's negated steps they add exactly zero.
+    #[inline(always)]
+    pub fn wgmma_b(seed: u64, k: u32, n: u32) -> f32 {
+        let (step, within) = (k / 16, k % 16);
+        operand(seed, u64::from((1 << 16) | (((step & !1) * 16 + within) * WGMMA_N + n)))
+    }
+}

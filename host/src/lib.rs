@@ -149,11 +149,15 @@ pub fn run(options: &Options) -> Result<bool> {
     }
 
     if !gemms.is_empty() {
-        let (passed, tables) = run_gemm(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
+        let (passed, tables, ceilings) =
+            run_gemm(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
         all_passed &= passed;
         for table in &tables {
             print!("{}", table.render());
             results["gemm"].as_array_mut().expect("gemm is an array").push(table.json());
+        }
+        if let Some(ceilings) = ceilings {
+            results["tensor_ceilings"] = ceilings.json();
         }
     }
 
@@ -164,7 +168,9 @@ pub fn run(options: &Options) -> Result<bool> {
     Ok(all_passed)
 }
 
-/// The GEMM ladder over each shape, beside cuBLAS: one table per shape.
+/// The GEMM ladder over each shape, beside cuBLAS: one table per shape, and the
+/// tensor-core ceilings the tensor-core steps are read against (measured first, unless the
+/// ceiling probe already ran; its table then leads the GEMM tables).
 fn run_gemm(
     gpu: &Gpu,
     timer: &Timer,
@@ -172,7 +178,8 @@ fn run_gemm(
     shapes: &[(u32, u32, u32)],
     seed: u64,
     verify_only: bool,
-) -> Result<(bool, Vec<table::Table>)> {
+) -> Result<(bool, Vec<table::Table>, Option<probes::tensor_ceiling::Ceilings>)> {
+    use probes::tensor_ceiling;
     use table::{Cell, Table};
     let cublas = gemm::cublas::Cublas::open(gpu)?;
     if cublas.is_none() {
@@ -180,6 +187,20 @@ fn run_gemm(
     }
     let mut all_passed = true;
     let mut tables = Vec::new();
+    let ceilings = if verify_only || kernels.iter().all(|k| k.tensor_instruction().is_none()) {
+        None
+    } else if let Some(ceilings) = tensor_ceiling::cached(gpu) {
+        Some(ceilings)
+    } else {
+        eprintln!("measuring the tensor-core ceilings ...");
+        let run = tensor_ceiling::measure(gpu, timer, seed)?;
+        for failure in &run.failures {
+            println!("WRONG: {failure}");
+        }
+        all_passed &= run.failures.is_empty();
+        tables.push(run.table);
+        Some(run.ceilings)
+    };
     let (major, minor) = gpu.info.compute_capability;
     let mut precisions: Vec<gemm::registry::Precision> = Vec::new();
     for kernel in kernels {
@@ -202,6 +223,7 @@ fn run_gemm(
                 "median µs",
                 "TFLOP/s",
                 "% of cuBLAS",
+                "% of ceiling",
                 "step ×",
                 "relative error",
                 "checked",
@@ -221,6 +243,14 @@ fn run_gemm(
                     timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
                     timing.as_ref().map_or(Cell::Num(f64::NAN, 2), |t| Cell::Num(tflops(t), 2)),
                     Cell::Num(100.0, 1),
+                    // cuBLAS against the fastest instruction of its type.
+                    Cell::Num(
+                        match (&timing, ceilings.as_ref().and_then(|c| c.best(precision))) {
+                            (Some(t), Some(ceiling)) => 100.0 * tflops(t) / ceiling,
+                            _ => f64::NAN,
+                        },
+                        1,
+                    ),
                     Cell::Num(f64::NAN, 2),
                     Cell::Num(check.error, 9),
                     check.method.clone().into(),
@@ -249,6 +279,10 @@ fn run_gemm(
                 None
             };
             let rate = timing.as_ref().map(tflops);
+            let ceiling = ceilings
+                .as_ref()
+                .zip(kernel.tensor_instruction())
+                .and_then(|(c, instruction)| c.get(instruction, precision));
             table.push(vec![
                 kernel.id.into(),
                 timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
@@ -256,6 +290,13 @@ fn run_gemm(
                 Cell::Num(
                     match (rate, baseline) {
                         (Some(r), Some(b)) => 100.0 * r / b,
+                        _ => f64::NAN,
+                    },
+                    1,
+                ),
+                Cell::Num(
+                    match (rate, ceiling) {
+                        (Some(r), Some(c)) => 100.0 * r / c,
                         _ => f64::NAN,
                     },
                     1,
@@ -273,13 +314,26 @@ fn run_gemm(
             ]);
             previous = rate.or(previous);
         }
+        if let Some(ceilings) = &ceilings {
+            table.notes.push(match ceilings.describe(precision) {
+                Some(measured) => format!(
+                    "% of ceiling: TFLOP/s over the peak of the instruction the step issues, measured by \
+                     p8_tensor_ceiling in this run ({measured}); mma.sync for t1–t4, wgmma for t5 on, the \
+                     faster of the two for cuBLAS"
+                ),
+                None if precision == gemm::registry::Precision::F32 => {
+                    "% of ceiling: none for FP32 steps (no tensor cores)".into()
+                }
+                None => "% of ceiling: no tensor-core ceiling was measured for these inputs".into(),
+            });
+        }
         table.notes.push(format!(
             "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
             precision.tolerance()
         ));
         tables.push(table);
     }
-    Ok((all_passed, tables))
+    Ok((all_passed, tables, ceilings))
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

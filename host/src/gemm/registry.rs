@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t13, t14};
+use common::gemm::{TILE, g04, g05, g06, g10, g11, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t13, t14};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,9 +88,14 @@ pub struct GemmKernel {
     /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
     /// values); 1 when any shape works.
     pub kn_multiple: u32,
-    /// Bytes of global workspace a launch of that many blocks needs, zeroed once before
-    /// the first launch and left zero by each (the seventh argument); `None` for none.
+    /// Bytes of global workspace a launch of that many blocks (the whole grid) needs,
+    /// zeroed once before the first launch and left zero by each (the seventh argument);
+    /// `None` for none.
     pub workspace: Option<fn(u32) -> u64>,
+    /// Whether the grid's z cuts each tile's K into slices, one block per slice
+    /// (split-K), as many as [`common::gemm::g11::slices`] picks for the shape and the
+    /// blocks the GPU holds at once; `false` for one block per tile.
+    pub split_k: bool,
 }
 
 impl GemmKernel {
@@ -142,6 +147,40 @@ impl GemmKernel {
             _ => 1,
         }
     }
+
+    /// The tensor-core instruction this kernel issues, whose peak rate at its precision
+    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t1–t4,
+    /// sm_80 PTX), `wgmma` for Hopper's (t5 on, sm_90a PTX); `None` for the FP32 steps,
+    /// which use no tensor core.
+    pub fn tensor_instruction(&self) -> Option<TensorInstruction> {
+        match self.precision {
+            Precision::F32 => None,
+            Precision::F16 | Precision::Bf16 if self.arch == Arch::new(90, true) => {
+                Some(TensorInstruction::Wgmma)
+            }
+            Precision::F16 | Precision::Bf16 => Some(TensorInstruction::MmaSync),
+        }
+    }
+}
+
+/// A tensor-core instruction whose peak rate the ceiling probe (p8) measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensorInstruction {
+    /// `mma.sync.aligned.m16n8k16`: one warp, operands in registers (sm_80 and newer).
+    MmaSync,
+    /// `wgmma.mma_async.m64n256k16` (and the narrower `n` the later steps use): one
+    /// warpgroup, operands in shared memory (sm_90a only).
+    Wgmma,
+}
+
+impl TensorInstruction {
+    /// The instruction and the shape the probe measures it at.
+    pub fn name(self) -> &'static str {
+        match self {
+            TensorInstruction::MmaSync => "mma.sync m16n8k16",
+            TensorInstruction::Wgmma => "wgmma m64n256k16",
+        }
+    }
 }
 
 /// An FP32 step: `threads` in one dimension, or a square `TILE × TILE` block when 0.
@@ -164,6 +203,17 @@ const fn fp32(
         operands: Operands::Pointers,
         kn_multiple: 1,
         workspace: None,
+        split_k: false,
+    }
+}
+
+/// g10's block on one slice of K per block (grid z), the slices summed through a workspace
+/// by the last block of each tile to finish.
+const fn split_k(id: &'static str, summary: &'static str) -> GemmKernel {
+    GemmKernel {
+        split_k: true,
+        workspace: Some(g11::workspace_bytes),
+        ..fp32(id, summary, g11::THREADS, (g11::BM, g11::BN), ColumnsOnX)
     }
 }
 
@@ -188,6 +238,7 @@ const fn tensor(
         operands: Operands::Pointers,
         kn_multiple,
         workspace: None,
+        split_k: false,
     }
 }
 
@@ -331,6 +382,7 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         (g10::BM, g10::BN),
         ColumnsOnX,
     ),
+    split_k("g11_split_k", "g10 on slices of K when tiles are fewer than the GPU holds, summed by the last"),
     tensor(
         "t1_mma_sync_f16",
         "tensor cores: mma.sync m16n8k16 from shared memory",

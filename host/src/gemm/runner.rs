@@ -121,15 +121,22 @@ impl<'g> GemmBench<'g> {
             };
             gx = gx.min(resident);
         }
+        let slices = if kernel.split_k {
+            let threads = kernel.block.0 * kernel.block.1;
+            let resident = self.gpu.full_wave(&function, threads, kernel.dynamic_shared)?;
+            common::gemm::g11::slices(gx * gy, k, resident)
+        } else {
+            1
+        };
         let cfg = LaunchConfig {
-            grid_dim: (gx, gy, 1),
+            grid_dim: (gx, gy, slices),
             block_dim: (kernel.block.0, kernel.block.1, 1),
             shared_mem_bytes: kernel.dynamic_shared,
         };
         let mut args = vec![Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
         let workspace = match kernel.workspace {
             Some(bytes) => {
-                let bytes = bytes(gx) as usize;
+                let bytes = bytes(gx * gy * slices) as usize;
                 let buffer = DeviceBuffer::alloc(self.gpu, bytes, &format!("{}'s workspace", kernel.id))?;
                 buffer.fill_words(self.gpu, 0, bytes / 4)?;
                 args.push(Arg::U64(buffer.ptr()));
@@ -146,8 +153,9 @@ impl<'g> GemmBench<'g> {
         // K·N inputs of its precision (checked in `prepare`), or tensor maps of them with the
         // boxes its registry entry names (kept alive by this bench), and M·N f32, launched
         // with its registry block, dynamic shared memory and cluster shape, and a grid
-        // covering C (or, persistent, at most one block per tile, or per split of one), and
-        // the zeroed workspace its entry asks for.
+        // covering C (or, persistent, at most one block per tile, or per split of one;
+        // times its K slices along z), and the workspace its entry asks for, zeroed at
+        // allocation and left zero by every launch.
         unsafe {
             if launch.cluster > 1 {
                 self.gpu.launch_clusters(&launch.function, launch.cfg, launch.cluster, &launch.args)
@@ -199,6 +207,11 @@ impl<'g> GemmBench<'g> {
 
     pub fn check_kernel(&self, kernel: &GemmKernel) -> Result<GemmCheck> {
         let launch = self.prepare(kernel)?;
+        if kernel.workspace.is_some() {
+            // The timed runs reuse one workspace: check the launch that finds it as the
+            // first one left it, so that a kernel which does not leave it clean fails here.
+            self.launch(&launch)?;
+        }
         self.check(|| self.launch(&launch))
     }
 

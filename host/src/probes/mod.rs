@@ -1,5 +1,5 @@
 //! The probes: experiments that make one property of the hardware visible (seeds 001, 002
-//! and 004). Each has a stable id, the PTX kernels it launches, and a function that runs,
+//! and 004), and the tensor-core ceiling that the GEMM tables measure against (p8). Each has a stable id, the PTX kernels it launches, and a function that runs,
 //! verifies and times it and returns tables and plots.
 
 pub mod bank_conflicts;
@@ -10,6 +10,7 @@ pub mod occupancy;
 pub mod saxpy;
 pub mod stride_copy;
 pub mod sync;
+pub mod tensor_ceiling;
 
 use crate::error::Result;
 use crate::gpu::Gpu;
@@ -40,8 +41,11 @@ pub struct ProbeInfo {
     pub id: &'static str,
     /// What it shows, in a few words.
     pub summary: &'static str,
-    /// The PTX entry points it launches.
+    /// The PTX entry points it launches, in the PTX of every arch.
     pub kernels: &'static [&'static str],
+    /// Entry points only in the sm_90a PTX (Hopper's own instructions), launched only
+    /// where that PTX is loaded.
+    pub sm90a_kernels: &'static [&'static str],
     /// Runs, verifies and times it.
     pub run: fn(&ProbeContext) -> Result<ProbeOutput>,
 }
@@ -52,43 +56,57 @@ pub const PROBES: &[ProbeInfo] = &[
         id: "p1_stride_copy",
         summary: "strided copies: 32-byte sectors, useful and moved bandwidth",
         kernels: &["stride_copy_f32", "copy_16b"],
+        sm90a_kernels: &[],
         run: stride_copy::run,
     },
     ProbeInfo {
         id: "p2_bank_conflicts",
         summary: "shared-memory reads at stride S for 2-, 4- and 8-byte elements",
         kernels: &["shared_read_b16", "shared_read_b32", "shared_read_b64"],
+        sm90a_kernels: &[],
         run: bank_conflicts::run,
     },
     ProbeInfo {
         id: "p3_saxpy",
         summary: "y = a·x + y against the copy ceiling",
         kernels: &["saxpy", "copy_16b"],
+        sm90a_kernels: &[],
         run: saxpy::run,
     },
     ProbeInfo {
         id: "p4_divergence",
         summary: "branching on thread parity, on warp index, and predicated",
         kernels: &["diverge_by_lane", "uniform_by_warp", "predicated_by_lane"],
+        sm90a_kernels: &[],
         run: divergence::run,
     },
     ProbeInfo {
         id: "p5_occupancy",
         summary: "bandwidth against block size, blocks per SM and loads in flight",
         kernels: &["stream_sum_ilp1", "stream_sum_ilp2", "stream_sum_ilp4", "stream_sum_ilp8"],
+        sm90a_kernels: &[],
         run: occupancy::run,
     },
     ProbeInfo {
         id: "p6_latency",
         summary: "pointer-chase load latency across L1, L2 and HBM",
         kernels: &["pointer_chase_cached", "pointer_chase_l2"],
+        sm90a_kernels: &[],
         run: latency::run,
     },
     ProbeInfo {
         id: "p7_sync",
         summary: "block barrier and kernel launch cost",
         kernels: &["barrier_cost", "empty_kernel"],
+        sm90a_kernels: &[],
         run: sync::run,
+    },
+    ProbeInfo {
+        id: "p8_tensor_ceiling",
+        summary: "peak FLOP/s of mma.sync and wgmma with operands on chip: the GEMM steps' ceiling",
+        kernels: &["ceiling_mma_sync_f16", "ceiling_mma_sync_bf16"],
+        sm90a_kernels: &["ceiling_wgmma_f16", "ceiling_wgmma_bf16"],
+        run: tensor_ceiling::run,
     },
 ];
 

@@ -3,8 +3,8 @@
 //! A launch is a *grid* of *blocks* (CTAs); a block is a group of threads that share
 //! shared memory and can meet at a barrier; the hardware runs a block's threads in *warps*
 //! of 32 consecutive threads. Most kernels here use one-dimensional launches (the `.x`
-//! registers); the first GEMM steps use two-dimensional ones (`.y` too). Each read is one
-//! `mov.u32` from a special register.
+//! registers); the first GEMM steps use two-dimensional ones (`.y` too), and g11 a third
+//! dimension (`.z`, its K slices). Each read is one `mov.u32` from a special register.
 
 use core::arch::nvptx;
 
@@ -54,6 +54,20 @@ pub fn thread_idx_y() -> u32 {
 pub fn block_idx_y() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_block_idx_y() as u32 }
+}
+
+/// Blocks along the grid's third dimension: `mov.u32 %r, %nctaid.z;`
+#[inline(always)]
+pub fn grid_dim_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_z() as u32 }
+}
+
+/// This block's third index in a three-dimensional grid: `mov.u32 %r, %ctaid.z;`
+#[inline(always)]
+pub fn block_idx_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_z() as u32 }
 }
 
 /// This thread's index in the whole grid, in 64 bits: `blockIdx.x * blockDim.x +

@@ -15,6 +15,7 @@
 //! | [`g08_double_buffer`] | two copies of each tile; B by `cp.async`, A prefetched: loads overlap math |
 //! | [`g09_warp_tiling`] | each warp owns a compact 32 × 64 piece: a third less shared traffic |
 //! | [`g10_fewer_instructions`] | 16 × 8 per thread, k steps written out, unchecked interior loads: more FFMAs per issue slot |
+//! | [`g11_split_k`] | g10's block on a slice of K, the slices summed by the last to finish: small products fill every SM |
 //! | [`t1_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
 //! | [`t2_ldmatrix_swizzle`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
@@ -30,7 +31,7 @@
 //! | `t13_small_tile` | 128 × 128 tiles for products that leave SMs idle (sm_90a) |
 //! | `t14_narrow_tile` | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products (sm_90a) |
 //!
-//! Conventions: every M, N, K ≥ 1 works for g01–g10 and t1 (loads past an edge read 0,
+//! Conventions: every M, N, K ≥ 1 works for g01–g11 and t1 (loads past an edge read 0,
 //! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
 //! and N multiples of 8 (the host refuses other shapes before launch). t5 and t6 exist in
 //! the sm_90a build only. Dimensions are `u32`, offsets `usize`; FP32 products use
@@ -46,6 +47,7 @@ pub mod g07_bank_conflict_free;
 pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
 pub mod g10_fewer_instructions;
+pub mod g11_split_k;
 #[cfg(target_feature = "sm_90a")]
 pub mod t10_setmaxnreg;
 #[cfg(target_feature = "sm_90a")]

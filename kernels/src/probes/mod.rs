@@ -10,6 +10,7 @@
 //! | [`p5_occupancy`] | bandwidth needs bytes in flight: warps per SM × loads per thread (Little's law) |
 //! | [`p6_latency`] | how long one load takes from L1, L2 and HBM (a pointer chase) |
 //! | [`p7_sync`] | what a block barrier and a kernel launch cost |
+//! | [`p8_tensor_ceiling`] | the peak rate of `mma.sync` and `wgmma` with operands on chip: what bounds a tensor-core GEMM step |
 
 pub mod p1_stride_copy;
 pub mod p2_bank_conflicts;
@@ -18,3 +19,4 @@ pub mod p4_divergence;
 pub mod p5_occupancy;
 pub mod p6_latency;
 pub mod p7_sync;
+pub mod p8_tensor_ceiling;

@@ -1,0 +1,283 @@
+//! Probe p8 — the tensor-core ceiling: the most FLOP/s that `mma.sync` m16n8k16 and
+//! `wgmma` m64n256k16 deliver on this GPU, f16 or bf16 in, f32 accumulate, when their
+//! operands are already on chip and nothing else is in the way.
+//!
+//! What it shows: a GEMM step does three things. It brings tiles from HBM through the L2
+//! into shared memory, it hands them to the tensor cores (through registers for
+//! `mma.sync`, through shared-memory descriptors for `wgmma`), and it multiplies. Every
+//! step of the tensor-core ladder gets faster by hiding the first two behind the third;
+//! none can pass the third: the peak rate of the one instruction it issues. The data sheet
+//! quotes that peak at a boost clock the GPU may not hold under load; this probe measures
+//! it on the running GPU, so that the GEMM tables can show each tensor-core step as a
+//! fraction of its own instruction's ceiling, beside its fraction of cuBLAS. A step at
+//! 95 % of its ceiling has nothing left to hide; one at 60 % waits for its loads.
+//!
+//! How it fills the pipe:
+//! - [`ceiling_mma_sync_f16`] / `_bf16`: each warp keeps one A fragment and eight B
+//!   fragments in registers and loops over eight independent accumulators. An `mma.sync`
+//!   waits for the previous product into its own accumulator, so one chain would measure
+//!   the instruction's latency; eight chains keep eight products in flight per warp, and
+//!   the host launches 1, 2 or 4 such warps per scheduler (4, 8 or 16 per SM) to see where
+//!   the rate stops growing.
+//! - [`ceiling_wgmma_f16`] / `_bf16` (sm_90a build only): one block per SM, of 1, 2 or 3
+//!   warpgroups. The block fills a 64 × 64 A tile and a 64 × 256 B tile in shared memory
+//!   once, in t5's 128-byte swizzled layout; then each warpgroup loops: four `wgmma`
+//!   m64n256k16 over the tile's four k16 steps, commit, and wait until at most one group
+//!   is unfinished, so one group always waits in the queue behind the running one, as in
+//!   a GEMM's main loop. Each `wgmma` is 64 × 256 × 16, 128 cycles of an SM's tensor cores
+//!   at the nominal rate (4096 FLOP per cycle per SM, dense f16): issue is never the limit.
+//!
+//! Inputs: random odd multiples of 1/256 in (−1, 1)
+//! ([`operand`](common::probes::tensor_ceiling::operand)), never zero. Tensor
+//! cores draw less power on zeros and the clock then stays higher: a ceiling timed on
+//! zeros would be one no GEMM on real data can reach. The GEMM ladder's inputs are random
+//! too (k / 1024).
+//!
+//! Exact results: every product the loop adds is followed by its negation (`mma.sync`: A,
+//! then −A with the same B; `wgmma`: the tile's k16 steps are P, −P, Q, −Q against B's
+//! steps R, R, S, S). The accumulators return to zero after every second product, and
+//! after one last product (A·B, or P·R) they hold it exactly: each partial sum is a
+//! multiple of 2^-16 below 16 in magnitude, exact in f32 whatever order the tensor cores
+//! add in. Each thread writes the XOR of its accumulators' bits, one word, so that no
+//! product can be dropped as dead code; the host rebuilds the operands, multiplies on the
+//! CPU and computes the same XOR for every thread. FLOPs counted: 2·M·N·K per instruction
+//! (4096 per `mma.sync`, 524 288 per `wgmma`).
+//!
+//! Cost (ptxas -v, sm_90a): `mma.sync` kernels 64 registers, no stack, no shared memory;
+//! `wgmma` kernels 168 registers (128 accumulators; `.maxntid 384` caps them at 168), no
+//! stack, no spills, 128 KB of dynamic shared memory (40 KB used; the rest keeps a second
+//! block off the SM). The loops are HMMA.16816.F32 (or .BF16) × 16 per trip and HGMMA.64x256x16
+//! × 4 per trip; ptxas serializes no `wgmma` (no warning C7510).
+//!
+//! Result (H200, 2026-11-23, one run): `mma.sync` 640.7 TFLOP/s f16 and 643.3 bf16, reached
+//! with 2 warps per scheduler (1 per scheduler: 95 %, the chains' latency shows); `wgmma`
+//! 948.8 f16 and 954.3 bf16 with 3 warpgroups (1 warpgroup already 98.7 %). `wgmma` is
+//! 1.48 times `mma.sync` on the same tensor cores: the ceiling of t1–t4 is two thirds of
+//! that of t5 on. At the 1980 MHz boost clock 132 SMs would give 1070 TFLOP/s dense f16;
+//! 949 is that rate at about 1.76 GHz, the clock the GPU holds under this load.
+
+use crate::device::index::{global_thread_idx, lane_idx};
+use crate::device::mma::{mma_m16n8k16_bf16, mma_m16n8k16_f16};
+use crate::unroll;
+use common::input::{bf16_bits_exact, f16_bits_exact};
+use common::probes::tensor_ceiling::{MMA_CHAINS, mma_a, mma_b};
+use kernel_macros::kernel;
+
+/// The two 16-bit values' sign bits in a packed register: XOR negates both.
+const SIGN_BITS: u32 = 0x8000_8000;
+
+const CHAINS: usize = MMA_CHAINS as usize;
+const _: () = assert!(CHAINS == 8, "the loops below are unrolled 8 times");
+
+/// The f16 (or, for `BF16`, bf16) bits of `x`, which is exact in that type.
+#[inline(always)]
+fn bits<const BF16: bool>(x: f32) -> u16 {
+    if BF16 { bf16_bits_exact(x) } else { f16_bits_exact(x) }
+}
+
+/// Two 16-bit values in one register, the lower index in the low half (the fragment
+/// layout of `mma.sync`).
+#[inline(always)]
+fn pack<const BF16: bool>(low: f32, high: f32) -> u32 {
+    u32::from(bits::<BF16>(low)) | u32::from(bits::<BF16>(high)) << 16
+}
+
+/// One `mma.sync.m16n8k16` of the kernel's input type: `A·B + C`.
+#[inline(always)]
+fn mma<const BF16: bool>(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+    if BF16 { mma_m16n8k16_bf16(a, b, c) } else { mma_m16n8k16_f16(a, b, c) }
+}
+
+/// Every warp: `2·iters + 1` products into each of its [`MMA_CHAINS`] accumulators (A,
+/// then −A, …, then A), then each thread writes the XOR of its 32 accumulators' bits to
+/// `out[global thread]`.
+///
+/// # Safety
+/// `out` holds one `u32` per thread of the grid; blocks are whole warps.
+#[inline(always)]
+unsafe fn mma_sync_loop<const BF16: bool>(out: *mut u32, iters: u32, seed: u64) {
+    // Fragment layout (device::mma): g = lane / 4 is the row of A and the column of B,
+    // t = lane % 4 picks the pair of k values.
+    let lane = lane_idx();
+    let (g, t) = (lane / 4, lane % 4);
+    let a_pair = |row: u32, k: u32| pack::<BF16>(mma_a(seed, row, k), mma_a(seed, row, k + 1));
+    let a = [a_pair(g, 2 * t), a_pair(g + 8, 2 * t), a_pair(g, 2 * t + 8), a_pair(g + 8, 2 * t + 8)];
+    let minus_a = a.map(|r| r ^ SIGN_BITS);
+    let mut b = [[0u32; 2]; CHAINS];
+    unroll!(8, j => {
+        let b_pair = |k: u32| pack::<BF16>(mma_b(seed, j as u32, k, g), mma_b(seed, j as u32, k + 1, g));
+        b[j] = [b_pair(2 * t), b_pair(2 * t + 8)];
+    });
+
+    let mut acc = [[0.0f32; 4]; CHAINS];
+    for _ in 0..iters {
+        unroll!(8, j => { acc[j] = mma::<BF16>(a, b[j], acc[j]); });
+        unroll!(8, j => { acc[j] = mma::<BF16>(minus_a, b[j], acc[j]); });
+    }
+    unroll!(8, j => { acc[j] = mma::<BF16>(a, b[j], acc[j]); });
+
+    let mut fold = 0u32;
+    unroll!(8, j => {
+        unroll!(4, i => { fold ^= acc[j][i].to_bits(); });
+    });
+    // SAFETY: one slot per thread (caller's contract).
+    unsafe { *out.add(global_thread_idx()) = fold };
+}
+
+/// [`mma_sync_loop`] with f16 inputs.
+///
+/// # Safety
+/// As `mma_sync_loop`.
+#[kernel]
+pub unsafe fn ceiling_mma_sync_f16(out: *mut u32, iters: u32, seed: u64) {
+    // SAFETY: forwarded.
+    unsafe { mma_sync_loop::<false>(out, iters, seed) }
+}
+
+/// [`mma_sync_loop`] with bf16 inputs.
+///
+/// # Safety
+/// As `mma_sync_loop`.
+#[kernel]
+pub unsafe fn ceiling_mma_sync_bf16(out: *mut u32, iters: u32, seed: u64) {
+    // SAFETY: forwarded.
+    unsafe { mma_sync_loop::<true>(out, iters, seed) }
+}
+
+#[cfg(target_feature = "sm_90a")]
+pub use hopper::{ceiling_wgmma_bf16, ceiling_wgmma_f16};
+
+/// The `wgmma` half, in the sm_90a build only (the PTX of other archs must not hold
+/// `wgmma`, or the driver would refuse the whole module).
+#[cfg(target_feature = "sm_90a")]
+mod hopper {
+    use super::bits;
+    use crate::device::index::{block_dim, block_idx, thread_idx};
+    use crate::device::shared::{SharedArray, dynamic_shared};
+    use crate::device::sync::sync_threads;
+    use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
+    use crate::unroll;
+    use common::probes::tensor_ceiling::{
+        MAX_WARPGROUPS, WARPGROUP_THREADS, WGMMA_ALIGN, WGMMA_M, WGMMA_N, WGMMA_TILE_BYTES, WGMMA_TILE_K,
+        wgmma_a, wgmma_b,
+    };
+    use kernel_macros::kernel;
+
+    /// A 128-byte swizzle row (64 16-bit values) and an atom of 8 of them.
+    const ROW_BYTES: u32 = 128;
+    const ATOM_BYTES: u32 = 8 * ROW_BYTES;
+    const _: () = assert!(WGMMA_TILE_K * 2 == ROW_BYTES);
+    /// The A tile (64 rows of one swizzle row each); the B tile follows it, as four panels
+    /// of 64 k rows × 64 columns.
+    const A_BYTES: u32 = WGMMA_M * ROW_BYTES;
+    const B_PANEL_BYTES: u32 = WGMMA_TILE_K * ROW_BYTES;
+    const _: () = assert!(A_BYTES + (WGMMA_N / 64) * B_PANEL_BYTES == WGMMA_TILE_BYTES);
+    /// k values per `wgmma`.
+    const MMA_K: u32 = 16;
+
+    /// Byte offset of 16-bit value `col` of 128-byte row `row` in a 128-byte-swizzled
+    /// tile: chunk `c` of row `r` is stored at chunk `c ^ (r % 8)` (see `device::wgmma`).
+    #[inline(always)]
+    fn swizzled(row: u32, col: u32) -> u32 {
+        row * ROW_BYTES + (((col / 8) ^ (row % 8)) * 16) + (col % 8) * 2
+    }
+
+    /// One `wgmma` m64n256k16 of the kernel's input type: `acc += A · B`.
+    ///
+    /// # Safety
+    /// As `device::wgmma::mma_m64n256k16_f16`.
+    #[inline(always)]
+    unsafe fn mma<const BF16: bool>(acc: &mut [f32; M64N256_ACC], a: u64, b: u64) {
+        // SAFETY: forwarded.
+        unsafe { if BF16 { mma_m64n256k16_bf16(acc, a, b) } else { mma_m64n256k16_f16(acc, a, b) } }
+    }
+
+    /// The block fills the A and B tiles once; then every warpgroup issues `4·iters + 1`
+    /// `wgmma` from them (steps P, −P, Q, −Q per trip, then P once more) and each thread
+    /// writes the XOR of its 128 accumulators' bits to `out[block · blockDim + thread]`.
+    ///
+    /// # Safety
+    /// `out` holds one `u32` per thread of the grid; launched with whole warpgroups (at
+    /// most `MAX_WARPGROUPS`) and at least `WGMMA_TILE_BYTES + WGMMA_ALIGN` bytes of
+    /// dynamic shared memory, on an sm_90a device.
+    #[inline(always)]
+    unsafe fn wgmma_loop<const BF16: bool>(out: *mut u32, iters: u32, seed: u64) {
+        let base = (dynamic_shared::<u8>().address(0) + WGMMA_ALIGN - 1) & !(WGMMA_ALIGN - 1);
+        let (a_tile, b_tile) = (base, base + A_BYTES);
+        let (tid, threads) = (thread_idx(), block_dim());
+
+        // SAFETY: the tiles lie inside the launch's dynamic shared memory (the caller's
+        // contract), 2-byte aligned.
+        let (a_values, b_values) =
+            unsafe { (SharedArray::<u16>::from_address(a_tile), SharedArray::<u16>::from_address(b_tile)) };
+        let mut e = tid;
+        while e < WGMMA_M * WGMMA_TILE_K {
+            let (m, k) = (e / WGMMA_TILE_K, e % WGMMA_TILE_K);
+            // SAFETY: inside the A tile; each element is written by one thread, read only
+            // after the barrier below.
+            unsafe { a_values.store(swizzled(m, k) / 2, bits::<BF16>(wgmma_a(seed, m, k))) };
+            e += threads;
+        }
+        e = tid;
+        while e < WGMMA_TILE_K * WGMMA_N {
+            let (k, n) = (e / WGMMA_N, e % WGMMA_N);
+            let at = (n / 64) * B_PANEL_BYTES + swizzled(k, n % 64);
+            // SAFETY: inside the B tile, written once, as above.
+            unsafe { b_values.store(at / 2, bits::<BF16>(wgmma_b(seed, k, n))) };
+            e += threads;
+        }
+        // The tensor cores read through the async proxy: make the writes visible to it,
+        // then wait for every thread's.
+        wgmma::fence_proxy_async_shared();
+        sync_threads();
+
+        // Step kk: A's columns 16·kk … (32 bytes into each swizzled row), B's rows 16·kk …
+        let a_desc = |kk: u32| descriptor(a_tile + kk * MMA_K * 2, 0, ATOM_BYTES);
+        let b_desc = |kk: u32| descriptor(b_tile + kk * MMA_K * ROW_BYTES, B_PANEL_BYTES, ATOM_BYTES);
+        let mut acc = [0.0f32; M64N256_ACC];
+        wgmma::fence();
+        for _ in 0..iters {
+            unroll!(4, kk => {
+                // SAFETY: the whole warpgroup, after the fence; the tiles are never written
+                // again.
+                unsafe { mma::<BF16>(&mut acc, a_desc(kk as u32), b_desc(kk as u32)) };
+            });
+            wgmma::commit_group();
+            // One group stays queued behind the running one: the pipe never drains.
+            wgmma::wait_group::<1>();
+        }
+        // SAFETY: as above.
+        unsafe { mma::<BF16>(&mut acc, a_desc(0), b_desc(0)) };
+        wgmma::commit_group();
+        wgmma::wait_group::<0>();
+
+        let mut fold = 0u32;
+        unroll!(8, i => {
+            unroll!(4, j => {
+                unroll!(4, l => { fold ^= acc[i * 16 + j * 4 + l].to_bits(); });
+            });
+        });
+        // SAFETY: one slot per thread (caller's contract).
+        unsafe { *out.add(block_idx() as usize * threads as usize + tid as usize) = fold };
+    }
+
+    /// [`wgmma_loop`] with f16 inputs.
+    ///
+    /// # Safety
+    /// As `wgmma_loop`.
+    #[kernel(max_threads = MAX_WARPGROUPS * WARPGROUP_THREADS)]
+    pub unsafe fn ceiling_wgmma_f16(out: *mut u32, iters: u32, seed: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_loop::<false>(out, iters, seed) }
+    }
+
+    /// [`wgmma_loop`] with bf16 inputs.
+    ///
+    /// # Safety
+    /// As `wgmma_loop`.
+    #[kernel(max_threads = MAX_WARPGROUPS * WARPGROUP_THREADS)]
+    pub unsafe fn ceiling_wgmma_bf16(out: *mut u32, iters: u32, seed: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_loop::<true>(out, iters, seed) }
+    }
+}

@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes gemm gemm-dram sass sanitize-tests
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -33,6 +33,16 @@ for part in $parts; do
             $b/host -k g,t --gemm 1024,2048,4096,8192,4096x4096x512,8192x1024x8192,1000x1000x1000,4097x4096x4096 \
               --json "$out/gemm.json" > "$out/gemm.txt" 2> /tmp/gemm-progress.log
             echo "host exit $?" ;;
+    gemm-small|gemm-large) # the same shapes as `gemm`, in two calls that each fit a 10-minute limit
+            if [ $part = gemm-small ]; then shapes=1024,2048,1000x1000x1000,4096x4096x512; else shapes=4096,8192,8192x1024x8192,4097x4096x4096; fi
+            $b/host -k g,t --gemm $shapes --json "$out/$part.json" > "$out/$part.txt" 2> /tmp/$part-progress.log
+            echo "host exit $?" ;;
+    t4-ncu) # why t4 stays under the mma.sync ceiling: its tensor pipe, issue slots, stalls and shared-memory traffic at 4096³
+            timeout 300 ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+              --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis_Tables \
+              --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum \
+              -k "regex:t4_warp_tile_f16|t3_pipeline_f16" $b/host -k t3_pipeline_f16,t4_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
+            grep -E "^  t|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Stall|hmma|bank_conflicts|wavefronts|inst_executed" "$out/ncu-t4.txt" | head -60 ;;
     gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
             timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
               -k "regex:t5_wgmma_bf16|t6_tma_bf16|t12_latency_trims_bf16" $b/host -k t5_wgmma_bf16,t6_tma_bf16,t12_latency_trims_bf16 \

@@ -24,7 +24,10 @@
 //!       partial tile and a flag per block), zeroed once.
 //! Requires: as t10; all blocks of the grid resident at once (the host launches at most
 //!       what `cuOccupancyMaxActiveClusters` says fits): an owner waits for contributors.
-//! Result: <measured>.
+//! Result (2026-11-23, % of cuBLAS f16 / bf16): the fastest step at 8192³ (H200 101.8 /
+//!       102.4, H100 103.5 / 101.9) and with M = 4097 (H200 91.4 / 91.3, H100 89.6 / 92.0,
+//!       against t10's 83.7 / 83.4); slower where the last wave is nearly full or the
+//!       product small: 4096³ 94.8 / 94.5 (t10 99.4 / 98.9), 1024³ 43.4 (t10 49.5).
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};

@@ -19,7 +19,10 @@
 //!       pay at most sizes; this step continues from t10.)
 //! Cost: as t10: 168 registers at entry × 384 threads, 225 KB of shared memory.
 //! Requires: as t10.
-//! Result: <measured>.
+//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 100.0 / 99.7, 2048³ 96.8 /
+//!       96.1, 8192³ 100.6 / 101.3, 8192×1024×8192 99.1 / 98.6; H100 4096³ 99.5 / 99.8,
+//!       2048³ 95.5 / 94.5, 4096×4096×512 100.4 / 100.1. +2–3 % over t10 at 1024³–2048³,
+//!       +0.6 % at 4096³.
 
 use crate::device::cluster::{
     cluster_count, cluster_idx, cluster_rank, cluster_sync, cluster_sync_relaxed, map_shared_to_rank,

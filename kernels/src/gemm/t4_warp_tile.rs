@@ -12,6 +12,12 @@
 //! Requires: K and N multiples of 8, as t2.
 //! Result: 342 TFLOP/s at 4096³ and 370 at 8192³ on an H200 (f16; bf16 344 and 370), 45–48 %
 //!       of cuBLAS GemmEx in the same run (2026-11-22): 1.10× t3, short of the 60 % goal.
+//! Ceiling: 54–58 % of the `mma.sync` ceiling (p8: 640 TFLOP/s on an H200). ncu at 4096³
+//!       (2026-11-23, docs/benchmarks.md): 8 warps per SM (registers and shared memory
+//!       allow 2 blocks), tensor pipe active 55 % of cycles, issue slots busy 30 %, a warp
+//!       issues every 6.3 cycles, a third of them waiting on fixed-latency dependencies
+//!       (each `mma` on its `ldmatrix`); bank conflicts nil. Two warps per scheduler cannot
+//!       hide fragment loads and the pipeline's barriers; `wgmma` (t5) removes both.
 //! Tried and dropped: a 128 × 256 block of 8 such warps with three stages in 72 KB of
 //!       dynamic shared memory (224 registers, one block per SM) ran 309 TFLOP/s at 4096³
 //!       and 329 at 8192³, slower than this tile.

@@ -21,7 +21,10 @@
 //! Cost: 158 registers × 288 threads; t6's 193 KB of shared memory; one block per SM, a
 //!       grid of 132 on an H100 or H200 (the occupancy calculator's answer).
 //! Requires: as t6.
-//! Result: <measured>.
+//! Result (2026-11-23, % of cuBLAS f16 / bf16, same process): H200 8192³ 90.6 / 90.0
+//!       (t6 78.1 / 83.9), 4096³ 81.7 / 80.9 (t6 80.3 / 79.7); H100 8192³ 85.4 / 84.6
+//!       (t6 75.0 / 70.3). The walk pays where operands outgrow the L2; at 2048³ and below
+//!       it is level with t6.
 
 use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
 use crate::device::shared::dynamic_shared;

@@ -26,7 +26,9 @@
 //!       staging boxes); one block per SM.
 //! Requires: as t6 (N a multiple of 8 also makes C's rows multiples of 16 bytes, as its
 //!       tensor map needs).
-//! Result: <measured>.
+//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 99.3 / 98.7 (t8 82.0 / 81.1),
+//!       2048³ 94.7 / 93.9 (t8 69.7 / 68.5), 4096×4096×512 97.7 / 97.8 (t8 46.6);
+//!       H100 4096³ 99.0 / 99.1, 8192³ 102.3 / 100.0. The largest single step of the ladder.
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};

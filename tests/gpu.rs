@@ -45,6 +45,14 @@ fn main() {
     probe_trials(&mut trials);
     gemm_trials(&mut trials, absent.is_none());
     tensor_ceiling_trials(&mut trials, absent.is_none());
+    let conditions = Trial::test("run_conditions/nvml_finds_the_device", nvml_finds_the_device);
+    trials.push(match host::conditions::nvml_absent_reason() {
+        Some(reason) if absent.is_none() => {
+            eprintln!("run_conditions/nvml_finds_the_device ignored: NVML not available ({reason})");
+            conditions.with_ignored_flag(true)
+        }
+        _ => conditions,
+    });
     let large = Trial::test("all_kernels/n_past_2^32", all_kernels_past_2_pow_32);
     trials.push(match (&absent, large_input_fits()) {
         (None, Some(false)) => {
@@ -157,6 +165,23 @@ fn all_kernels_past_2_pow_32() -> Result<(), Failed> {
     let bench = ReduceBench::new(gpu, LARGE, host::clock_seed()).map_err(|e| e.to_string())?;
     for kernel in REDUCE_KERNELS {
         check(&bench, kernel, kernel.block_size(None).map_err(|e| e.to_string())?)?;
+    }
+    Ok(())
+}
+
+/// Where NVML loads, it finds the CUDA device by PCI bus id (or UUID), and its readings are
+/// plausible: clocks above zero, a temperature a running GPU can have.
+fn nvml_finds_the_device() -> Result<(), Failed> {
+    let monitor = host::conditions::Monitor::open(gpu()?);
+    let reading = monitor.sample()?;
+    let line = monitor.line("run conditions", &Ok(reading.clone()));
+    eprintln!("{line}");
+    let (Some(sm), Some(mem), Some(temperature)) = (reading.sm_mhz, reading.mem_mhz, reading.temperature_c)
+    else {
+        return Err(format!("NVML found the device but read no clocks or temperature: {line}").into());
+    };
+    if sm == 0 || mem == 0 || !(1..=120).contains(&temperature) {
+        return Err(format!("implausible reading: {line}").into());
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! [`cli::Options`]; the GPU tests drive the same pieces directly.
 
 pub mod cli;
+pub mod conditions;
 pub mod error;
 pub mod gemm;
 pub mod gpu;
@@ -68,6 +69,11 @@ pub fn run(options: &Options) -> Result<bool> {
     let gpu = Gpu::open(options.device, &ptx_dir)?;
     let seed = options.seed.unwrap_or_else(clock_seed);
     println!("{}", gpu.info.describe());
+    // Clocks, temperature, power and throttling now and at the end: a slow run, told apart
+    // from a slow kernel. Without NVML the header says why, and the run goes on.
+    let monitor = conditions::Monitor::open(&gpu);
+    let start_conditions = monitor.sample();
+    println!("{}", monitor.line("run conditions", &start_conditions));
     if options.verify_only {
         println!("seed {seed}; verification only, no timing");
     } else {
@@ -160,6 +166,12 @@ pub fn run(options: &Options) -> Result<bool> {
             results["tensor_ceilings"] = ceilings.json();
         }
     }
+
+    let end_conditions = monitor.sample();
+    if monitor.available() {
+        println!("{}", monitor.line("conditions at the end", &end_conditions));
+    }
+    results["conditions"] = monitor.json(&start_conditions, &end_conditions);
 
     if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&results).expect("results serialize");

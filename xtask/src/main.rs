@@ -6,7 +6,12 @@
 //!   default archs; this command is for building explicitly and for other archs.
 //! - `bundle [--out DIR]`: a folder that runs the whole suite on a machine with an NVIDIA
 //!   driver and no Rust toolchain (the host binary, the GPU test binaries, the PTX and a
-//!   `run.sh`).
+//!   `run.sh`; `run.sh --sanitize` runs the GPU tests under compute-sanitizer there).
+//! - `sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]`: the GPU tests under
+//!   compute-sanitizer's memcheck, racecheck, synccheck and initcheck, one line per tool
+//!   ([`sanitize`]).
+
+mod sanitize;
 
 use ptx_builder::Workspace;
 use ptx_builder::nested::capture;
@@ -24,6 +29,7 @@ fn main() -> ExitCode {
         Some("bundle") => {
             Workspace::locate().and_then(|ws| parse_out(&ws, &args[1..]).and_then(|out| bundle(&ws, &out)))
         }
+        Some("sanitize") => Workspace::locate().and_then(|ws| sanitize::sanitize(&ws, &args[1..])),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -43,7 +49,10 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   build-ptx [--arch LIST]          compile kernels/ to target/ptx/<arch>/kernels.ptx
-  bundle [--out DIR]               host + GPU tests + PTX + run.sh in DIR (default dist/gpu-bundle)";
+  bundle [--out DIR]               host + GPU tests + PTX + run.sh in DIR (default dist/gpu-bundle)
+  sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]
+                                   the GPU tests under compute-sanitizer (memcheck, racecheck,
+                                   synccheck, initcheck): one line per tool, logs in target/sanitize";
 
 fn parse_archs(args: &[String]) -> Result<Vec<String>> {
     match args {
@@ -90,20 +99,41 @@ fn bundle(ws: &Workspace, out: &Path) -> Result<()> {
         std::fs::copy(path, out.join("tests").join(name)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let script = out.join("run.sh");
-    std::fs::write(&script, RUN_SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+    std::fs::write(&script, run_script()).map_err(|e| format!("{}: {e}", script.display()))?;
     set_executable(&script)?;
     eprintln!("bundle written to {} (run: {}/run.sh)", out.display(), out.display());
     Ok(())
 }
+
+/// The bundle's `run.sh`: the start of [`RUN_SCRIPT`], the sanitizer functions
+/// ([`sanitize::BASH`]), the rest.
+fn run_script() -> String {
+    let (head, tail) =
+        RUN_SCRIPT.split_once(SANITIZE_FUNCTIONS).expect("run.sh has a place for the sanitizer");
+    format!("{head}{}{tail}", sanitize::BASH.trim_start_matches('\n'))
+}
+
+const SANITIZE_FUNCTIONS: &str = "@SANITIZE_FUNCTIONS@\n";
 
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # Runs the GPU tests, then the whole benchmark suite, from this bundle.
 #   ./run.sh                 tests, then `host` with default options
 #   ./run.sh --tests-only    only the tests
 #   ./run.sh -- ARGS...      tests, then `host ARGS...`
+#   ./run.sh --sanitize [--tool memcheck,racecheck] [FILTER] [--exact] [-- TEST-ARGS...]
+#                            the GPU tests under compute-sanitizer (default: memcheck, racecheck,
+#                            synccheck, initcheck), one line per tool, as `cargo xtask sanitize`;
+#                            full logs in sanitize/<tool>.log here (or $SANITIZE_LOGS); exit 0
+#                            when every tool is clean, 1 when one is not, 2 when none could run
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export GPU_KERNELS_PTX_DIR="$here/ptx"
+@SANITIZE_FUNCTIONS@
+if [ "${1:-}" = "--sanitize" ]; then
+  shift
+  sanitize "$@"
+  exit $?
+fi
 status=0
 for t in "$here"/tests/*; do
   echo "== $(basename "$t")"
@@ -182,4 +212,58 @@ fn set_executable(path: &Path) -> Result<()> {
 #[cfg(not(unix))]
 fn set_executable(_: &Path) -> Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generated run.sh is valid bash and routes --sanitize to the sanitizer functions.
+    #[test]
+    fn run_script_parses_and_has_the_sanitizer() {
+        let script = run_script();
+        assert!(!script.contains("@SANITIZE_FUNCTIONS@"));
+        assert!(script.contains("sanitizer_line()") && script.contains("\"--sanitize\""));
+        let Ok(out) = Command::new("bash").arg("-n").arg("-c").arg(&script).output() else {
+            eprintln!("no bash here: run.sh is not checked");
+            return;
+        };
+        assert!(out.status.success(), "bash -n: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Without compute-sanitizer, `run.sh --sanitize` says what to install and exits 2.
+    #[test]
+    fn run_script_without_the_sanitizer() {
+        let dir = std::env::temp_dir().join(format!("xtask-run-sh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("run.sh");
+        std::fs::write(&script, run_script()).unwrap();
+        let Ok(out) = Command::new("bash")
+            .arg(&script)
+            .args(["--sanitize", "--tool", "memcheck"])
+            .env("PATH", "/usr/bin:/bin")
+            .env("CUDA_HOME", dir.join("no-cuda"))
+            .output()
+        else {
+            eprintln!("no bash here: run.sh is not checked");
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if std::path::Path::new("/usr/local/cuda/bin/compute-sanitizer").exists()
+            || std::path::Path::new("/usr/bin/compute-sanitizer").exists()
+        {
+            eprintln!("a compute-sanitizer is installed here: the missing case is not checked");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert!(
+                stderr.contains("compute-sanitizer not found") && stderr.contains("CUDA toolkit"),
+                "{stderr}"
+            );
+        }
+        let bad =
+            Command::new("bash").arg(&script).args(["--sanitize", "--tool", "leakcheck"]).output().unwrap();
+        assert_eq!(bad.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown tool 'leakcheck'"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

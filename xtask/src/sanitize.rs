@@ -1,0 +1,725 @@
+//! `cargo xtask sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]`: the GPU tests under each
+//! of NVIDIA's compute-sanitizer tools (memcheck, racecheck, synccheck, initcheck), one line
+//! per tool, non-zero exit when any of them finds something.
+//!
+//! It builds the PTX (if stale) and the GPU test binary (as `cargo xtask bundle` does), then
+//! runs `compute-sanitizer --tool TOOL <gpu tests> --test-threads=1 --skip n_past …` once per
+//! tool, with `GPU_KERNELS_PTX_DIR` set to the PTX, and keeps each full log in
+//! `target/sanitize/<tool>.log`. The bundle's `run.sh --sanitize` does the same in bash
+//! ([`BASH`]); both read the logs with the same patterns and print the same line:
+//!
+//! ```text
+//! memcheck  ok   errors 0; tests ok: 88 passed, 0 failed, 6 ignored; exit 0; 212.4 s; log target/sanitize/memcheck.log
+//! racecheck FAIL hazards 3 (errors 0, warnings 3); tests ok: 88 passed, 0 failed, 6 ignored; exit 0; 801.0 s; log …
+//! ```
+//!
+//! The summary lines read (the last match in a log counts), as extended regexes:
+//!
+//! | what | pattern |
+//! | --- | --- |
+//! | memcheck, synccheck, initcheck | `ERROR SUMMARY: ([0-9]+) errors?` |
+//! | racecheck | `RACECHECK SUMMARY: ([0-9]+) hazards? displayed \(([0-9]+) errors?, ([0-9]+) warnings?\)` |
+//! | the tests (libtest) | `test result: (ok\|FAILED)\. ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored` |
+//!
+//! A run passes when its summary line is there and counts 0 (for racecheck: 0 hazards, so
+//! warnings count too: a warp-synchronous race is reported as a warning), the tests' result
+//! line says `ok` with at least one test passed (a filter that matches nothing, or a machine
+//! without a GPU where every test is ignored, checks nothing), and compute-sanitizer exited 0
+//! (it passes on the test binary's status). A missing summary line means the tool did not
+//! finish: a failure, never a pass.
+
+use crate::Result;
+use ptx_builder::Workspace;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::time::Instant;
+
+/// The tools, in the order they run by default.
+pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+
+/// Test-name patterns skipped under every tool: the test on 2^32 + 5 elements (16 GiB of
+/// input) would take hours under a sanitizer and need its shadow memory on top. Given as a
+/// substring and as the full name, so that the skip holds with `--exact` too.
+pub const SKIPPED: [&str; 2] = ["n_past", "all_kernels/n_past_2^32"];
+
+/// Where the sanitizer is looked for after `$PATH`, in order: `$CUDA_HOME/bin`, then this.
+pub const DEFAULT_CUDA_BIN: &str = "/usr/local/cuda/bin";
+
+/// What to do when no compute-sanitizer is found.
+pub const MISSING: &str = "compute-sanitizer not found (looked on PATH, in $CUDA_HOME/bin and /usr/local/cuda/bin). \
+It ships with the CUDA toolkit (bin/compute-sanitizer): install the toolkit, or only the sanitizer \
+(NVIDIA's cuda-sanitizer-<version> package, or `pip install nvidia-cuda-sanitizer-api` for CUDA 13, \
+`nvidia-cuda-sanitizer-api-cu12` for CUDA 12, whose binary is site-packages/nvidia/cuda_sanitizer_api/bin/compute-sanitizer), \
+then put its folder on PATH or set CUDA_HOME";
+
+pub const USAGE: &str = "usage: cargo xtask sanitize [--tool LIST] [FILTER] [--exact] [-- TEST-ARGS...]
+
+Runs the GPU tests under compute-sanitizer, once per tool (default: memcheck,racecheck,synccheck,initcheck),
+prints one line per tool and exits non-zero if any tool found something, failed to run, or a test failed.
+FILTER, --exact and whatever follows `--` go to the test binary (e.g. `-- g10 --skip awkward`).
+Full logs: target/sanitize/<tool>.log.";
+
+/// What `sanitize` was asked to do.
+#[derive(Debug, PartialEq)]
+pub struct Options {
+    pub tools: Vec<String>,
+    /// Passed to the test binary after the fixed arguments.
+    pub test_args: Vec<String>,
+}
+
+/// Parses `[--tool LIST | --tool=LIST] [FILTER] [--exact] [-- TEST-ARGS...]`.
+pub fn parse_args(args: &[String]) -> Result<Options> {
+    let mut tools: Vec<String> = TOOLS.iter().map(|t| t.to_string()).collect();
+    let mut test_args = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let list = if arg == "--tool" || arg == "--tools" {
+            Some(rest.next().ok_or("--tool needs a list, e.g. --tool memcheck,racecheck")?.as_str())
+        } else {
+            arg.strip_prefix("--tool=")
+        };
+        if let Some(list) = list {
+            tools = list.split(',').map(str::trim).filter(|t| !t.is_empty()).map(String::from).collect();
+            continue;
+        }
+        match arg.as_str() {
+            "--" => {
+                test_args.extend(rest.by_ref().cloned());
+            }
+            "--exact" => test_args.push(arg.clone()),
+            flag if flag.starts_with('-') => {
+                return Err(format!(
+                    "sanitize: unknown option `{flag}` (options for the test binary go after `--`)\n\n{USAGE}"
+                ));
+            }
+            _ => test_args.push(arg.clone()),
+        }
+    }
+    if tools.is_empty() {
+        return Err(format!("sanitize: --tool names no tool; the tools are {}", TOOLS.join(", ")));
+    }
+    if let Some(bad) = tools.iter().find(|t| !TOOLS.contains(&t.as_str())) {
+        return Err(format!("sanitize: unknown tool `{bad}`; the tools are {}", TOOLS.join(", ")));
+    }
+    Ok(Options { tools, test_args })
+}
+
+/// The folders compute-sanitizer is looked for in, in order: each of `path`, then
+/// `cuda_home/bin`, then [`DEFAULT_CUDA_BIN`].
+pub fn search_dirs(path: Option<&OsStr>, cuda_home: Option<&OsStr>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = path.map(|p| std::env::split_paths(p).collect()).unwrap_or_default();
+    if let Some(home) = cuda_home.filter(|h| !h.is_empty()) {
+        dirs.push(Path::new(home).join("bin"));
+    }
+    dirs.push(PathBuf::from(DEFAULT_CUDA_BIN));
+    dirs
+}
+
+/// The first `compute-sanitizer` that is an executable file in `dirs`.
+pub fn find_sanitizer(dirs: &[PathBuf]) -> Option<PathBuf> {
+    dirs.iter().map(|d| d.join("compute-sanitizer")).find(|p| is_executable(p))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// The arguments of compute-sanitizer for one tool over the GPU test binary: the tool, the
+/// binary, one test thread (the tests share one device and one lock anyway), the skips, then
+/// the user's test arguments. No tool-specific option: each tool's defaults (racecheck's
+/// detect level `warn`, so warnings are reported and counted).
+pub fn sanitizer_args(tool: &str, test_binary: &Path, test_args: &[String]) -> Vec<OsString> {
+    let mut args: Vec<OsString> =
+        vec!["--tool".into(), tool.into(), test_binary.into(), "--test-threads=1".into()];
+    for skip in SKIPPED {
+        args.push("--skip".into());
+        args.push(skip.into());
+    }
+    args.extend(test_args.iter().map(OsString::from));
+    args
+}
+
+/// A tool's summary line, read from its log.
+#[derive(Debug, PartialEq)]
+pub struct Summary {
+    /// Errors; for racecheck, hazards (errors and warnings).
+    pub count: u64,
+    /// `errors N`, or `hazards N (errors E, warnings W)`.
+    pub text: String,
+}
+
+/// The libtest result line of the test binary.
+#[derive(Debug, PartialEq)]
+pub struct TestResult {
+    pub ok: bool,
+    pub passed: u64,
+    pub failed: u64,
+    pub ignored: u64,
+}
+
+/// A tiny matcher for the fixed summary formats: literals and decimal numbers.
+struct Cursor<'a>(&'a str);
+
+impl Cursor<'_> {
+    fn literal(&mut self, text: &str) -> Option<()> {
+        self.0 = self.0.strip_prefix(text)?;
+        Some(())
+    }
+
+    fn optional(&mut self, text: &str) {
+        let _ = self.literal(text);
+    }
+
+    fn number(&mut self) -> Option<u64> {
+        let digits = self.0.find(|c: char| !c.is_ascii_digit()).unwrap_or(self.0.len());
+        let value = self.0[..digits].parse().ok()?;
+        self.0 = &self.0[digits..];
+        Some(value)
+    }
+}
+
+/// The last match of `parse` at any position of any line of `log`.
+fn last_match<T>(log: &str, marker: &str, parse: impl Fn(&mut Cursor) -> Option<T>) -> Option<T> {
+    let mut found = None;
+    for line in log.lines() {
+        let mut from = 0;
+        while let Some(at) = line[from..].find(marker) {
+            let start = from + at;
+            if let Some(value) = parse(&mut Cursor(&line[start..])) {
+                found = Some(value);
+            }
+            from = start + marker.len();
+        }
+    }
+    found
+}
+
+/// The tool's summary in `log` (see the module's table of patterns), or `None` when there is
+/// none: the tool did not finish.
+pub fn parse_summary(tool: &str, log: &str) -> Option<Summary> {
+    if tool == "racecheck" {
+        last_match(log, "RACECHECK SUMMARY: ", |c| {
+            c.literal("RACECHECK SUMMARY: ")?;
+            let hazards = c.number()?;
+            c.literal(" hazard")?;
+            c.optional("s");
+            c.literal(" displayed (")?;
+            let errors = c.number()?;
+            c.literal(" error")?;
+            c.optional("s");
+            c.literal(", ")?;
+            let warnings = c.number()?;
+            c.literal(" warning")?;
+            c.optional("s");
+            c.literal(")")?;
+            Some(Summary {
+                count: hazards,
+                text: format!("hazards {hazards} (errors {errors}, warnings {warnings})"),
+            })
+        })
+    } else {
+        last_match(log, "ERROR SUMMARY: ", |c| {
+            c.literal("ERROR SUMMARY: ")?;
+            let errors = c.number()?;
+            c.literal(" error")?;
+            Some(Summary { count: errors, text: format!("errors {errors}") })
+        })
+    }
+}
+
+/// The test binary's last `test result:` line in `log`.
+pub fn parse_test_result(log: &str) -> Option<TestResult> {
+    last_match(log, "test result: ", |c| {
+        c.literal("test result: ")?;
+        let ok = if c.literal("ok").is_some() {
+            true
+        } else {
+            c.literal("FAILED")?;
+            false
+        };
+        c.literal(". ")?;
+        let passed = c.number()?;
+        c.literal(" passed; ")?;
+        let failed = c.number()?;
+        c.literal(" failed; ")?;
+        let ignored = c.number()?;
+        c.literal(" ignored")?;
+        Some(TestResult { ok, passed, failed, ignored })
+    })
+}
+
+/// One tool's run over the tests.
+#[derive(Debug)]
+pub struct Outcome {
+    pub tool: String,
+    pub summary: Option<Summary>,
+    pub tests: Option<TestResult>,
+    /// compute-sanitizer's exit status as a shell reports it (128 + N for signal N).
+    pub exit: i32,
+    pub seconds: f64,
+}
+
+impl Outcome {
+    /// Reads a finished run's log.
+    pub fn from_log(tool: &str, log: &str, exit: i32, seconds: f64) -> Outcome {
+        Outcome {
+            tool: tool.to_string(),
+            summary: parse_summary(tool, log),
+            tests: parse_test_result(log),
+            exit,
+            seconds,
+        }
+    }
+
+    /// Clean: a summary of zero, the tests passed (at least one of them), and a zero exit
+    /// status.
+    pub fn passed(&self) -> bool {
+        self.summary.as_ref().is_some_and(|s| s.count == 0)
+            && self.tests.as_ref().is_some_and(|t| t.ok && t.passed > 0)
+            && self.exit == 0
+    }
+
+    /// The one line for this tool (the same as `run.sh --sanitize` prints).
+    pub fn line(&self, log: &str) -> String {
+        let summary = self.summary.as_ref().map_or("no summary line", |s| s.text.as_str());
+        let tests = self.tests.as_ref().map_or_else(
+            || "no test result line".to_string(),
+            |t| {
+                format!(
+                    "tests {}: {} passed, {} failed, {} ignored",
+                    if t.ok { "ok" } else { "FAILED" },
+                    t.passed,
+                    t.failed,
+                    t.ignored
+                )
+            },
+        );
+        format!(
+            "{:<9} {:<4} {summary}; {tests}; exit {}; {:.1} s; log {log}",
+            self.tool,
+            if self.passed() { "ok" } else { "FAIL" },
+            self.exit,
+            self.seconds
+        )
+    }
+}
+
+/// An exit status as a shell's `$?` gives it.
+fn shell_status(status: ExitStatus) -> i32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return 128 + signal;
+        }
+    }
+    status.code().unwrap_or(-1)
+}
+
+/// `cargo xtask sanitize`.
+pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "-h" || a == "--help") && !args.iter().any(|a| a == "--") {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    let options = parse_args(args)?;
+    let dirs = search_dirs(std::env::var_os("PATH").as_deref(), std::env::var_os("CUDA_HOME").as_deref());
+    let sanitizer = find_sanitizer(&dirs).ok_or(MISSING)?;
+
+    ptx_builder::ensure(ws, &ptx_builder::arch::default_archs())?;
+    let tests = crate::test_binaries(ws)?;
+    let (_, test_binary) = tests
+        .iter()
+        .find(|(name, _)| name == "gpu")
+        .ok_or("cargo test --no-run built no `gpu` test binary")?;
+    let logs = ws.target.join("sanitize");
+    std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
+
+    eprintln!("compute-sanitizer: {}", sanitizer.display());
+    eprintln!(
+        "skipping all_kernels/n_past_2^32 under the sanitizers (16 GiB of input: hours, and shadow memory on top)"
+    );
+    let mut failed = 0;
+    for tool in &options.tools {
+        let log = logs.join(format!("{tool}.log"));
+        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let stderr = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+        eprintln!("running {tool} over the GPU tests ...");
+        let start = Instant::now();
+        let status = Command::new(&sanitizer)
+            .args(sanitizer_args(tool, test_binary, &options.test_args))
+            .env("GPU_KERNELS_PTX_DIR", ws.ptx_dir())
+            .stdout(file)
+            .stderr(stderr)
+            .status()
+            .map_err(|e| format!("could not start {}: {e}", sanitizer.display()))?;
+        let seconds = start.elapsed().as_secs_f64();
+        let text = std::fs::read(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let outcome = Outcome::from_log(tool, &String::from_utf8_lossy(&text), shell_status(status), seconds);
+        let shown = log.strip_prefix(&ws.root).unwrap_or(&log);
+        println!("{}", outcome.line(&shown.display().to_string()));
+        failed += usize::from(!outcome.passed());
+    }
+    if failed > 0 {
+        return Err(format!("{failed} of {} sanitizer runs failed: see the logs above", options.tools.len()));
+    }
+    Ok(())
+}
+
+/// The bash half of `run.sh --sanitize`: the same runs, patterns, lines and exit status as
+/// [`sanitize`], from the bundle (`$here/tests/gpu`, logs in `$here/sanitize` or
+/// `$SANITIZE_LOGS`). Defines `find_sanitizer`, `sanitizer_line` and `sanitize`.
+pub const BASH: &str = r#"
+# ---- compute-sanitizer over the GPU tests: the same runs, lines and exit status as
+# `cargo xtask sanitize` (xtask/src/sanitize.rs, which matches the same patterns by hand).
+# Summary lines read from each log (extended regexes; the last match counts):
+#   memcheck, synccheck, initcheck:  ERROR SUMMARY: ([0-9]+) errors?
+#   racecheck:  RACECHECK SUMMARY: ([0-9]+) hazards? displayed \(([0-9]+) errors?, ([0-9]+) warnings?\)
+#   the tests:  test result: (ok|FAILED)\. ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored
+# A run passes when its summary is there and counts 0 (racecheck: hazards, warnings
+# included), the tests' result is ok with at least one passed, and compute-sanitizer exited 0.
+sanitizer_tools="memcheck racecheck synccheck initcheck"
+
+find_sanitizer() {
+  local dir
+  if command -v compute-sanitizer >/dev/null 2>&1; then command -v compute-sanitizer; return 0; fi
+  for dir in ${CUDA_HOME:+"$CUDA_HOME/bin"} /usr/local/cuda/bin; do
+    if [ -f "$dir/compute-sanitizer" ] && [ -x "$dir/compute-sanitizer" ]; then
+      echo "$dir/compute-sanitizer"; return 0
+    fi
+  done
+  return 1
+}
+
+# sanitizer_line TOOL LOG EXIT SECONDS SHOWN: prints the tool's line; fails when the run did.
+sanitizer_line() {
+  local tool=$1 log=$2 rc=$3 secs=$4 shown=$5 m count="" what="no summary line"
+  local tests="no test result line" ok=1
+  if [ "$tool" = racecheck ]; then
+    m=$(grep -aoE 'RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)' "$log" | tail -n 1)
+    if [ -n "$m" ]; then
+      count=$(sed -E 's/^RACECHECK SUMMARY: ([0-9]+).*/\1/' <<<"$m")
+      what=$(sed -E 's/^RACECHECK SUMMARY: ([0-9]+) hazards? displayed \(([0-9]+) errors?, ([0-9]+) warnings?\)$/hazards \1 (errors \2, warnings \3)/' <<<"$m")
+    fi
+  else
+    m=$(grep -aoE 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -n 1)
+    if [ -n "$m" ]; then
+      count=$(sed -E 's/^ERROR SUMMARY: ([0-9]+).*/\1/' <<<"$m")
+      what="errors $count"
+    fi
+  fi
+  if [ -z "$count" ] || [ "$count" != 0 ]; then ok=0; fi
+  m=$(grep -aoE 'test result: (ok|FAILED)\. [0-9]+ passed; [0-9]+ failed; [0-9]+ ignored' "$log" | tail -n 1)
+  if [ -n "$m" ]; then
+    tests=$(sed -E 's/^test result: (ok|FAILED)\. ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored$/tests \1: \2 passed, \3 failed, \4 ignored/' <<<"$m")
+    case "$m" in "test result: ok. 0 passed"*) ok=0 ;; "test result: ok."*) ;; *) ok=0 ;; esac
+  else
+    ok=0
+  fi
+  [ "$rc" = 0 ] || ok=0
+  local verdict=FAIL
+  [ $ok = 1 ] && verdict=ok
+  printf '%-9s %-4s %s; %s; exit %s; %s s; log %s\n' "$tool" "$verdict" "$what" "$tests" "$rc" "$secs" "$shown"
+  [ $ok = 1 ]
+}
+
+# sanitize [--tool LIST] [FILTER] [--exact] [-- TEST-ARGS...]: exit 0 when every tool is
+# clean, 1 when one is not, 2 when nothing could run.
+sanitize() {
+  local tools="memcheck,racecheck,synccheck,initcheck" args=() list=() tool cs logs log
+  local status=0 start rc secs
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --tool|--tools)
+        if [ $# -lt 2 ]; then echo "error: --tool needs a list, e.g. --tool memcheck,racecheck" >&2; return 2; fi
+        tools=$2; shift 2 ;;
+      --tool=*) tools=${1#--tool=}; shift ;;
+      --) shift; args+=("$@"); break ;;
+      --exact) args+=("$1"); shift ;;
+      -*) echo "error: unknown option $1 (options for the test binary go after --)" >&2; return 2 ;;
+      *) args+=("$1"); shift ;;
+    esac
+  done
+  IFS=', ' read -ra list <<<"$tools"
+  if [ ${#list[@]} -eq 0 ]; then echo "error: --tool names no tool; the tools are $sanitizer_tools" >&2; return 2; fi
+  for tool in "${list[@]}"; do
+    case " $sanitizer_tools " in
+      *" $tool "*) ;;
+      *) echo "error: unknown tool '$tool'; the tools are $sanitizer_tools" >&2; return 2 ;;
+    esac
+  done
+  if ! cs=$(find_sanitizer); then
+    echo "error: compute-sanitizer not found (looked on PATH, in \$CUDA_HOME/bin and /usr/local/cuda/bin)." >&2
+    echo "It ships with the CUDA toolkit (bin/compute-sanitizer): install the toolkit, or only the sanitizer" >&2
+    echo "(NVIDIA's cuda-sanitizer-<version> package, or 'pip install nvidia-cuda-sanitizer-api' for CUDA 13," >&2
+    echo "'nvidia-cuda-sanitizer-api-cu12' for CUDA 12: site-packages/nvidia/cuda_sanitizer_api/bin)," >&2
+    echo "then put its folder on PATH or set CUDA_HOME." >&2
+    return 2
+  fi
+  logs=${SANITIZE_LOGS:-$here/sanitize}
+  mkdir -p "$logs" || return 2
+  echo "compute-sanitizer: $cs" >&2
+  echo "skipping all_kernels/n_past_2^32 under the sanitizers (16 GiB of input: hours, and shadow memory on top)" >&2
+  for tool in "${list[@]}"; do
+    log="$logs/$tool.log"
+    echo "running $tool over the GPU tests ..." >&2
+    start=$(date +%s.%N)
+    "$cs" --tool "$tool" "$here/tests/gpu" --test-threads=1 --skip n_past --skip 'all_kernels/n_past_2^32' \
+      ${args[@]+"${args[@]}"} >"$log" 2>&1
+    rc=$?
+    secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    sanitizer_line "$tool" "$log" "$rc" "$secs" "$log" || status=1
+  done
+  return $status
+}
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MEMCHECK_CLEAN: &str = "\
+========= COMPUTE-SANITIZER
+
+running 93 tests
+test fill_matches_the_cpu_generator ... ok
+test all_kernels/n_past_2^32 ... ignored
+test result: ok. 87 passed; 0 failed; 5 ignored; 0 measured; 1 filtered out; finished in 212.40s
+
+========= ERROR SUMMARY: 0 errors
+";
+
+    const MEMCHECK_THREE: &str = "\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ read of size 16 bytes
+=========     at v3_bounds_checked+0x1f0
+=========     by thread (255,0,0) in block (4095,0,0)
+=========     Address 0x7f3a00400000 is out of bounds
+test v3_bounds_checked/block_256/awkward_sizes ... FAILED
+test result: FAILED. 86 passed; 1 failed; 5 ignored; 0 measured; 1 filtered out; finished in 30.02s
+========= ERROR SUMMARY: 3 errors
+";
+
+    const RACECHECK_WARNINGS: &str = "\
+========= COMPUTE-SANITIZER
+========= Warning: Race reported between Write access at h4_unrolled_last_warp+0x3a0
+=========     and Read access at h4_unrolled_last_warp+0x3f0 [96 hazards]
+test result: ok. 87 passed; 0 failed; 5 ignored; 0 measured; 1 filtered out; finished in 801.00s
+========= RACECHECK SUMMARY: 3 hazards displayed (0 errors, 3 warnings)
+";
+
+    const RACECHECK_CLEAN: &str = "\
+test result: ok. 87 passed; 0 failed; 5 ignored; 0 measured; 1 filtered out; finished in 801.00s
+========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)
+";
+
+    const NOTHING_RAN: &str = "\
+test result: ok. 0 passed; 0 failed; 92 ignored; 0 measured; 1 filtered out; finished in 0.00s
+========= ERROR SUMMARY: 0 errors
+";
+
+    /// compute-sanitizer killed (or the process aborted) before it printed its summary.
+    const CUT_SHORT: &str = "\
+========= COMPUTE-SANITIZER
+running 93 tests
+test fill_matches_the_cpu_generator ... ok
+";
+
+    #[test]
+    fn error_summaries() {
+        assert_eq!(
+            parse_summary("memcheck", MEMCHECK_CLEAN),
+            Some(Summary { count: 0, text: "errors 0".into() })
+        );
+        assert_eq!(
+            parse_summary("initcheck", MEMCHECK_THREE),
+            Some(Summary { count: 3, text: "errors 3".into() })
+        );
+        assert_eq!(
+            parse_summary("synccheck", "========= ERROR SUMMARY: 1 error\n").map(|s| s.count),
+            Some(1)
+        );
+        // The last summary counts.
+        let two = format!("{MEMCHECK_THREE}{MEMCHECK_CLEAN}");
+        assert_eq!(parse_summary("memcheck", &two).map(|s| s.count), Some(0));
+        assert_eq!(parse_summary("memcheck", "ERROR SUMMARY: many errors"), None);
+    }
+
+    #[test]
+    fn racecheck_counts_hazards_with_warnings() {
+        let summary = parse_summary("racecheck", RACECHECK_WARNINGS).expect("a summary");
+        assert_eq!(summary.count, 3, "warnings are hazards: they fail the run");
+        assert_eq!(summary.text, "hazards 3 (errors 0, warnings 3)");
+        let one = "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)";
+        assert_eq!(
+            parse_summary("racecheck", one).map(|s| s.text),
+            Some("hazards 1 (errors 1, warnings 0)".into())
+        );
+        assert_eq!(parse_summary("racecheck", RACECHECK_CLEAN).map(|s| s.count), Some(0));
+        // racecheck is read from its own summary only.
+        assert_eq!(parse_summary("racecheck", MEMCHECK_CLEAN), None);
+    }
+
+    #[test]
+    fn missing_summary_is_a_failure() {
+        assert_eq!(parse_summary("memcheck", CUT_SHORT), None);
+        assert_eq!(parse_summary("racecheck", CUT_SHORT), None);
+        let outcome = Outcome::from_log("memcheck", CUT_SHORT, 134, 3.0);
+        assert!(!outcome.passed());
+        assert_eq!(
+            outcome.line("target/sanitize/memcheck.log"),
+            "memcheck  FAIL no summary line; no test result line; exit 134; 3.0 s; log target/sanitize/memcheck.log"
+        );
+    }
+
+    #[test]
+    fn test_results() {
+        assert_eq!(
+            parse_test_result(MEMCHECK_CLEAN),
+            Some(TestResult { ok: true, passed: 87, failed: 0, ignored: 5 })
+        );
+        assert_eq!(
+            parse_test_result(MEMCHECK_THREE),
+            Some(TestResult { ok: false, passed: 86, failed: 1, ignored: 5 })
+        );
+        assert_eq!(parse_test_result(CUT_SHORT), None);
+    }
+
+    #[test]
+    fn verdicts_and_lines() {
+        let clean = Outcome::from_log("memcheck", MEMCHECK_CLEAN, 0, 212.44);
+        assert!(clean.passed());
+        assert_eq!(
+            clean.line("target/sanitize/memcheck.log"),
+            "memcheck  ok   errors 0; tests ok: 87 passed, 0 failed, 5 ignored; exit 0; 212.4 s; log target/sanitize/memcheck.log"
+        );
+        let three = Outcome::from_log("memcheck", MEMCHECK_THREE, 1, 30.0);
+        assert!(!three.passed());
+        assert!(
+            three.line("m.log").starts_with(
+                "memcheck  FAIL errors 3; tests FAILED: 86 passed, 1 failed, 5 ignored; exit 1;"
+            )
+        );
+        let races = Outcome::from_log("racecheck", RACECHECK_WARNINGS, 0, 801.0);
+        assert!(!races.passed(), "hazard warnings fail the run");
+        assert!(Outcome::from_log("racecheck", RACECHECK_CLEAN, 0, 1.0).passed());
+        // Every test ignored (no GPU) or filtered out: nothing was checked.
+        assert!(!Outcome::from_log("memcheck", NOTHING_RAN, 0, 1.0).passed());
+        // A clean summary does not hide a failed run.
+        assert!(!Outcome::from_log("synccheck", MEMCHECK_CLEAN, 1, 1.0).passed());
+    }
+
+    #[test]
+    fn command_line_for_each_tool() {
+        let binary = Path::new("/r/target/release/deps/gpu-0123abcd");
+        for tool in TOOLS {
+            let args = sanitizer_args(tool, binary, &[]);
+            let expected: Vec<OsString> = [
+                "--tool",
+                tool,
+                "/r/target/release/deps/gpu-0123abcd",
+                "--test-threads=1",
+                "--skip",
+                "n_past",
+                "--skip",
+                "all_kernels/n_past_2^32",
+            ]
+            .iter()
+            .map(OsString::from)
+            .collect();
+            assert_eq!(args, expected, "{tool}");
+        }
+        let filtered = sanitizer_args("racecheck", binary, &["g10".into(), "--exact".into()]);
+        assert_eq!(filtered[filtered.len() - 2..], [OsString::from("g10"), OsString::from("--exact")]);
+    }
+
+    #[test]
+    fn arguments() {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let all = parse_args(&[]).unwrap();
+        assert_eq!(all.tools, TOOLS);
+        assert!(all.test_args.is_empty());
+        let some =
+            parse_args(&strings(&["--tool", "memcheck,racecheck", "t7", "--", "--skip", "awkward"])).unwrap();
+        assert_eq!(some.tools, ["memcheck", "racecheck"]);
+        assert_eq!(some.test_args, ["t7", "--skip", "awkward"]);
+        let eq =
+            parse_args(&strings(&["--tool=initcheck", "--exact", "h0/block_256/awkward_sizes"])).unwrap();
+        assert_eq!(eq.tools, ["initcheck"]);
+        assert_eq!(eq.test_args, ["--exact", "h0/block_256/awkward_sizes"]);
+        assert!(
+            parse_args(&strings(&["--tool", "leakcheck"])).unwrap_err().contains("unknown tool `leakcheck`")
+        );
+        assert!(parse_args(&strings(&["--tool"])).is_err());
+        assert!(parse_args(&strings(&["--tool", ","])).is_err());
+        assert!(parse_args(&strings(&["--nocapture"])).unwrap_err().contains("after `--`"));
+    }
+
+    #[test]
+    fn sanitizer_search() {
+        let dirs = search_dirs(Some(OsStr::new("/a/bin:/b/bin")), Some(OsStr::new("/opt/cuda")));
+        assert_eq!(
+            dirs,
+            [PathBuf::from("/a/bin"), "/b/bin".into(), "/opt/cuda/bin".into(), DEFAULT_CUDA_BIN.into()]
+        );
+        assert_eq!(search_dirs(None, None), [PathBuf::from(DEFAULT_CUDA_BIN)]);
+
+        let home = std::env::temp_dir().join(format!("xtask-sanitize-{}", std::process::id()));
+        let bin = home.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let fake = bin.join("compute-sanitizer");
+        std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+        let empty = home.join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(find_sanitizer(std::slice::from_ref(&bin)), None, "not executable");
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        assert_eq!(find_sanitizer(&[empty.clone(), bin.clone()]), Some(fake.clone()));
+        assert_eq!(find_sanitizer(&[empty]), None);
+        std::fs::remove_dir_all(&home).unwrap();
+        assert!(MISSING.contains("CUDA toolkit") && MISSING.contains("nvidia-cuda-sanitizer-api"));
+    }
+
+    /// run.sh's bash reads the same logs into the same lines and verdicts as the Rust code.
+    #[test]
+    fn bash_and_rust_agree() {
+        if Command::new("bash").arg("--version").output().is_err() {
+            eprintln!("no bash here: the bash half is not checked");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("xtask-sanitize-bash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases = [
+            ("memcheck", MEMCHECK_CLEAN, 0),
+            ("initcheck", MEMCHECK_THREE, 1),
+            ("racecheck", RACECHECK_WARNINGS, 0),
+            ("racecheck", RACECHECK_CLEAN, 0),
+            ("synccheck", CUT_SHORT, 134),
+            ("synccheck", MEMCHECK_CLEAN, 1),
+            ("racecheck", "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n", 0),
+            ("memcheck", NOTHING_RAN, 0),
+        ];
+        for (i, (tool, log, exit)) in cases.into_iter().enumerate() {
+            let path = dir.join(format!("{i}.log"));
+            std::fs::write(&path, log).unwrap();
+            let script = format!("{BASH}\nsanitizer_line {tool} '{}' {exit} 12.5 shown.log", path.display());
+            let out = Command::new("bash").arg("-c").arg(&script).output().unwrap();
+            let rust = Outcome::from_log(tool, log, exit, 12.5);
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), rust.line("shown.log"), "case {i}");
+            assert_eq!(out.status.success(), rust.passed(), "case {i}: verdict");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

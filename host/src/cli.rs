@@ -1,14 +1,21 @@
 //! Command-line options of the runner.
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
-/// Runs the reduction ladder on an NVIDIA GPU: every kernel is verified against the CPU,
-/// then timed (CUDA events, warm-up, L2 flushed, median) and reported next to the
-/// device's theoretical bandwidth.
+/// Runs the reduction ladder, the probes and the GEMM ladder on an NVIDIA GPU: every
+/// kernel is verified against the CPU, then timed (CUDA events, warm-up, L2 flushed,
+/// median) and reported next to the device's limits and the vendor library.
+///
+/// With no command, `host [OPTIONS]` runs the suite; `host compare OLD.json NEW.json`
+/// compares two runs' results (no GPU needed).
 #[derive(Parser, Debug, Clone)]
-#[command(name = "host", version)]
+#[command(name = "host", version, args_conflicts_with_subcommands = true)]
 pub struct Options {
+    /// Another job than running the suite.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
@@ -55,9 +62,15 @@ pub struct Options {
     #[arg(long)]
     pub ptx_dir: Option<PathBuf>,
 
-    /// Write every figure of the run, with the device description, to this JSON file.
+    /// Write every figure of the run as records (kernel, size, median and spread, figure,
+    /// % of the limit and of the vendor library, check), with the device, date, seed and
+    /// timing, to this JSON file: the input of `host compare`.
     #[arg(long)]
     pub json: Option<PathBuf>,
+
+    /// Write the same records as CSV (one row per kernel and size) to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
 
     /// Write the sweeps' plots (SVG) into this folder.
     #[arg(long)]
@@ -66,6 +79,41 @@ pub struct Options {
     /// List the kernels and probes and exit.
     #[arg(long)]
     pub list: bool,
+}
+
+/// The commands besides running the suite.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Compare two results files written by `--json`: the time of every kernel and size
+    /// in NEW over OLD, and whether the difference is beyond both runs' noise.
+    Compare(CompareOptions),
+}
+
+/// Options of `host compare`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CompareOptions {
+    /// Results of the earlier run (`host --json OLD.json`).
+    pub old: PathBuf,
+
+    /// Results of the later run.
+    pub new: PathBuf,
+
+    /// Smallest difference, in percent, that counts even where both runs' spread is
+    /// smaller: two GPUs of one kind differ by a few per cent.
+    #[arg(long, default_value_t = 2.0, value_parser = parse_percent)]
+    pub threshold: f64,
+
+    /// Exit with status 1 when a record is slower beyond the noise, or wrong in NEW.
+    #[arg(long)]
+    pub fail_on_slowdown: bool,
+}
+
+/// A non-negative, finite percentage.
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage: write a number ≥ 0, e.g. 2 or 0.5")),
+    }
 }
 
 /// Parses `1000`, `2^30`, `2^20+3`, `2^16-1`.

@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod conditions;
+pub mod compare;
 pub mod error;
 pub mod gemm;
 pub mod gpu;
@@ -14,6 +15,7 @@ pub mod memory;
 pub mod plot;
 pub mod probes;
 pub mod ptx;
+pub mod records;
 pub mod reduce;
 pub mod report;
 pub mod table;
@@ -95,10 +97,9 @@ pub fn run(options: &Options) -> Result<bool> {
         "device": gpu.info.json(),
         "seed": seed,
         "timing": { "repetitions": timing.repetitions, "warmup": timing.warmup, "l2_flushed": timing.flush_l2 },
-        "reductions": [],
-        "probes": {},
-        "gemm": [],
     });
+    // Every kernel and size as a record, and every failed probe check as printed.
+    let (mut records, mut failures) = (Vec::new(), Vec::<String>::new());
 
     let mut all_passed = true;
     if !kernels.is_empty() {
@@ -120,11 +121,8 @@ pub fn run(options: &Options) -> Result<bool> {
                 all_passed &= check.passed();
                 rows.push(Row { kernel, block, launches: plan.launches, check, timing });
             }
-            report::print_table(&gpu.info, n, bench.bytes_read(), &rows);
-            results["reductions"]
-                .as_array_mut()
-                .expect("reductions is an array")
-                .push(report::reduction_json(n, bench.bytes_read(), &gpu.info, &rows));
+            print!("{}", report::table(&gpu.info, n, bench.bytes_read(), &rows).render());
+            records.extend(report::records(&gpu.info, n, bench.bytes_read(), &rows));
         }
     }
 
@@ -134,9 +132,11 @@ pub fn run(options: &Options) -> Result<bool> {
         let output = (probe.run)(&context)?;
         for table in &output.tables {
             print!("{}", table.render());
+            records.extend(records::from_probe_table(probe.id, table));
         }
         for failure in &output.failures {
             println!("WRONG: {failure}");
+            failures.push(format!("{}: {failure}", probe.id));
         }
         all_passed &= output.failures.is_empty();
         if let Some(dir) = &options.plots {
@@ -147,22 +147,17 @@ pub fn run(options: &Options) -> Result<bool> {
                     .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
             }
         }
-        results["probes"][probe.id] = serde_json::json!({
-            "summary": probe.summary,
-            "tables": output.tables.iter().map(table::Table::json).collect::<Vec<_>>(),
-            "failures": output.failures,
-        });
     }
 
     if !gemms.is_empty() {
-        let (passed, tables, ceilings) =
-            run_gemm(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
-        all_passed &= passed;
-        for table in &tables {
+        let run = gemm::suite::run(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
+        all_passed &= run.passed;
+        for table in &run.tables {
             print!("{}", table.render());
-            results["gemm"].as_array_mut().expect("gemm is an array").push(table.json());
         }
-        if let Some(ceilings) = ceilings {
+        records.extend(run.records);
+        failures.extend(run.failures);
+        if let Some(ceilings) = run.ceilings {
             results["tensor_ceilings"] = ceilings.json();
         }
     }
@@ -173,179 +168,15 @@ pub fn run(options: &Options) -> Result<bool> {
     }
     results["conditions"] = monitor.json(&start_conditions, &end_conditions);
 
+    if let Some(path) = &options.csv {
+        let date = results["date_utc"].as_str().unwrap_or_default();
+        records::write_file(path, &records::csv(&gpu.info.name, date, &records))?;
+    }
     if let Some(path) = &options.json {
-        let text = serde_json::to_string_pretty(&results).expect("results serialize");
-        std::fs::write(path, text + "\n").map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+        results["failures"] = failures.into();
+        records::write_file(path, &records::results_json(results, &records))?;
     }
     Ok(all_passed)
-}
-
-/// The GEMM ladder over each shape, beside cuBLAS: one table per shape, and the
-/// tensor-core ceilings the tensor-core steps are read against (measured first, unless the
-/// ceiling probe already ran; its table then leads the GEMM tables).
-fn run_gemm(
-    gpu: &Gpu,
-    timer: &Timer,
-    kernels: &[&'static gemm::registry::GemmKernel],
-    shapes: &[(u32, u32, u32)],
-    seed: u64,
-    verify_only: bool,
-) -> Result<(bool, Vec<table::Table>, Option<probes::tensor_ceiling::Ceilings>)> {
-    use probes::tensor_ceiling;
-    use table::{Cell, Table};
-    let cublas = gemm::cublas::Cublas::open(gpu)?;
-    if cublas.is_none() {
-        println!("\ncuBLAS could not be loaded: the GEMM tables have no cuBLAS row and no % of cuBLAS");
-    }
-    let mut all_passed = true;
-    let mut tables = Vec::new();
-    let ceilings = if verify_only || kernels.iter().all(|k| k.tensor_instruction().is_none()) {
-        None
-    } else if let Some(ceilings) = tensor_ceiling::cached(gpu) {
-        Some(ceilings)
-    } else {
-        eprintln!("measuring the tensor-core ceilings ...");
-        let run = tensor_ceiling::measure(gpu, timer, seed)?;
-        for failure in &run.failures {
-            println!("WRONG: {failure}");
-        }
-        all_passed &= run.failures.is_empty();
-        tables.push(run.table);
-        Some(run.ceilings)
-    };
-    let (major, minor) = gpu.info.compute_capability;
-    let mut precisions: Vec<gemm::registry::Precision> = Vec::new();
-    for kernel in kernels {
-        if !precisions.contains(&kernel.precision) {
-            precisions.push(kernel.precision);
-        }
-    }
-    for (&(m, n, k), &precision) in shapes.iter().flat_map(|s| precisions.iter().map(move |p| (s, p))) {
-        eprintln!("preparing {} GEMM {m}×{n}×{k} ...", precision.name());
-        let bench = gemm::runner::GemmBench::new(gpu, precision, m, n, k, seed)?;
-        let tflops = |t: &timing::Timing| bench.flops() / (t.median_ms * 1e-3) / 1e12;
-        let mut table = Table::new(
-            format!(
-                "{} GEMM C = A·B, M×N×K = {m}×{n}×{k}, row-major, on {}",
-                precision.name(),
-                gpu.info.name
-            ),
-            &[
-                "kernel",
-                "median µs",
-                "TFLOP/s",
-                "% of cuBLAS",
-                "% of ceiling",
-                "step ×",
-                "relative error",
-                "checked",
-                "check",
-            ],
-        );
-        let baseline = match &cublas {
-            Some(cublas) => {
-                let check = bench.check_cublas(cublas)?;
-                let timing = if verify_only { None } else { Some(bench.time_cublas(cublas, timer)?) };
-                let label = match precision {
-                    gemm::registry::Precision::F32 => "cuBLAS SGEMM (no TF32)",
-                    _ => "cuBLAS GemmEx (f32 compute)",
-                };
-                table.push(vec![
-                    label.into(),
-                    timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
-                    timing.as_ref().map_or(Cell::Num(f64::NAN, 2), |t| Cell::Num(tflops(t), 2)),
-                    Cell::Num(100.0, 1),
-                    // cuBLAS against the fastest instruction of its type.
-                    Cell::Num(
-                        match (&timing, ceilings.as_ref().and_then(|c| c.best(precision))) {
-                            (Some(t), Some(ceiling)) => 100.0 * tflops(t) / ceiling,
-                            _ => f64::NAN,
-                        },
-                        1,
-                    ),
-                    Cell::Num(f64::NAN, 2),
-                    Cell::Num(check.error, 9),
-                    check.method.clone().into(),
-                    if check.passed() { "ok" } else { "WRONG" }.into(),
-                ]);
-                timing.map(|t| tflops(&t))
-            }
-            None => None,
-        };
-        let mut previous: Option<f64> = None;
-        for kernel in kernels.iter().filter(|k| k.precision == precision) {
-            if let Some(reason) = kernel.unavailable((major, minor), gpu.info.ptx_arch) {
-                table.notes.push(format!("{reason}: skipped"));
-                continue;
-            }
-            if let Some(refusal) = kernel.refusal(m, n, k) {
-                table.notes.push(format!("refused before launch: {refusal}"));
-                continue;
-            }
-            let check = bench.check_kernel(kernel)?;
-            all_passed &= check.passed();
-            let timing = if check.passed() && !verify_only {
-                eprintln!("timing {} ...", kernel.id);
-                Some(bench.time_kernel(kernel, timer)?)
-            } else {
-                None
-            };
-            let rate = timing.as_ref().map(tflops);
-            let ceiling = ceilings
-                .as_ref()
-                .zip(kernel.tensor_instruction())
-                .and_then(|(c, instruction)| c.get(instruction, precision));
-            table.push(vec![
-                kernel.id.into(),
-                timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Num(t.median_ms * 1e3, 1)),
-                Cell::Num(rate.unwrap_or(f64::NAN), 2),
-                Cell::Num(
-                    match (rate, baseline) {
-                        (Some(r), Some(b)) => 100.0 * r / b,
-                        _ => f64::NAN,
-                    },
-                    1,
-                ),
-                Cell::Num(
-                    match (rate, ceiling) {
-                        (Some(r), Some(c)) => 100.0 * r / c,
-                        _ => f64::NAN,
-                    },
-                    1,
-                ),
-                Cell::Num(
-                    match (rate, previous) {
-                        (Some(r), Some(p)) => r / p,
-                        _ => f64::NAN,
-                    },
-                    2,
-                ),
-                Cell::Num(check.error, 9),
-                check.method.clone().into(),
-                if check.passed() { "ok" } else { "WRONG" }.into(),
-            ]);
-            previous = rate.or(previous);
-        }
-        if let Some(ceilings) = &ceilings {
-            table.notes.push(match ceilings.describe(precision) {
-                Some(measured) => format!(
-                    "% of ceiling: TFLOP/s over the peak of the instruction the step issues, measured by \
-                     p8_tensor_ceiling in this run ({measured}); mma.sync for t1–t4, wgmma for t5 on, the \
-                     faster of the two for cuBLAS"
-                ),
-                None if precision == gemm::registry::Precision::F32 => {
-                    "% of ceiling: none for FP32 steps (no tensor cores)".into()
-                }
-                None => "% of ceiling: no tensor-core ceiling was measured for these inputs".into(),
-            });
-        }
-        table.notes.push(format!(
-            "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
-            precision.tolerance()
-        ));
-        tables.push(table);
-    }
-    Ok((all_passed, tables, ceilings))
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

@@ -1,14 +1,23 @@
-//! `cargo run -p host --release -- [OPTIONS]`: the whole suite; see `--help`.
+//! `cargo run -p host --release -- [OPTIONS]`: the whole suite, or `compare OLD.json
+//! NEW.json`; see `--help`.
 
 use clap::Parser;
+use host::cli::{Command, Options};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let options = host::cli::Options::parse();
-    match host::run(&options) {
+    let options = Options::parse();
+    let (outcome, failed) = match &options.command {
+        Some(Command::Compare(compare)) => (
+            host::compare::run(compare),
+            "at least one record is slower beyond the noise, or wrong (see the verdicts above)",
+        ),
+        None => (host::run(&options), "at least one kernel computed a wrong sum (marked WRONG above)"),
+    };
+    match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => {
-            eprintln!("error: at least one kernel computed a wrong sum (marked WRONG above)");
+            eprintln!("error: {failed}");
             ExitCode::from(1)
         }
         Err(e) => {

@@ -1,8 +1,15 @@
-//! The results table (stdout); progress and diagnostics go to stderr.
+//! The reduction ladder's results for one input size: a record per kernel, and the table
+//! printed from the same figures (one section per ladder). Progress and diagnostics go to
+//! stderr.
+//!
+//! Reductions have no vendor column: the host runs no CUB (a C++ template library, with
+//! no Rust binding); CUB's figures on the lent GPUs are in the design notes' anchors.
 
 use crate::gpu::DeviceInfo;
+use crate::records::{Family, Record, finite, human_size};
 use crate::reduce::registry::{Ladder, ReduceKernel};
 use crate::reduce::runner::Check;
+use crate::table::{Cell, Table};
 use crate::timing::Timing;
 
 /// One kernel's line: how it ran, whether it was right, how fast.
@@ -19,24 +26,48 @@ pub fn gigabytes_per_second(bytes: usize, timing: &Timing) -> f64 {
     bytes as f64 / (timing.median_ms * 1e-3) / 1e9
 }
 
-fn human_size(n: usize) -> String {
-    if n.is_power_of_two() && n >= 1024 { format!("2^{}", n.trailing_zeros()) } else { n.to_string() }
+/// The record of one kernel's reduction of `n` elements (`bytes` read).
+pub fn record(info: &DeviceInfo, n: usize, bytes: usize, row: &Row) -> Record {
+    let peak = info.theoretical_bandwidth();
+    let mut record = Record::new(Family::Reduce, row.kernel.id);
+    record.variant = Some(format!("block {}", row.block));
+    record.precision = Some("i32".into());
+    record.n = Some(n as u64);
+    if let Some(timing) = &row.timing {
+        let gbs = gigabytes_per_second(bytes, timing);
+        record.set_timing(timing);
+        record.figure = finite(gbs);
+        record.unit = Some("GB/s".into());
+        record.percent_of_limit = finite(100.0 * gbs * 1e9 / peak);
+        record.limit = Some(format!("theoretical bandwidth ({:.0} GB/s)", peak / 1e9));
+    }
+    record.passed = Some(row.check.passed());
+    record.error = Some((i64::from(row.check.got) - i64::from(row.check.expected)).abs() as f64);
+    record.error_measure = Some("|sum − CPU sum| (i32, wrapping: exact in any order)".into());
+    let serde_json::Value::Object(details) = serde_json::json!({
+        "ladder": row.kernel.ladder.title(),
+        "launches": row.launches,
+        "expected": row.check.expected,
+        "got": row.check.got,
+    }) else {
+        unreachable!("an object literal")
+    };
+    record.details = Some(details);
+    record
 }
 
-/// Prints the table for one input size.
-pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
-    let peak = info.theoretical_bandwidth();
-    println!();
-    println!(
-        "sum of n = {} i32 ({n} elements, {:.3} GB read) on {}; theoretical {:.0} GB/s",
-        human_size(n),
-        bytes as f64 / 1e9,
-        info.name,
-        peak / 1e9
-    );
-    println!(
-        "{:<26} {:>5} {:>4} {:>11} {:>7} {:>8} {:>6} {:>7} {:>7}  {}",
-        "kernel", "block", "runs", "median µs", "spread", "GB/s", "% peak", "step ×", "total ×", "check"
+/// The table for one input size, printed from the rows' records: each ladder in its own
+/// section, its speedups relative to its own first step.
+pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
+    let mut table = Table::new(
+        format!(
+            "sum of n = {} i32 ({n} elements, {:.3} GB read) on {}; theoretical {:.0} GB/s",
+            human_size(n as u64),
+            bytes as f64 / 1e9,
+            info.name,
+            info.theoretical_bandwidth() / 1e9
+        ),
+        &["kernel", "block", "runs", "median µs", "spread", "GB/s", "% peak", "step ×", "total ×", "check"],
     );
     let mut ladder: Option<Ladder> = None;
     let (mut first, mut previous): (Option<f64>, Option<f64>) = (None, None);
@@ -44,69 +75,35 @@ pub fn print_table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) {
         if ladder != Some(row.kernel.ladder) {
             ladder = Some(row.kernel.ladder);
             (first, previous) = (None, None);
-            println!("-- {}", row.kernel.ladder.title());
+            table.section(row.kernel.ladder.title());
         }
+        let record = record(info, n, bytes, row);
+        let median = record.median_us;
+        let ratio = |base: Option<f64>| Cell::Num(base.zip(median).map_or(f64::NAN, |(b, m)| b / m), 2);
         let check = if row.check.passed() {
             "ok".to_string()
         } else {
             format!("WRONG: got {} expected {}", row.check.got, row.check.expected)
         };
-        match row.timing {
-            Some(t) => {
-                let gbs = gigabytes_per_second(bytes, &t);
-                let ratio =
-                    |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", b / t.median_ms));
-                println!(
-                    "{:<26} {:>5} {:>4} {:>11.1} {:>6.1}% {:>8.1} {:>6.1} {:>7} {:>7}  {check}",
-                    row.kernel.id,
-                    row.block,
-                    row.launches,
-                    t.median_ms * 1e3,
-                    t.spread_percent(),
-                    gbs,
-                    100.0 * gbs * 1e9 / peak,
-                    ratio(previous),
-                    ratio(first),
-                );
-                first = first.or(Some(t.median_ms));
-                previous = Some(t.median_ms);
-            }
-            None => println!(
-                "{:<26} {:>5} {:>4} {:>11} {:>7} {:>8} {:>6} {:>7} {:>7}  {check}",
-                row.kernel.id, row.block, row.launches, "-", "-", "-", "-", "-", "-"
-            ),
-        }
+        table.push(vec![
+            row.kernel.id.into(),
+            Cell::Int(i64::from(row.block)),
+            Cell::Int(row.launches as i64),
+            row.timing.map_or(Cell::Num(f64::NAN, 1), Cell::Time),
+            record.spread_percent.map_or("-".into(), |s| format!("{s:.1}%").into()),
+            Cell::Figure(record.figure.unwrap_or(f64::NAN), 1, "GB/s"),
+            Cell::OfLimit(record.percent_of_limit.unwrap_or(f64::NAN), 1),
+            ratio(previous),
+            ratio(first),
+            check.into(),
+        ]);
+        first = first.or(median);
+        previous = median.or(previous);
     }
+    table
 }
 
-/// One input size's rows as JSON records.
-pub fn reduction_json(n: usize, bytes: usize, info: &DeviceInfo, rows: &[Row]) -> serde_json::Value {
-    let peak = info.theoretical_bandwidth();
-    let records: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|row| {
-            let timing = row.timing.map(|t| {
-                let gbs = gigabytes_per_second(bytes, &t);
-                serde_json::json!({
-                    "median_us": t.median_ms * 1e3,
-                    "min_us": t.min_ms * 1e3,
-                    "max_us": t.max_ms * 1e3,
-                    "repetitions": t.repetitions,
-                    "gbs": gbs,
-                    "percent_of_theoretical": 100.0 * gbs * 1e9 / peak,
-                })
-            });
-            serde_json::json!({
-                "kernel": row.kernel.id,
-                "ladder": row.kernel.ladder.title(),
-                "block": row.block,
-                "launches": row.launches,
-                "correct": row.check.passed(),
-                "expected": row.check.expected,
-                "got": row.check.got,
-                "timing": timing,
-            })
-        })
-        .collect();
-    serde_json::json!({ "n": n, "bytes_read": bytes, "kernels": records })
+/// The records of one input size, in the table's order.
+pub fn records(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Vec<Record> {
+    rows.iter().map(|row| record(info, n, bytes, row)).collect()
 }

@@ -1,31 +1,66 @@
-//! Result tables: printed for people, written as JSON records for programs.
+//! Result tables, printed for people. The machine-readable form of a run is its records
+//! (`crate::records`); a probe's records are read from its tables, which is why some cells
+//! say what they hold (a timing, the row's figure, its % of a limit) and not only how to
+//! print it.
 
+use crate::timing::Timing;
 use serde_json::{Map, Value};
 
-/// One cell: a number with the decimals to print it with, or text.
+/// One cell: how to print it and, for the typed ones, what it means.
 #[derive(Clone, Debug)]
 pub enum Cell {
+    /// A number and the decimals to print it with (`-` when not finite).
     Num(f64, usize),
     Int(i64),
     Text(String),
+    /// A measurement, printed as its median in µs; its record gets the median, the
+    /// spread and the repetitions.
+    Time(Timing),
+    /// The row's headline figure, with its unit (`GB/s`, `TFLOP/s`) and decimals.
+    Figure(f64, usize, &'static str),
+    /// The figure as a percentage of the limit the column names (`% of theoretical`).
+    OfLimit(f64, usize),
+    /// A problem size (elements), printed as an integer; its record's `n`.
+    Size(u64),
+    /// A verification's outcome, printed `ok` or `WRONG`.
+    Check(bool),
 }
 
 impl Cell {
-    fn render(&self) -> String {
+    /// The cell as printed.
+    pub fn render(&self) -> String {
         match self {
-            Cell::Num(v, decimals) if v.is_finite() => format!("{v:.decimals$}"),
-            Cell::Num(..) => "-".into(),
+            Cell::Num(v, decimals) | Cell::Figure(v, decimals, _) | Cell::OfLimit(v, decimals)
+                if v.is_finite() =>
+            {
+                format!("{v:.decimals$}")
+            }
+            Cell::Num(..) | Cell::Figure(..) | Cell::OfLimit(..) => "-".into(),
             Cell::Int(v) => v.to_string(),
             Cell::Text(t) => t.clone(),
+            Cell::Time(t) => format!("{:.1}", t.median_ms * 1e3),
+            Cell::Size(n) => n.to_string(),
+            Cell::Check(passed) => if *passed { "ok" } else { "WRONG" }.into(),
         }
     }
 
-    fn json(&self) -> Value {
+    /// The cell's value as it is printed, unrounded (a timing as its median in µs); NaN as
+    /// null.
+    pub fn json(&self) -> Value {
+        let number = |v: f64| serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
         match self {
-            Cell::Num(v, _) => serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
+            Cell::Num(v, _) | Cell::Figure(v, _, _) | Cell::OfLimit(v, _) => number(*v),
+            Cell::Time(t) => number(t.median_ms * 1e3),
             Cell::Int(v) => Value::from(*v),
+            Cell::Size(n) => Value::from(*n),
             Cell::Text(t) => Value::from(t.as_str()),
+            Cell::Check(passed) => Value::from(*passed),
         }
+    }
+
+    /// Whether the cell labels its row rather than measuring something: text and integers.
+    pub fn is_label(&self) -> bool {
+        matches!(self, Cell::Text(_) | Cell::Int(_))
     }
 }
 
@@ -41,12 +76,14 @@ impl From<String> for Cell {
     }
 }
 
-/// A titled table with named columns (the JSON keys) and rows of cells.
+/// A titled table with named columns (the keys of [`Table::row_json`]) and rows of cells.
 #[derive(Clone, Debug)]
 pub struct Table {
     pub title: String,
     pub columns: Vec<&'static str>,
     pub rows: Vec<Vec<Cell>>,
+    /// Headings printed between rows: `(index of the first row under it, heading)`.
+    pub sections: Vec<(usize, String)>,
     /// Lines printed under the table: what to read from it.
     pub notes: Vec<String>,
 }
@@ -57,7 +94,18 @@ impl Table {
         for (i, c) in columns.iter().enumerate() {
             assert!(!columns[..i].contains(c), "column `{c}` appears twice");
         }
-        Self { title: title.into(), columns: columns.to_vec(), rows: Vec::new(), notes: Vec::new() }
+        Self {
+            title: title.into(),
+            columns: columns.to_vec(),
+            rows: Vec::new(),
+            sections: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Starts a section: `heading` is printed above the next row pushed.
+    pub fn section(&mut self, heading: impl Into<String>) {
+        self.sections.push((self.rows.len(), heading.into()));
     }
 
     pub fn push(&mut self, row: Vec<Cell>) {
@@ -93,7 +141,10 @@ impl Table {
         let mut out = format!("\n{}\n", self.title);
         out += &line(&self.columns.iter().map(|c| c.to_string()).collect::<Vec<_>>());
         out.push('\n');
-        for row in &cells {
+        for (index, row) in cells.iter().enumerate() {
+            for (_, heading) in self.sections.iter().filter(|(at, _)| *at == index) {
+                out += &format!("-- {heading}\n");
+            }
             out += &line(row);
             out.push('\n');
         }
@@ -103,19 +154,12 @@ impl Table {
         out
     }
 
-    /// The table as `{"title": …, "rows": [{column: value, …}, …], "notes": […]}`.
-    pub fn json(&self) -> Value {
-        let rows: Vec<Value> = self
-            .rows
+    /// Row `index` as `{column: value, …}`.
+    pub fn row_json(&self, index: usize) -> Map<String, Value> {
+        self.columns
             .iter()
-            .map(|r| {
-                let mut record = Map::new();
-                for (column, cell) in self.columns.iter().zip(r) {
-                    record.insert((*column).into(), cell.json());
-                }
-                Value::Object(record)
-            })
-            .collect();
-        serde_json::json!({ "title": self.title, "rows": rows, "notes": self.notes })
+            .zip(&self.rows[index])
+            .map(|(column, cell)| ((*column).into(), cell.json()))
+            .collect()
     }
 }

@@ -17,11 +17,14 @@ pub struct TimingOptions {
 }
 
 /// The distribution of one measurement, in milliseconds.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {
     pub median_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
+    /// First and third quartiles: the middle half of the repetitions lies between them.
+    pub q1_ms: f64,
+    pub q3_ms: f64,
     pub repetitions: usize,
 }
 
@@ -31,6 +34,15 @@ pub fn median(samples: &mut [f64]) -> f64 {
     samples.sort_by(f64::total_cmp);
     let mid = samples.len() / 2;
     if samples.len() % 2 == 1 { samples[mid] } else { (samples[mid - 1] + samples[mid]) / 2.0 }
+}
+
+/// The `q`-quantile (0 ≤ q ≤ 1) of sorted samples, interpolated linearly between the two
+/// nearest ranks (the default of NumPy and R), so that quartiles of few samples move
+/// smoothly instead of jumping from one repetition to the next.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let at = q * (sorted.len() - 1) as f64;
+    let (below, above) = (at.floor() as usize, at.ceil() as usize);
+    sorted[below] + (at - below as f64) * (sorted[above] - sorted[below])
 }
 
 /// Threads per block of the flush kernel.
@@ -48,9 +60,26 @@ pub struct Timer {
 }
 
 impl Timing {
-    /// (slowest − fastest) / median, in percent: how much the repetitions disagree.
+    /// The distribution of a non-empty sample of repetitions, in milliseconds.
+    pub fn from_samples(samples: &mut [f64]) -> Self {
+        let median_ms = median(samples); // sorts them
+        Self {
+            median_ms,
+            min_ms: samples[0],
+            max_ms: samples[samples.len() - 1],
+            q1_ms: quantile(samples, 0.25),
+            q3_ms: quantile(samples, 0.75),
+            repetitions: samples.len(),
+        }
+    }
+
+    /// Interquartile range over the median, in percent: how much the repetitions disagree,
+    /// the run's noise. The middle half rather than slowest − fastest, so that one
+    /// repetition slowed by something outside the kernel (a clock change, another
+    /// process) does not make the whole measurement look noisy — `host compare` treats a
+    /// difference within this spread as no difference.
     pub fn spread_percent(&self) -> f64 {
-        100.0 * (self.max_ms - self.min_ms) / self.median_ms
+        100.0 * (self.q3_ms - self.q1_ms) / self.median_ms
     }
 }
 
@@ -110,9 +139,6 @@ impl Timer {
             let ms = self.start.elapsed_ms(&self.stop).context("timing a repetition")?;
             samples.push(f64::from(ms));
         }
-        let (min_ms, max_ms) =
-            samples.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
-        let repetitions = samples.len();
-        Ok(Timing { median_ms: median(&mut samples), min_ms, max_ms, repetitions })
+        Ok(Timing::from_samples(&mut samples))
     }
 }

@@ -1,9 +1,11 @@
 //! The GEMM ladder on the host: the registry, cuBLAS as the baseline, the CPU reference,
-//! the runner that launches, verifies and times every step next to cuBLAS, and the TMA
-//! tensor maps some steps take instead of pointers.
+//! the runner that launches, verifies and times every step next to cuBLAS, the suite that
+//! walks the shapes into tables and records, and the TMA tensor maps some steps take
+//! instead of pointers.
 
 pub mod cublas;
 pub mod reference;
 pub mod registry;
 pub mod runner;
+pub mod suite;
 pub mod tensor_map;

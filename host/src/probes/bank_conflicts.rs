@@ -93,8 +93,8 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             table.push(vec![
                 Cell::Int(i64::from(width)),
                 Cell::Int(i64::from(stride)),
-                Cell::Num(timing.median_ms * 1e3, 1),
-                Cell::Num(gbs, 0),
+                Cell::Time(timing),
+                Cell::Figure(gbs, 0, "GB/s"),
                 Cell::Int(bank_conflict_degree(u64::from(width), u64::from(stride)) as i64),
                 Cell::Num(base / gbs, 2),
             ]);

@@ -169,7 +169,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         let ptx = gpu.ptx_of(kernel).unwrap_or_default();
         table.push(vec![
             kernel.into(),
-            Cell::Num(timing.median_ms * 1e3, 1),
+            Cell::Time(timing),
             Cell::Num(timing.median_ms / base, 2),
             format!("{:08x} {:08x}", ballots[0], ballots[1]).into(),
             Cell::Int(count_instructions(ptx, "bra") as i64),

@@ -105,8 +105,8 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                         Cell::Int(i64::from(per_sm)),
                         Cell::Num(100.0 * f64::from(threads_per_sm) / f64::from(info.max_threads_per_sm), 0),
                         Cell::Num(in_flight / 1024.0, 1),
-                        Cell::Num(gbs, 0),
-                        Cell::Num(100.0 * gbs * 1e9 / peak, 1),
+                        Cell::Figure(gbs, 0, "GB/s"),
+                        Cell::OfLimit(100.0 * gbs * 1e9 / peak, 1),
                     ],
                 ));
                 points.push((in_flight, gbs));

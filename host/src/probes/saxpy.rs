@@ -96,16 +96,16 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     );
     table.push(vec![
         "saxpy (2 reads + 1 write)".into(),
-        Cell::Num(timing.median_ms * 1e3, 1),
-        Cell::Num(saxpy, 1),
-        Cell::Num(100.0 * saxpy / peak, 1),
+        Cell::Time(timing),
+        Cell::Figure(saxpy, 1, "GB/s"),
+        Cell::OfLimit(100.0 * saxpy / peak, 1),
         Cell::Num(100.0 * saxpy / ceiling, 1),
     ]);
     table.push(vec![
         "copy_16b (1 read + 1 write)".into(),
         Cell::Num(2.0 * bytes as f64 / (ceiling * 1e9) * 1e6, 1),
-        Cell::Num(ceiling, 1),
-        Cell::Num(100.0 * ceiling / peak, 1),
+        Cell::Figure(ceiling, 1, "GB/s"),
+        Cell::OfLimit(100.0 * ceiling / peak, 1),
         Cell::Num(100.0, 1),
     ]);
     table.notes.push(format!(

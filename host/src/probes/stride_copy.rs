@@ -172,11 +172,11 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         let moved = gbs(moved_bytes as f64, &timing);
         table.push(vec![
             Cell::Int(stride as i64),
-            Cell::Int(count as i64),
-            Cell::Num(timing.median_ms * 1e3, 1),
-            Cell::Num(useful, 1),
+            Cell::Size(count as u64),
+            Cell::Time(timing),
+            Cell::Figure(useful, 1, "GB/s"),
             Cell::Num(moved, 1),
-            Cell::Num(100.0 * useful / ceiling, 1),
+            Cell::OfLimit(100.0 * useful / ceiling, 1),
             Cell::Num(moved_bytes as f64 / (2 * count * 4) as f64, 1),
         ]);
         useful_series.push((stride as f64, useful));

@@ -440,16 +440,16 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             short_name(config.precision).into(),
             config.issuers().into(),
             Cell::Num(config.instructions(sms, iters), 0),
-            Cell::Num(timing.map_or(f64::NAN, |t| t.median_ms * 1e3), 1),
-            Cell::Num(tflops.unwrap_or(f64::NAN), 1),
-            Cell::Num(f64::NAN, 1),
-            if failure.is_none() { "ok" } else { "WRONG" }.into(),
+            timing.map_or(Cell::Num(f64::NAN, 1), Cell::Time),
+            Cell::Figure(tflops.unwrap_or(f64::NAN), 1, "TFLOP/s"),
+            Cell::OfLimit(f64::NAN, 1),
+            Cell::Check(failure.is_none()),
         ]);
         failures.extend(failure);
     }
     for (row, instruction, precision, tflops) in rates {
         if let Some(best) = ceilings.get(instruction, precision) {
-            table.rows[row][6] = Cell::Num(100.0 * tflops / best, 1);
+            table.rows[row][6] = Cell::OfLimit(100.0 * tflops / best, 1);
         }
     }
     for precision in INPUTS {

@@ -1,0 +1,287 @@
+//! The run in machine-readable form: one [`Record`] per kernel and size, with the same
+//! fields in every family, written as JSON (`--json`) and CSV (`--csv`) and read back by
+//! `host compare`.
+//!
+//! Reductions and GEMM build their records directly: each is one kernel at one size.
+//! Probes have no natural "kernel × size" figure (a stride sweep, a latency ladder, launch
+//! costs), so their records keep the shape of their tables ([`from_probe_table`]): one
+//! record per row, the kernel is the probe's id, the variant the row's labels, the whole
+//! row in `details`, and the common fields filled from the cells that carry them (a
+//! timing, the row's figure, its % of a limit, a size, a check) — left empty where the
+//! probe has none (p6 and p7 count cycles inside the kernel, not CUDA-event times).
+
+use crate::error::{Error, Result};
+use crate::table::{Cell, Table};
+use crate::timing::Timing;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::Path;
+
+/// Which ladder a record comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Reduce,
+    Probe,
+    Gemm,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Reduce => "reduce",
+            Family::Probe => "probe",
+            Family::Gemm => "gemm",
+        }
+    }
+}
+
+/// One kernel (or probe row) at one size. Every field but the family and the kernel may
+/// be empty (`null` in JSON, an empty cell in CSV) where it does not apply: a kernel that
+/// failed its check has no time, a reduction no vendor baseline, FP32 GEMM no
+/// tensor-core ceiling.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub family: Family,
+    /// The registry id (`x4_packed_tally`, `t6_tma_pipeline`), `cublas` for the vendor's
+    /// GEMM, or the probe's id.
+    pub kernel: String,
+    /// What else tells apart records of one kernel at one size: a reduction's block size, a
+    /// probe row's labels (`bytes=4, stride=2`).
+    pub variant: Option<String>,
+    /// Element type of the inputs: `i32` (reductions), `f32`, `f16`, `bf16` (GEMM).
+    pub precision: Option<String>,
+    /// GEMM's M×N×K; `n` alone is a reduction's (or a probe's) number of elements.
+    pub m: Option<u64>,
+    pub n: Option<u64>,
+    pub k: Option<u64>,
+    /// The timed repetitions, in µs: median, fastest, slowest.
+    pub median_us: Option<f64>,
+    pub min_us: Option<f64>,
+    pub max_us: Option<f64>,
+    /// Interquartile range over the median, in percent ([`Timing::spread_percent`]): the
+    /// noise `host compare` weighs a difference against.
+    pub spread_percent: Option<f64>,
+    pub repetitions: Option<u64>,
+    /// The headline figure (`figure` `unit`: 4671.9 GB/s, 612.3 TFLOP/s).
+    pub figure: Option<f64>,
+    pub unit: Option<String>,
+    /// The figure as a percentage of the hardware's limit, and which limit.
+    pub percent_of_limit: Option<f64>,
+    pub limit: Option<String>,
+    /// The figure as a percentage of the vendor library's in the same run, and which one.
+    pub percent_of_vendor: Option<f64>,
+    pub vendor: Option<String>,
+    /// The check against the CPU: whether it passed, the error (empty when the output was
+    /// not even finite), and what the error measures.
+    pub passed: Option<bool>,
+    pub error: Option<f64>,
+    pub error_measure: Option<String>,
+    /// Fields of one family only: a probe's whole table row, a reduction's launches.
+    pub details: Option<Map<String, Value>>,
+}
+
+/// The CSV columns: where the run ran, then every field of [`Record`] in order.
+pub const CSV_COLUMNS: &[&str] = &[
+    "device",
+    "date_utc",
+    "family",
+    "kernel",
+    "variant",
+    "precision",
+    "m",
+    "n",
+    "k",
+    "median_us",
+    "min_us",
+    "max_us",
+    "spread_percent",
+    "repetitions",
+    "figure",
+    "unit",
+    "percent_of_limit",
+    "limit",
+    "percent_of_vendor",
+    "vendor",
+    "passed",
+    "error",
+    "error_measure",
+    "details",
+];
+
+/// `Some(v)` for a finite `v`: a NaN or infinite figure is no figure.
+pub fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+impl Record {
+    /// A record with only its family and kernel.
+    pub fn new(family: Family, kernel: impl Into<String>) -> Self {
+        Self {
+            family,
+            kernel: kernel.into(),
+            variant: None,
+            precision: None,
+            m: None,
+            n: None,
+            k: None,
+            median_us: None,
+            min_us: None,
+            max_us: None,
+            spread_percent: None,
+            repetitions: None,
+            figure: None,
+            unit: None,
+            percent_of_limit: None,
+            limit: None,
+            percent_of_vendor: None,
+            vendor: None,
+            passed: None,
+            error: None,
+            error_measure: None,
+            details: None,
+        }
+    }
+
+    /// Fills the timing fields from a measurement.
+    pub fn set_timing(&mut self, t: &Timing) {
+        self.median_us = finite(t.median_ms * 1e3);
+        self.min_us = finite(t.min_ms * 1e3);
+        self.max_us = finite(t.max_ms * 1e3);
+        self.spread_percent = finite(t.spread_percent());
+        self.repetitions = Some(t.repetitions as u64);
+    }
+
+    /// What `host compare` matches records on.
+    pub fn key(&self) -> Key {
+        Key {
+            family: self.family,
+            kernel: self.kernel.clone(),
+            variant: self.variant.clone(),
+            precision: self.precision.clone(),
+            size: (self.m, self.n, self.k),
+        }
+    }
+}
+
+/// A record's identity across runs: family, kernel, variant, precision and size.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    pub family: Family,
+    pub kernel: String,
+    pub variant: Option<String>,
+    pub precision: Option<String>,
+    pub size: (Option<u64>, Option<u64>, Option<u64>),
+}
+
+impl Key {
+    /// The size as people write it: `4096×4096×4096`, `n=2^30`, or empty.
+    pub fn size_text(&self) -> String {
+        match self.size {
+            (Some(m), Some(n), Some(k)) => format!("{m}×{n}×{k}"),
+            (None, Some(n), None) => format!("n={}", human_size(n)),
+            (m, n, k) => [("m", m), ("n", n), ("k", k)]
+                .iter()
+                .filter_map(|(name, v)| v.map(|v| format!("{name}={v}")))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts = [
+            Some(self.family.name().to_string()),
+            Some(self.kernel.clone()),
+            self.variant.as_ref().map(|v| format!("[{v}]")),
+            self.precision.clone(),
+            Some(self.size_text()).filter(|s| !s.is_empty()),
+        ];
+        f.write_str(&parts.into_iter().flatten().collect::<Vec<_>>().join(" "))
+    }
+}
+
+/// `2^K` for powers of two from 1024 up, the decimal number otherwise.
+pub fn human_size(n: u64) -> String {
+    if n.is_power_of_two() && n >= 1024 { format!("2^{}", n.trailing_zeros()) } else { n.to_string() }
+}
+
+/// One record per row of a probe's table (see the module's doc): the leading text and
+/// integer cells are the variant (`column=value, …`), the typed cells fill the common
+/// fields, and the row itself goes to `details`.
+pub fn from_probe_table(probe: &str, table: &Table) -> Vec<Record> {
+    (0..table.rows.len())
+        .map(|index| {
+            let row = &table.rows[index];
+            let mut record = Record::new(Family::Probe, probe);
+            let labels: Vec<String> = table
+                .columns
+                .iter()
+                .zip(row)
+                .take_while(|(_, cell)| cell.is_label())
+                .map(|(column, cell)| format!("{column}={}", cell.render()))
+                .collect();
+            record.variant = (!labels.is_empty()).then(|| labels.join(", "));
+            for (column, cell) in table.columns.iter().zip(row) {
+                match cell {
+                    Cell::Time(t) if record.median_us.is_none() => record.set_timing(t),
+                    Cell::Figure(v, _, unit) if record.unit.is_none() => {
+                        record.figure = finite(*v);
+                        record.unit = Some((*unit).into());
+                    }
+                    Cell::OfLimit(v, _) if record.limit.is_none() => {
+                        record.percent_of_limit = finite(*v);
+                        record.limit = Some(column.strip_prefix("% of ").unwrap_or(column).into());
+                    }
+                    Cell::Size(n) => record.n = Some(*n),
+                    Cell::Check(passed) => record.passed = Some(*passed),
+                    _ => {}
+                }
+            }
+            record.details = Some(table.row_json(index));
+            record
+        })
+        .collect()
+}
+
+/// Quotes a CSV field when it holds a comma, a quote, a line break or edge spaces
+/// (RFC 4180: inside quotes a quote is doubled).
+pub fn csv_field(text: &str) -> String {
+    let needs_quotes = text.contains([',', '"', '\n', '\r']) || text.trim() != text;
+    if needs_quotes { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
+}
+
+/// The records as CSV: a header of [`CSV_COLUMNS`], then one line per record, each
+/// starting with the device and the date of the run so that files of several runs can be
+/// concatenated; empty where a field does not apply, `details` as JSON text.
+pub fn csv(device: &str, date_utc: &str, records: &[Record]) -> String {
+    let line = |fields: Vec<String>| fields.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(",") + "\n";
+    let mut out = line(CSV_COLUMNS.iter().map(|c| c.to_string()).collect());
+    for record in records {
+        let Value::Object(fields) = serde_json::to_value(record).expect("a record serializes") else {
+            unreachable!("a record is a JSON object")
+        };
+        let mut cells = vec![device.to_string(), date_utc.to_string()];
+        cells.extend(CSV_COLUMNS[2..].iter().map(|column| match &fields[*column] {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }));
+        out += &line(cells);
+    }
+    out
+}
+
+/// The results file of `--json`: the run's header (device, date, seed, timing, …) with the
+/// records under `records`, pretty-printed.
+pub fn results_json(mut header: Value, records: &[Record]) -> String {
+    header["records"] = serde_json::to_value(records).expect("records serialize");
+    serde_json::to_string_pretty(&header).expect("results serialize") + "\n"
+}
+
+/// Writes `text` to `path`, naming the file in the error.
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::new(format!("writing {}: {e}", path.display())))
+}

@@ -84,8 +84,9 @@ pub fn run(options: &Options) -> Result<bool> {
         flush_l2: !options.no_flush,
     };
     let timer = Timer::new(&gpu, timing)?;
+    let date = utc_now();
     let mut results = serde_json::json!({
-        "date_utc": utc_now(),
+        "date_utc": date,
         "device": gpu.info.json(),
         "seed": seed,
         "timing": { "repetitions": timing.repetitions, "warmup": timing.warmup, "l2_flushed": timing.flush_l2 },
@@ -115,6 +116,10 @@ pub fn run(options: &Options) -> Result<bool> {
                 rows.push(Row { kernel, block, launches: plan.launches, check, timing });
             }
             report::print_table(&gpu.info, n, bench.bytes_read(), &rows);
+            if let Some(dir) = &options.plots {
+                // No CUB figure: the host does not measure CUB (bench/cub does, beside it).
+                reduce::chart::ladder(&gpu.info, &date, n, bench.bytes_read(), &rows, None).write(dir)?;
+            }
             results["reductions"]
                 .as_array_mut()
                 .expect("reductions is an array")
@@ -134,11 +139,8 @@ pub fn run(options: &Options) -> Result<bool> {
         }
         all_passed &= output.failures.is_empty();
         if let Some(dir) = &options.plots {
-            std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("{}: {e}", dir.display())))?;
             for plot in &output.plots {
-                let path = dir.join(format!("{}.svg", plot.name));
-                std::fs::write(&path, plot.svg())
-                    .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+                plot.write(dir)?;
             }
         }
         results["probes"][probe.id] = serde_json::json!({
@@ -149,9 +151,12 @@ pub fn run(options: &Options) -> Result<bool> {
     }
 
     if !gemms.is_empty() {
-        let (passed, tables, ceilings) =
-            run_gemm(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
+        let (passed, tables, ceilings, charts) =
+            run_gemm(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only, &date)?;
         all_passed &= passed;
+        if let Some(dir) = &options.plots {
+            plot::ladder::write_all(dir, &charts)?;
+        }
         for table in &tables {
             print!("{}", table.render());
             results["gemm"].as_array_mut().expect("gemm is an array").push(table.json());
@@ -168,9 +173,14 @@ pub fn run(options: &Options) -> Result<bool> {
     Ok(all_passed)
 }
 
-/// The GEMM ladder over each shape, beside cuBLAS: one table per shape, and the
-/// tensor-core ceilings the tensor-core steps are read against (measured first, unless the
-/// ceiling probe already ran; its table then leads the GEMM tables).
+/// Whether every GEMM result was right; the tables, the ceilings and the charts.
+type GemmOutcome =
+    (bool, Vec<table::Table>, Option<probes::tensor_ceiling::Ceilings>, Vec<plot::ladder::LadderChart>);
+
+/// The GEMM ladder over each shape, beside cuBLAS: one table and one chart per shape and
+/// precision, and the tensor-core ceilings the tensor-core steps are read against
+/// (measured first, unless the ceiling probe already ran; its table then leads the GEMM
+/// tables).
 fn run_gemm(
     gpu: &Gpu,
     timer: &Timer,
@@ -178,7 +188,8 @@ fn run_gemm(
     shapes: &[(u32, u32, u32)],
     seed: u64,
     verify_only: bool,
-) -> Result<(bool, Vec<table::Table>, Option<probes::tensor_ceiling::Ceilings>)> {
+    date: &str,
+) -> Result<GemmOutcome> {
     use probes::tensor_ceiling;
     use table::{Cell, Table};
     let cublas = gemm::cublas::Cublas::open(gpu)?;
@@ -187,6 +198,7 @@ fn run_gemm(
     }
     let mut all_passed = true;
     let mut tables = Vec::new();
+    let mut charts = Vec::new();
     let ceilings = if verify_only || kernels.iter().all(|k| k.tensor_instruction().is_none()) {
         None
     } else if let Some(ceilings) = tensor_ceiling::cached(gpu) {
@@ -212,6 +224,7 @@ fn run_gemm(
         eprintln!("preparing {} GEMM {m}×{n}×{k} ...", precision.name());
         let bench = gemm::runner::GemmBench::new(gpu, precision, m, n, k, seed)?;
         let tflops = |t: &timing::Timing| bench.flops() / (t.median_ms * 1e-3) / 1e12;
+        let mut chart = gemm::chart::new(precision, (m, n, k), &gpu.info, date);
         let mut table = Table::new(
             format!(
                 "{} GEMM C = A·B, M×N×K = {m}×{n}×{k}, row-major, on {}",
@@ -256,6 +269,9 @@ fn run_gemm(
                     check.method.clone().into(),
                     if check.passed() { "ok" } else { "WRONG" }.into(),
                 ]);
+                if let Some(t) = &timing {
+                    chart.baseline(label, tflops(t));
+                }
                 timing.map(|t| tflops(&t))
             }
             None => None,
@@ -264,10 +280,12 @@ fn run_gemm(
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
             if let Some(reason) = kernel.unavailable((major, minor), gpu.info.ptx_arch) {
                 table.notes.push(format!("{reason}: skipped"));
+                chart.step(kernel.id, gemm::chart::group(kernel), None, "skipped");
                 continue;
             }
             if let Some(refusal) = kernel.refusal(m, n, k) {
                 table.notes.push(format!("refused before launch: {refusal}"));
+                chart.step(kernel.id, gemm::chart::group(kernel), None, "refused");
                 continue;
             }
             let check = bench.check_kernel(kernel)?;
@@ -279,6 +297,8 @@ fn run_gemm(
                 None
             };
             let rate = timing.as_ref().map(tflops);
+            let note = if check.passed() { "not timed" } else { "WRONG" };
+            chart.step(kernel.id, gemm::chart::group(kernel), rate, note);
             let ceiling = ceilings
                 .as_ref()
                 .zip(kernel.tensor_instruction())
@@ -332,8 +352,10 @@ fn run_gemm(
             precision.tolerance()
         ));
         tables.push(table);
+        gemm::chart::add_ceilings(&mut chart, |i| ceilings.as_ref().and_then(|c| c.get(i, precision)));
+        charts.push(chart);
     }
-    Ok((all_passed, tables, ceilings))
+    Ok((all_passed, tables, ceilings, charts))
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

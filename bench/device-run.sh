@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -21,6 +21,10 @@ for part in $parts; do
     suite) # the default run, everything, with the machine-readable results and the plots
             $b/host --json "$out/results.json" --plots "$out" > "$out/suite.txt" 2> /tmp/suite-progress.log
             echo "host exit $?"; grep -E "^WRONG" "$out/suite.txt" ;;
+    charts) # both ladders with their charts (reduce-ladder-*.svg, gemm-*.svg): sums at 2^20 and 2^30,
+            # GEMM at 1024³ and 4096³ in every precision beside cuBLAS and the p8 ceilings
+            $b/host -k h,v,x,g,t -n 2^20,2^30 --json "$out/charts.json" --plots "$out/charts" > "$out/charts.txt" 2> /tmp/charts-progress.log
+            echo "host exit $?"; grep -E "^WRONG" "$out/charts.txt"; ls "$out/charts" ;;
     sanitize-tests) # the GPU tests (every kernel and probe at awkward sizes, less the 16 GiB one) under each tool
             export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
             for tool in memcheck racecheck synccheck; do

@@ -352,31 +352,6 @@ fn saxpy_check_refuses_wrong_values_and_nan() {
 }
 
 #[test]
-fn plots_draw_every_series_and_reference_line() {
-    use host::plot::{Plot, Series, XAxis};
-    let plot = Plot {
-        name: "t".into(),
-        title: "A <title>".into(),
-        x_label: "x".into(),
-        y_label: "y".into(),
-        x_axis: XAxis::Log2Bytes,
-        series: vec![
-            Series { name: "one".into(), points: vec![(1024.0, 1.0), (4096.0, 3.0)] },
-            Series { name: "two".into(), points: vec![(2048.0, 2.0)] },
-        ],
-        h_lines: vec![(2.5, "ceiling".into())],
-        v_lines: vec![(2048.0, "knee".into())],
-    };
-    let svg = plot.svg();
-    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    assert_eq!(svg.matches("<polyline").count(), 2);
-    assert_eq!(svg.matches("<circle").count(), 3);
-    for text in ["A &lt;title&gt;", "one", "two", "ceiling", "knee", "1K", "4K"] {
-        assert!(svg.contains(text), "missing {text}");
-    }
-}
-
-#[test]
 fn tables_render_and_serialize_every_cell() {
     use host::table::{Cell, Table};
     let mut table = Table::new("t", &["name", "value"]);

@@ -72,7 +72,8 @@ pub struct Options {
     #[arg(long)]
     pub csv: Option<PathBuf>,
 
-    /// Write the sweeps' plots (SVG) into this folder.
+    /// Write SVG charts into this folder: the probes' sweeps and each ladder's steps against its
+    /// limits (one chart per reduction size, per GEMM precision and shape).
     #[arg(long)]
     pub plots: Option<PathBuf>,
 

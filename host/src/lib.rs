@@ -92,8 +92,9 @@ pub fn run(options: &Options) -> Result<bool> {
         flush_l2: !options.no_flush,
     };
     let timer = Timer::new(&gpu, timing)?;
+    let date = utc_now();
     let mut results = serde_json::json!({
-        "date_utc": utc_now(),
+        "date_utc": date,
         "device": gpu.info.json(),
         "seed": seed,
         "timing": { "repetitions": timing.repetitions, "warmup": timing.warmup, "l2_flushed": timing.flush_l2 },
@@ -123,6 +124,10 @@ pub fn run(options: &Options) -> Result<bool> {
             }
             print!("{}", report::table(&gpu.info, n, bench.bytes_read(), &rows).render());
             records.extend(report::records(&gpu.info, n, bench.bytes_read(), &rows));
+            if let Some(dir) = &options.plots {
+                // No CUB figure: the host does not measure CUB (bench/cub does, beside it).
+                reduce::chart::ladder(&gpu.info, &date, n, bench.bytes_read(), &rows, None).write(dir)?;
+            }
         }
     }
 
@@ -140,18 +145,18 @@ pub fn run(options: &Options) -> Result<bool> {
         }
         all_passed &= output.failures.is_empty();
         if let Some(dir) = &options.plots {
-            std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("{}: {e}", dir.display())))?;
             for plot in &output.plots {
-                let path = dir.join(format!("{}.svg", plot.name));
-                std::fs::write(&path, plot.svg())
-                    .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+                plot.write(dir)?;
             }
         }
     }
 
     if !gemms.is_empty() {
-        let run = gemm::suite::run(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only)?;
+        let run = gemm::suite::run(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only, &date)?;
         all_passed &= run.passed;
+        if let Some(dir) = &options.plots {
+            plot::ladder::write_all(dir, &run.charts)?;
+        }
         for table in &run.tables {
             print!("{}", table.render());
         }

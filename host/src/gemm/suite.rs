@@ -8,18 +8,20 @@ use super::registry::{GemmKernel, Precision};
 use super::runner::{GemmBench, GemmCheck};
 use crate::error::Result;
 use crate::gpu::Gpu;
+use crate::plot::ladder::LadderChart;
 use crate::probes::tensor_ceiling::{self, Ceilings, short_name};
 use crate::records::{Family, Record, finite, from_probe_table};
 use crate::table::{Cell, Table};
 use crate::timing::{Timer, Timing};
 
 /// What the ladder gives: whether every check passed, the tables to print, the records,
-/// the ceilings (when a tensor-core step ran) and the ceiling probe's failed checks, if it
-/// ran here (`p8_tensor_ceiling: …`, as a probe's).
+/// a chart per table, the ceilings (when a tensor-core step ran) and the ceiling probe's
+/// failed checks, if it ran here (`p8_tensor_ceiling: …`, as a probe's).
 pub struct GemmRun {
     pub passed: bool,
     pub tables: Vec<Table>,
     pub records: Vec<Record>,
+    pub charts: Vec<LadderChart>,
     pub ceilings: Option<Ceilings>,
     pub failures: Vec<String>,
 }
@@ -83,6 +85,7 @@ pub fn run(
     shapes: &[(u32, u32, u32)],
     seed: u64,
     verify_only: bool,
+    date: &str,
 ) -> Result<GemmRun> {
     let cublas = Cublas::open(gpu)?;
     if cublas.is_none() {
@@ -92,6 +95,7 @@ pub fn run(
         passed: true,
         tables: Vec::new(),
         records: Vec::new(),
+        charts: Vec::new(),
         ceilings: None,
         failures: Vec::new(),
     };
@@ -130,6 +134,7 @@ pub fn run(
             ),
             COLUMNS,
         );
+        let mut chart = super::chart::new(precision, (m, n, k), &gpu.info, date);
         let (label, vendor) = match precision {
             Precision::F32 => ("cuBLAS SGEMM (no TF32)", "cuBLAS SGEMM"),
             _ => ("cuBLAS GemmEx (f32 compute)", "cuBLAS GemmEx"),
@@ -149,6 +154,9 @@ pub fn run(
                 }
                 table.push(row(label, &record, None, &check));
                 let rate = record.figure;
+                if let Some(rate) = rate {
+                    chart.baseline(label, rate);
+                }
                 out.records.push(record);
                 rate
             }
@@ -158,10 +166,12 @@ pub fn run(
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
             if let Some(reason) = kernel.unavailable((major, minor), gpu.info.ptx_arch) {
                 table.notes.push(format!("{reason}: skipped"));
+                chart.step(kernel.id, super::chart::group(kernel), None, "skipped");
                 continue;
             }
             if let Some(refusal) = kernel.refusal(m, n, k) {
                 table.notes.push(format!("refused before launch: {refusal}"));
+                chart.step(kernel.id, super::chart::group(kernel), None, "refused");
                 continue;
             }
             let check = bench.check_kernel(kernel)?;
@@ -174,6 +184,7 @@ pub fn run(
             };
             let mut record = record(kernel.id, &bench, &check, timing.as_ref());
             let rate = record.figure;
+            chart.step(kernel.id, super::chart::group(kernel), rate, if check.passed() { "not timed" } else { "WRONG" });
             if baseline.is_some() {
                 record.vendor = Some(vendor.into());
                 record.percent_of_vendor = rate.zip(baseline).and_then(|(r, b)| finite(100.0 * r / b));
@@ -208,6 +219,8 @@ pub fn run(
             precision.tolerance()
         ));
         out.tables.push(table);
+        super::chart::add_ceilings(&mut chart, |i| ceilings.and_then(|c| c.get(i, precision)));
+        out.charts.push(chart);
     }
     Ok(out)
 }

@@ -106,11 +106,11 @@ fn bundle(ws: &Workspace, out: &Path) -> Result<()> {
 }
 
 /// The bundle's `run.sh`: the start of [`RUN_SCRIPT`], the sanitizer functions
-/// ([`sanitize::BASH`]), the rest.
+/// ([`sanitize::bash`]), the rest.
 fn run_script() -> String {
     let (head, tail) =
         RUN_SCRIPT.split_once(SANITIZE_FUNCTIONS).expect("run.sh has a place for the sanitizer");
-    format!("{head}{}{tail}", sanitize::BASH.trim_start_matches('\n'))
+    format!("{head}{}{tail}", sanitize::bash().trim_start_matches('\n'))
 }
 
 const SANITIZE_FUNCTIONS: &str = "@SANITIZE_FUNCTIONS@\n";

@@ -6,7 +6,7 @@
 //! runs `compute-sanitizer --tool TOOL <gpu tests> --test-threads=1 --skip n_past …` once per
 //! tool, with `GPU_KERNELS_PTX_DIR` set to the PTX, and keeps each full log in
 //! `target/sanitize/<tool>.log`. The bundle's `run.sh --sanitize` does the same in bash
-//! ([`BASH`]); both read the logs with the same patterns and print the same line:
+//! ([`bash`]); both read the logs with the same patterns and print the same line:
 //!
 //! ```text
 //! memcheck  ok   errors 0; tests ok: 88 passed, 0 failed, 6 ignored; exit 0; 212.4 s; log target/sanitize/memcheck.log
@@ -42,6 +42,15 @@ pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"]
 /// input) would take hours under a sanitizer and need its shadow memory on top. Given as a
 /// substring and as the full name, so that the skip holds with `--exact` too.
 pub const SKIPPED: [&str; 2] = ["n_past", "all_kernels/n_past_2^32"];
+
+/// Tests racecheck skips: `cublas/row_major_matches_the_reference` launches nothing but
+/// cuBLAS's kernels. Racecheck reports shared-memory hazards inside cuBLAS 13's Hopper `nvjet`
+/// kernels (5 reports of 384 to 512 hazards each, H200, compute-sanitizer 2025.3.1,
+/// 2026-11-23): closed vendor code that we can neither read nor fix. Leaving those kernels out
+/// by name instead (`--kernel-name-exclude regex=nvjet|…`) made the sanitizer itself fail
+/// ("failed to handle a hardware exception") and lose the context. Memcheck, synccheck and
+/// initcheck still run the test; racecheck still checks every kernel of this project.
+pub const RACECHECK_SKIPPED: [&str; 1] = ["cublas/"];
 
 /// Where the sanitizer is looked for after `$PATH`, in order: `$CUDA_HOME/bin`, then this.
 pub const DEFAULT_CUDA_BIN: &str = "/usr/local/cuda/bin";
@@ -134,12 +143,14 @@ fn is_executable(path: &Path) -> bool {
 
 /// The arguments of compute-sanitizer for one tool over the GPU test binary: the tool, the
 /// binary, one test thread (the tests share one device and one lock anyway), the skips, then
-/// the user's test arguments. No tool-specific option: each tool's defaults (racecheck's
-/// detect level `warn`, so warnings are reported and counted).
+/// the user's test arguments. Each tool runs with its defaults (racecheck's detect level
+/// `warn`, so warnings are reported and counted); racecheck also skips the cuBLAS test
+/// ([`RACECHECK_SKIPPED`]).
 pub fn sanitizer_args(tool: &str, test_binary: &Path, test_args: &[String]) -> Vec<OsString> {
     let mut args: Vec<OsString> =
         vec!["--tool".into(), tool.into(), test_binary.into(), "--test-threads=1".into()];
-    for skip in SKIPPED {
+    let racecheck_only: &[&str] = if tool == "racecheck" { &RACECHECK_SKIPPED } else { &[] };
+    for skip in SKIPPED.iter().chain(racecheck_only) {
         args.push("--skip".into());
         args.push(skip.into());
     }
@@ -347,6 +358,12 @@ pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
     eprintln!(
         "skipping all_kernels/n_past_2^32 under the sanitizers (16 GiB of input: hours, and shadow memory on top)"
     );
+    if options.tools.iter().any(|t| t == "racecheck") {
+        eprintln!(
+            "racecheck skips {}: it runs only cuBLAS's kernels (vendor code)",
+            RACECHECK_SKIPPED.join(", ")
+        );
+    }
     let mut failed = 0;
     for tool in &options.tools {
         let log = logs.join(format!("{tool}.log"));
@@ -377,7 +394,13 @@ pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
 /// The bash half of `run.sh --sanitize`: the same runs, patterns, lines and exit status as
 /// [`sanitize`], from the bundle (`$here/tests/gpu`, logs in `$here/sanitize` or
 /// `$SANITIZE_LOGS`). Defines `find_sanitizer`, `sanitizer_line` and `sanitize`.
-pub const BASH: &str = r#"
+pub fn bash() -> String {
+    let skipped: Vec<String> = RACECHECK_SKIPPED.iter().map(|s| format!("'{s}'")).collect();
+    BASH.replace("RACECHECK_SKIPPED_VALUE", &skipped.join(" "))
+}
+
+/// [`bash`] before the racecheck exclusion is filled in.
+const BASH: &str = r#"
 # ---- compute-sanitizer over the GPU tests: the same runs, lines and exit status as
 # `cargo xtask sanitize` (xtask/src/sanitize.rs, which matches the same patterns by hand).
 # Summary lines read from each log (extended regexes; the last match counts):
@@ -387,6 +410,9 @@ pub const BASH: &str = r#"
 # A run passes when its summary is there and counts 0 (racecheck: hazards, warnings
 # included), the tests' result is ok with at least one passed, and compute-sanitizer exited 0.
 sanitizer_tools="memcheck racecheck synccheck initcheck"
+# racecheck skips the tests that run only cuBLAS's kernels: see RACECHECK_SKIPPED in
+# xtask/src/sanitize.rs.
+racecheck_skipped=(RACECHECK_SKIPPED_VALUE)
 
 find_sanitizer() {
   local dir
@@ -470,9 +496,15 @@ sanitize() {
   echo "skipping all_kernels/n_past_2^32 under the sanitizers (16 GiB of input: hours, and shadow memory on top)" >&2
   for tool in "${list[@]}"; do
     log="$logs/$tool.log"
+    local skips=() skip
+    if [ "$tool" = racecheck ]; then
+      for skip in "${racecheck_skipped[@]}"; do skips+=(--skip "$skip"); done
+      echo "racecheck skips ${racecheck_skipped[*]}: it runs only cuBLAS's kernels (vendor code)" >&2
+    fi
     echo "running $tool over the GPU tests ..." >&2
     start=$(date +%s.%N)
     "$cs" --tool "$tool" "$here/tests/gpu" --test-threads=1 --skip n_past --skip 'all_kernels/n_past_2^32' \
+      ${skips[@]+"${skips[@]}"} \
       ${args[@]+"${args[@]}"} >"$log" 2>&1
     rc=$?
     secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
@@ -622,6 +654,7 @@ test fill_matches_the_cpu_generator ... ok
         let binary = Path::new("/r/target/release/deps/gpu-0123abcd");
         for tool in TOOLS {
             let args = sanitizer_args(tool, binary, &[]);
+            let racecheck: &[&str] = if tool == "racecheck" { &["--skip", "cublas/"] } else { &[] };
             let expected: Vec<OsString> = [
                 "--tool",
                 tool,
@@ -633,6 +666,7 @@ test fill_matches_the_cpu_generator ... ok
                 "all_kernels/n_past_2^32",
             ]
             .iter()
+            .chain(racecheck)
             .map(OsString::from)
             .collect();
             assert_eq!(args, expected, "{tool}");
@@ -714,7 +748,8 @@ test fill_matches_the_cpu_generator ... ok
         for (i, (tool, log, exit)) in cases.into_iter().enumerate() {
             let path = dir.join(format!("{i}.log"));
             std::fs::write(&path, log).unwrap();
-            let script = format!("{BASH}\nsanitizer_line {tool} '{}' {exit} 12.5 shown.log", path.display());
+            let script =
+                format!("{}\nsanitizer_line {tool} '{}' {exit} 12.5 shown.log", bash(), path.display());
             let out = Command::new("bash").arg("-c").arg(&script).output().unwrap();
             let rust = Outcome::from_log(tool, log, exit, 12.5);
             assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), rust.line("shown.log"), "case {i}");

@@ -17,7 +17,7 @@ for path in files:
         if m:
             flush(); title = f'{m.group(1)} {m.group(2)}'; rows = []
             continue
-        m = re.match(r'^([gt]\d+\w*)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)', line)
+        m = re.match(r'^([gt]\d+\w*)\s+([\d.]+)[†‡]?(?:\s+\d+(?=\s))?\s+([\d.]+)\s+([\d.]+)', line)
         if m and title:
             rows.append((m.group(1), float(m.group(4))))
     flush()

@@ -13,7 +13,8 @@ for path in sys.argv[1:]:
         m = re.match(r'^(FP32|FP16|BF16)\b.*M×N×K = (\S+),', line)
         if m:
             key = (m.group(1), m.group(2)); tables[key] = []; continue
-        m = re.match(r'^(cuBLAS \S+|[gt]\d+\w*)(?: \([^)]*\))?\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)', line)
+        # kernel, median µs (a mark † or ‡ after it when cut short), [reps,] TFLOP/s, % of cuBLAS, % of ceiling
+        m = re.match(r'^(cuBLAS \S+|[gt]\d+\w*)(?: \([^)]*\))?\s+([\d.]+)[†‡]?(?:\s+\d+(?=\s))?\s+([\d.]+)\s+([\d.]+)\s+(\S+)', line)
         if m and key:
             ceiling = None if m.group(5) == '-' else float(m.group(5))
             tables[key].append((m.group(1), float(m.group(3)), float(m.group(4)), ceiling))

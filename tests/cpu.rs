@@ -179,7 +179,10 @@ fn read_ptx(arch: &str) -> String {
 fn ptx_is_built_for_ampere_and_hopper() {
     let archs: Vec<String> = available_archs(&ptx_dir()).iter().map(Arch::to_string).collect();
     for arch in ["sm_80", "sm_90", "sm_90a"] {
-        assert!(archs.iter().any(|a| a == arch), "no {arch} PTX (found {archs:?}): the host's build script builds it");
+        assert!(
+            archs.iter().any(|a| a == arch),
+            "no {arch} PTX (found {archs:?}): the host's build script builds it"
+        );
     }
     for (arch, isa) in [("sm_80", "7.8"), ("sm_90", "7.8"), ("sm_90a", "8.0")] {
         let text = read_ptx(arch);

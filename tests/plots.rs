@@ -12,7 +12,7 @@ use host::ptx::Arch;
 use host::reduce::registry::REDUCE_KERNELS;
 use host::reduce::runner::Check;
 use host::report::Row;
-use host::timing::Timing;
+use host::timing::{Stop, Timing};
 use std::path::PathBuf;
 
 const DATE: &str = "2026-11-22T14:03:11Z";
@@ -194,6 +194,7 @@ fn reduction_rows() -> Vec<Row> {
                     q1_ms: median_ms,
                     q3_ms: median_ms,
                     repetitions: 30,
+                    stop: Stop::Settled,
                 }),
             }
         })

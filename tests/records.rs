@@ -8,7 +8,7 @@ use host::reduce::registry::REDUCE_KERNELS;
 use host::reduce::runner::Check;
 use host::report::{self, Row};
 use host::table::{Cell, Table};
-use host::timing::Timing;
+use host::timing::{Stop, Timing};
 use serde_json::json;
 
 /// An H200 as the driver describes it: 4814 GB/s theoretical.
@@ -39,6 +39,7 @@ fn timing(median_us: f64, spread_percent: f64) -> Timing {
         q1_ms: median_ms - half,
         q3_ms: median_ms + half,
         repetitions: 30,
+        stop: Stop::Settled,
     }
 }
 
@@ -60,20 +61,20 @@ fn gemm(kernel: &str, median_us: f64, spread_percent: f64) -> Record {
 #[test]
 fn spread_is_the_interquartile_range_and_ignores_one_outlier() {
     let mut samples: Vec<f64> = (1..=9).map(f64::from).collect();
-    let t = Timing::from_samples(&mut samples);
+    let t = Timing::from_samples(&mut samples, Stop::Settled);
     assert_eq!((t.median_ms, t.min_ms, t.max_ms, t.repetitions), (5.0, 1.0, 9.0, 9));
     assert_eq!((t.q1_ms, t.q3_ms), (3.0, 7.0));
     assert_eq!(t.spread_percent(), 80.0);
     // Quartiles interpolate between ranks: 1, 2, 3, 4 → 1.75 and 3.25.
-    let t = Timing::from_samples(&mut [4.0, 1.0, 3.0, 2.0]);
+    let t = Timing::from_samples(&mut [4.0, 1.0, 3.0, 2.0], Stop::Settled);
     assert_eq!((t.q1_ms, t.median_ms, t.q3_ms), (1.75, 2.5, 3.25));
     // Thirty steady repetitions and one preempted one: the spread stays small.
     let mut steady: Vec<f64> = (0..30).map(|i| 1.0 + f64::from(i % 3) * 0.001).collect();
     steady.push(5.0);
-    let t = Timing::from_samples(&mut steady);
+    let t = Timing::from_samples(&mut steady, Stop::Settled);
     assert_eq!(t.max_ms, 5.0);
     assert!(t.spread_percent() < 0.3, "{}", t.spread_percent());
-    let t = Timing::from_samples(&mut [2.0]);
+    let t = Timing::from_samples(&mut [2.0], Stop::Settled);
     assert_eq!((t.spread_percent(), t.q1_ms, t.q3_ms), (0.0, 2.0, 2.0));
 }
 

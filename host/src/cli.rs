@@ -37,12 +37,39 @@ pub struct Options {
     #[arg(long)]
     pub block: Option<u32>,
 
-    /// Timed repetitions per kernel (the median is reported).
-    #[arg(short, long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
-    pub reps: u32,
+    /// Timed repetitions per kernel, at least (the median is reported). Timing is
+    /// adaptive: past this minimum and --min-time, a kernel is timed until its median's
+    /// noise is under --max-noise, within --timeout.
+    #[arg(short = 'r', long, visible_alias = "reps", default_value_t = crate::timing::DEFAULT_MIN_SAMPLES as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_samples: u32,
 
-    /// Untimed runs before the timed ones.
-    #[arg(long, default_value_t = 3)]
+    /// Seconds of measured GPU time per kernel, at least (summed over its repetitions).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::timing::DEFAULT_MIN_TIME.as_secs_f64(),
+          value_parser = parse_seconds)]
+    pub min_time: f64,
+
+    /// Stop timing a kernel once its median is known to within this many per cent (the
+    /// median's standard error, estimated from the repetitions' interquartile range).
+    #[arg(long, value_name = "PERCENT", default_value_t = crate::timing::DEFAULT_MAX_NOISE_PERCENT,
+          value_parser = parse_percent)]
+    pub max_noise: f64,
+
+    /// Seconds one kernel's timing may take at most. A kernel whose first launch shows
+    /// that --min-samples repetitions would not fit is reported with that launch alone.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::timing::DEFAULT_BUDGET.as_secs_f64(),
+          value_parser = parse_positive_seconds)]
+    pub timeout: f64,
+
+    /// Seconds one wait for the GPU may last before the kernel is reported hung and the
+    /// run stops (exit status 3).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::gpu::DEFAULT_HANG_AFTER.as_secs_f64(),
+          value_parser = parse_positive_seconds)]
+    pub hang_after: f64,
+
+    /// Untimed runs before the timed ones (fewer when they would take over a tenth of
+    /// --timeout).
+    #[arg(long, default_value_t = crate::timing::DEFAULT_WARMUP as u32)]
     pub warmup: u32,
 
     /// Do not flush the L2 before each repetition (then small inputs are served from cache).
@@ -80,6 +107,11 @@ pub struct Options {
     /// List the kernels and probes and exit.
     #[arg(long)]
     pub list: bool,
+
+    /// For the tests of fault handling only: launch this reduction kernel (e.g. `x4`) with
+    /// an output pointer into unmapped memory, so that it faults.
+    #[arg(long, hide = true, value_name = "KERNEL")]
+    pub inject_fault: Option<String>,
 }
 
 /// The commands besides running the suite.
@@ -114,6 +146,22 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     match text.trim().trim_end_matches('%').parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
         _ => Err(format!("`{text}` is not a percentage: write a number ≥ 0, e.g. 2 or 0.5")),
+    }
+}
+
+/// A non-negative, finite number of seconds.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('s').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a number of seconds: write a number ≥ 0, e.g. 10 or 0.5")),
+    }
+}
+
+/// A positive, finite number of seconds.
+fn parse_positive_seconds(text: &str) -> Result<f64, String> {
+    match parse_seconds(text) {
+        Ok(v) if v > 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a positive number of seconds: write e.g. 10 or 0.5")),
     }
 }
 

@@ -3,11 +3,27 @@
 use crate::error::{Context, Error, Result};
 use crate::ptx;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long one wait for the GPU (a launch, a copy, a repetition) may last before the
+/// kernel is called hung, unless `--hang-after` says otherwise. Far above any launch of
+/// the suite (the longest, g01 at 16384³, takes seconds), and above the 40 s of one g10
+/// launch at 100000³.
+pub const DEFAULT_HANG_AFTER: Duration = Duration::from_secs(300);
+
+/// Exit status when a kernel hangs: that of a kernel fault, which it is to the user.
+pub const EXIT_HUNG: i32 = 3;
+
+/// Waits shorter than this spin (yielding the thread); longer ones sleep in steps of a
+/// tenth of the wait so far, at most [`LONGEST_NAP`], so that a microsecond kernel is not
+/// timed a sleep late and a minute-long one does not keep a core busy.
+const SPIN_FOR: Duration = Duration::from_millis(2);
+const LONGEST_NAP: Duration = Duration::from_millis(50);
 
 /// One kernel argument, by the PTX parameter type it fills: `.u64` (pointers, `usize`,
 /// `u64`), `.u32` or `.f32`.
@@ -101,6 +117,8 @@ pub struct Gpu {
     /// Kernels already looked up: `function` runs inside timed loops, so it must cost a
     /// hash lookup, not a module search and a driver call.
     functions: Mutex<HashMap<String, CudaFunction>>,
+    /// See [`DEFAULT_HANG_AFTER`].
+    pub hang_after: Duration,
 }
 
 /// Why this machine has no GPU to run on (no driver library, or no device), or `None`
@@ -165,7 +183,16 @@ impl Gpu {
         let ptx_entries = ptx::entry_points(&text).into_iter().map(String::from).collect();
         let module = ctx.load_module(Ptx::from_src(text.clone())).context("loading the PTX")?;
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, info, module, ptx_entries, ptx: text, functions: Mutex::default() })
+        Ok(Gpu {
+            ctx,
+            stream,
+            info,
+            module,
+            ptx_entries,
+            ptx: text,
+            functions: Mutex::default(),
+            hang_after: DEFAULT_HANG_AFTER,
+        })
     }
 
     /// The kernel `name` from the PTX (looked up once, then cached).
@@ -266,9 +293,44 @@ impl Gpu {
         Ok(self.ctx.mem_get_info().context("reading free memory")?.0 as u64)
     }
 
-    /// Waits for all queued work and turns a kernel fault into an error.
+    /// Waits for all queued work and turns a kernel fault into an error (a hang ends the
+    /// process: see [`Gpu::wait_for`]).
     pub fn sync(&self, what: &str) -> Result<()> {
-        self.stream.synchronize().context(what)
+        let event = self.ctx.new_event(None).context("creating an event")?;
+        event.record(&self.stream).context(what)?;
+        self.wait_for(&event, what)
+    }
+
+    /// Waits until `event` has happened, polling: a fault comes back as an error; work
+    /// still running after [`Gpu::hang_after`] is a hung kernel. Then the process stops
+    /// here with [`EXIT_HUNG`], saying which step hung: nothing can be freed or synchronized
+    /// while the kernel runs (cudarc's drops synchronize), the records of every finished
+    /// kernel are already on disk, and ending the process is what ends the kernel.
+    pub fn wait_for(&self, event: &CudaEvent, what: &str) -> Result<()> {
+        let start = Instant::now();
+        loop {
+            if event.try_is_complete().context(what)? {
+                return Ok(());
+            }
+            let waited = start.elapsed();
+            if waited >= self.hang_after {
+                crate::progress::finish();
+                eprintln!(
+                    "error: {}: {what}: the GPU is still busy after {} (--hang-after): the kernel hangs, \
+                     or is far slower than that limit allows. Stopping the process, which ends the kernel; \
+                     the records written so far are kept.",
+                    crate::progress::current(),
+                    crate::progress::duration(waited)
+                );
+                std::process::exit(EXIT_HUNG);
+            }
+            if waited < SPIN_FOR {
+                std::thread::yield_now();
+            } else {
+                crate::progress::waiting();
+                std::thread::sleep((waited / 10).min(LONGEST_NAP));
+            }
+        }
     }
 
     /// Launches `function` with plain arguments (device pointers and sizes as `u64`).

@@ -5,15 +5,18 @@
 //! [`cli::Options`]; the GPU tests drive the same pieces directly.
 
 pub mod cli;
-pub mod conditions;
 pub mod compare;
+pub mod conditions;
 pub mod error;
 pub mod gemm;
 pub mod gpu;
 pub mod inputs;
+pub mod interrupt;
 pub mod memory;
+pub mod output;
 pub mod plot;
 pub mod probes;
+pub mod progress;
 pub mod ptx;
 pub mod records;
 pub mod reduce;
@@ -24,12 +27,21 @@ pub mod timing;
 use cli::Options;
 use error::{Error, Result};
 use gpu::Gpu;
-use reduce::registry::REDUCE_KERNELS;
+use output::Output;
+use reduce::registry::{REDUCE_KERNELS, ReduceKernel};
 use reduce::runner::ReduceBench;
 use report::Row;
+use std::time::Duration;
 use timing::{Timer, TimingOptions};
 
+/// How many units of work the note of an unfinished run names before "and N more".
+const NOT_RUN_SHOWN: usize = 8;
+
 /// Runs the suite; returns whether every kernel's and probe's result was right.
+///
+/// Every record is on disk as soon as its kernel finishes ([`output`]). A run that stops
+/// early (Ctrl-C, a kernel fault, any error) says what it did not run and returns the
+/// error, whose [`error::Kind`] gives the exit status.
 pub fn run(options: &Options) -> Result<bool> {
     if options.list {
         for k in REDUCE_KERNELS {
@@ -63,12 +75,25 @@ pub fn run(options: &Options) -> Result<bool> {
             )));
         }
     }
-    // Reject a bad --block before touching the GPU.
+    // Reject a bad --block, and an output path that cannot be written, before touching the
+    // GPU: nothing measured is ever lost to a typo.
     for k in &kernels {
         k.block_size(options.block)?;
     }
+    if let Some(target) = &options.inject_fault
+        && !kernels.iter().any(|k| k.id.starts_with(target.as_str()))
+    {
+        return Err(Error::new(format!(
+            "--inject-fault {target}: no selected reduction kernel starts with it"
+        )));
+    }
+    let mut output =
+        Output::prepare(options.json.as_deref(), options.csv.as_deref(), options.plots.as_deref())?;
+    interrupt::install();
+
     let ptx_dir = options.ptx_dir.clone().unwrap_or_else(ptx::default_dir);
-    let gpu = Gpu::open(options.device, &ptx_dir)?;
+    let mut gpu = Gpu::open(options.device, &ptx_dir)?;
+    gpu.hang_after = Duration::from_secs_f64(options.hang_after);
     let seed = options.seed.unwrap_or_else(clock_seed);
     println!("{}", gpu.info.describe());
     // Clocks, temperature, power and throttling now and at the end: a slow run, told apart
@@ -76,112 +101,185 @@ pub fn run(options: &Options) -> Result<bool> {
     let monitor = conditions::Monitor::open(&gpu);
     let start_conditions = monitor.sample();
     println!("{}", monitor.line("run conditions", &start_conditions));
+    let timing = TimingOptions {
+        min_samples: options.min_samples as usize,
+        min_time: Duration::from_secs_f64(options.min_time),
+        max_noise_percent: options.max_noise,
+        budget: Duration::from_secs_f64(options.timeout),
+        warmup: options.warmup as usize,
+        flush_l2: !options.no_flush,
+    };
     if options.verify_only {
         println!("seed {seed}; verification only, no timing");
     } else {
         println!(
-            "seed {seed}; CUDA-event timing: median of {} after {} warm-up, L2 {}",
-            options.reps,
-            options.warmup,
-            if options.no_flush { "not flushed" } else { "flushed before each repetition" }
+            "seed {seed}; CUDA-event timing after {} warm-up, L2 {}: each figure the median of at least {} \
+             repetitions and {} of GPU time, more until its noise is under {} %, within {} per kernel",
+            timing.warmup,
+            if timing.flush_l2 { "flushed before each repetition" } else { "not flushed" },
+            timing.min_samples,
+            progress::duration(timing.min_time),
+            timing.max_noise_percent,
+            progress::duration(timing.budget),
         );
     }
-    let timing = TimingOptions {
-        repetitions: options.reps as usize,
-        warmup: options.warmup as usize,
-        flush_l2: !options.no_flush,
-    };
     let timer = Timer::new(&gpu, timing)?;
     let date = utc_now();
-    let mut results = serde_json::json!({
+    let header = serde_json::json!({
         "date_utc": date,
         "device": gpu.info.json(),
         "seed": seed,
-        "timing": { "repetitions": timing.repetitions, "warmup": timing.warmup, "l2_flushed": timing.flush_l2 },
+        "timing": {
+            "min_samples": timing.min_samples,
+            "min_time_s": timing.min_time.as_secs_f64(),
+            "max_noise_percent": timing.max_noise_percent,
+            "budget_s": timing.budget.as_secs_f64(),
+            "warmup": timing.warmup,
+            "l2_flushed": timing.flush_l2,
+        },
     });
-    // Every kernel and size as a record, and every failed probe check as printed.
-    let (mut records, mut failures) = (Vec::new(), Vec::<String>::new());
+    let mut work: Vec<String> =
+        options.n.iter().flat_map(|&n| kernels.iter().map(move |k| report::item(k.id, n))).collect();
+    work.extend(probes.iter().map(|p| p.id.to_string()));
+    work.extend(gemm::suite::work(&gemms, &options.gemm));
+    output.start(work, header)?;
 
-    let mut all_passed = true;
-    if !kernels.is_empty() {
-        for &n in &options.n {
-            eprintln!("preparing n = {n} ...");
-            let bench = ReduceBench::new(&gpu, n, seed)?;
-            let mut rows = Vec::new();
-            for kernel in &kernels {
-                let block = kernel.block_size(options.block)?;
-                let plan = bench.plan(kernel, block)?;
-                let check = bench.check(&plan)?;
-                // A wrong kernel is reported, never timed: its speed would mean nothing.
-                let timing = if check.passed() && !options.verify_only {
-                    eprintln!("timing {} ...", kernel.id);
-                    Some(bench.time(&plan, &timer)?)
-                } else {
-                    None
-                };
-                all_passed &= check.passed();
-                rows.push(Row { kernel, block, launches: plan.launches, check, timing });
-            }
-            print!("{}", report::table(&gpu.info, n, bench.bytes_read(), &rows).render());
-            records.extend(report::records(&gpu.info, n, bench.bytes_read(), &rows));
-            if let Some(dir) = &options.plots {
-                // No CUB figure: the host does not measure CUB (bench/cub does, beside it).
-                reduce::chart::ladder(&gpu.info, &date, n, bench.bytes_read(), &rows, None).write(dir)?;
-            }
-        }
-    }
-
-    let context = probes::ProbeContext { gpu: &gpu, timer: &timer, seed };
-    for probe in probes {
-        eprintln!("running {} ...", probe.id);
-        let output = (probe.run)(&context)?;
-        for table in &output.tables {
-            print!("{}", table.render());
-            records.extend(records::from_probe_table(probe.id, table));
-        }
-        for failure in &output.failures {
-            println!("WRONG: {failure}");
-            failures.push(format!("{}: {failure}", probe.id));
-        }
-        all_passed &= output.failures.is_empty();
-        if let Some(dir) = &options.plots {
-            for plot in &output.plots {
-                plot.write(dir)?;
-            }
-        }
-    }
-
-    if !gemms.is_empty() {
-        let run = gemm::suite::run(&gpu, &timer, &gemms, &options.gemm, seed, options.verify_only, &date)?;
-        all_passed &= run.passed;
-        if let Some(dir) = &options.plots {
-            plot::ladder::write_all(dir, &run.charts)?;
-        }
-        for table in &run.tables {
-            print!("{}", table.render());
-        }
-        records.extend(run.records);
-        failures.extend(run.failures);
-        if let Some(ceilings) = run.ceilings {
-            results["tensor_ceilings"] = ceilings.json();
-        }
-    }
+    let selection = Selection { kernels: &kernels, probes: &probes, gemms: &gemms };
+    let outcome = run_selection(&gpu, &timer, options, &selection, seed, &date, &mut output);
+    progress::finish();
 
     let end_conditions = monitor.sample();
     if monitor.available() {
         println!("{}", monitor.line("conditions at the end", &end_conditions));
     }
-    results["conditions"] = monitor.json(&start_conditions, &end_conditions);
-
-    if let Some(path) = &options.csv {
-        let date = results["date_utc"].as_str().unwrap_or_default();
-        records::write_file(path, &records::csv(&gpu.info.name, date, &records))?;
+    output.set("conditions", monitor.json(&start_conditions, &end_conditions));
+    let closed = output.close(outcome.is_ok());
+    if outcome.is_err() {
+        report_not_run(output.not_run(), options);
     }
-    if let Some(path) = &options.json {
-        results["failures"] = failures.into();
-        records::write_file(path, &records::results_json(results, &records))?;
+    let passed = outcome?;
+    closed?;
+    Ok(passed)
+}
+
+/// What `run` was asked to run.
+struct Selection<'a> {
+    kernels: &'a [&'static ReduceKernel],
+    probes: &'a [&'static probes::ProbeInfo],
+    gemms: &'a [&'static gemm::registry::GemmKernel],
+}
+
+/// Says on stderr what an unfinished run did not run, and where the rest is.
+fn report_not_run(not_run: &[String], options: &Options) {
+    if not_run.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = not_run.iter().take(NOT_RUN_SHOWN).map(String::as_str).collect();
+    let more = not_run.len().saturating_sub(NOT_RUN_SHOWN);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let kept: Vec<String> =
+        [&options.json, &options.csv].into_iter().flatten().map(|p| p.display().to_string()).collect();
+    let kept = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("; the records of what finished are in {}", kept.join(" and "))
+    };
+    eprintln!("not run ({} of the selection): {}{more}{kept}", not_run.len(), names.join("; "));
+}
+
+/// The reductions, the probes and the GEMM ladder, in that order, each record written as
+/// it is measured.
+fn run_selection(
+    gpu: &Gpu,
+    timer: &Timer,
+    options: &Options,
+    selection: &Selection,
+    seed: u64,
+    date: &str,
+    output: &mut Output,
+) -> Result<bool> {
+    let mut all_passed = true;
+    for &n in options.n.iter().filter(|_| !selection.kernels.is_empty()) {
+        interrupt::check()?;
+        let preparing = format!("preparing n = {n}");
+        progress::begin(preparing.clone());
+        let bench = ReduceBench::new(gpu, n, seed).map_err(|e| e.during(&preparing))?;
+        let mut rows = Vec::new();
+        for &kernel in selection.kernels {
+            interrupt::check()?;
+            let item = report::item(kernel.id, n);
+            let row = reduce_one(&bench, kernel, timer, options).map_err(|e| e.during(&item))?;
+            all_passed &= row.check.passed();
+            output.finished(&item, vec![report::record(&gpu.info, n, bench.bytes_read(), &row)])?;
+            rows.push(row);
+        }
+        output.table(&report::table(&gpu.info, n, bench.bytes_read(), &rows));
+        // No CUB figure: the host does not measure CUB (bench/cub does, beside it).
+        output.chart(&reduce::chart::ladder(&gpu.info, date, n, bench.bytes_read(), &rows, None))?;
+    }
+
+    let context = probes::ProbeContext { gpu, timer, seed };
+    for &probe in selection.probes {
+        interrupt::check()?;
+        progress::begin(format!("running {}", probe.id));
+        let probe_output = (probe.run)(&context).map_err(|e| e.during(probe.id))?;
+        let mut probe_records = Vec::new();
+        for table in &probe_output.tables {
+            output.table(table);
+            probe_records.extend(records::from_probe_table(probe.id, table));
+        }
+        for failure in &probe_output.failures {
+            println!("WRONG: {failure}");
+            output.failure(format!("{}: {failure}", probe.id));
+        }
+        all_passed &= probe_output.failures.is_empty();
+        for plot in &probe_output.plots {
+            output.plot(plot)?;
+        }
+        output.finished(probe.id, probe_records)?;
+    }
+
+    if !selection.gemms.is_empty() {
+        let run = gemm::suite::run(
+            gpu,
+            timer,
+            selection.gemms,
+            &options.gemm,
+            seed,
+            options.verify_only,
+            date,
+            output,
+        )?;
+        all_passed &= run.passed;
+        if let Some(ceilings) = run.ceilings {
+            output.set("tensor_ceilings", ceilings.json());
+        }
     }
     Ok(all_passed)
+}
+
+/// Checks (and, when right and asked, times) one reduction kernel on one input.
+fn reduce_one(
+    bench: &ReduceBench,
+    kernel: &'static ReduceKernel,
+    timer: &Timer,
+    options: &Options,
+) -> Result<Row> {
+    let block = kernel.block_size(options.block)?;
+    let mut plan = bench.plan(kernel, block)?;
+    if options.inject_fault.as_deref().is_some_and(|target| kernel.id.starts_with(target)) {
+        bench.misdirect_output(&mut plan);
+    }
+    progress::begin(format!("checking {}", report::item(kernel.id, bench.n)));
+    let check = bench.check(&plan)?;
+    // A wrong kernel is reported, never timed: its speed would mean nothing.
+    let timing = if check.passed() && !options.verify_only {
+        progress::begin(format!("timing {}", report::item(kernel.id, bench.n)));
+        Some(bench.time(&plan, timer)?)
+    } else {
+        None
+    };
+    Ok(Row { kernel, block, launches: plan.launches, check, timing })
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

@@ -57,6 +57,9 @@ impl DeviceBuffer {
         // SAFETY: `Plain` types have no padding and accept any bit pattern, so their
         // storage may be written as bytes.
         let raw = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), bytes) };
+        // The kernels before the copy first, through the wait that notices a hung one (the
+        // copy itself would block for ever behind it).
+        gpu.sync("waiting for the kernels before a copy")?;
         gpu.stream.memcpy_dtoh(&self.slice.slice(..bytes), raw).context("copying to the host")?;
         gpu.sync("waiting for a copy")?;
         Ok(values)

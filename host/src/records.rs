@@ -12,7 +12,7 @@
 
 use crate::error::{Error, Result};
 use crate::table::{Cell, Table};
-use crate::timing::Timing;
+use crate::timing::{Stop, Timing};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -64,6 +64,10 @@ pub struct Record {
     /// noise `host compare` weighs a difference against.
     pub spread_percent: Option<f64>,
     pub repetitions: Option<u64>,
+    /// What ended the timing: `settled` (the minimum reached, the median's noise under the
+    /// target), `budget` (cut short by the time budget) or `one_launch` (one launch
+    /// showed the minimum would not fit the budget). Absent in files older than it.
+    pub stop: Option<Stop>,
     /// The headline figure (`figure` `unit`: 4671.9 GB/s, 612.3 TFLOP/s).
     pub figure: Option<f64>,
     pub unit: Option<String>,
@@ -98,6 +102,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "max_us",
     "spread_percent",
     "repetitions",
+    "stop",
     "figure",
     "unit",
     "percent_of_limit",
@@ -131,6 +136,7 @@ impl Record {
             max_us: None,
             spread_percent: None,
             repetitions: None,
+            stop: None,
             figure: None,
             unit: None,
             percent_of_limit: None,
@@ -151,6 +157,7 @@ impl Record {
         self.max_us = finite(t.max_ms * 1e3);
         self.spread_percent = finite(t.spread_percent());
         self.repetitions = Some(t.repetitions as u64);
+        self.stop = Some(t.stop);
     }
 
     /// What `host compare` matches records on.

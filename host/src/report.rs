@@ -67,7 +67,19 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
             info.name,
             info.theoretical_bandwidth() / 1e9
         ),
-        &["kernel", "block", "runs", "median µs", "spread", "GB/s", "% peak", "step ×", "total ×", "check"],
+        &[
+            "kernel",
+            "block",
+            "launches",
+            "median µs",
+            "reps",
+            "spread",
+            "GB/s",
+            "% peak",
+            "step ×",
+            "total ×",
+            "check",
+        ],
     );
     let mut ladder: Option<Ladder> = None;
     let (mut first, mut previous): (Option<f64>, Option<f64>) = (None, None);
@@ -90,6 +102,7 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
             Cell::Int(i64::from(row.block)),
             Cell::Int(row.launches as i64),
             row.timing.map_or(Cell::Num(f64::NAN, 1), Cell::Time),
+            row.timing.map_or("-".into(), |t| Cell::Int(t.repetitions as i64)),
             record.spread_percent.map_or("-".into(), |s| format!("{s:.1}%").into()),
             Cell::Figure(record.figure.unwrap_or(f64::NAN), 1, "GB/s"),
             Cell::OfLimit(record.percent_of_limit.unwrap_or(f64::NAN), 1),
@@ -106,4 +119,10 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
 /// The records of one input size, in the table's order.
 pub fn records(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Vec<Record> {
     rows.iter().map(|row| record(info, n, bytes, row)).collect()
+}
+
+/// The unit of work "`kernel` over n elements", as progress and the list of what was not
+/// run name it.
+pub fn item(kernel: &str, n: usize) -> String {
+    format!("{kernel}, n = {}", human_size(n as u64))
 }

@@ -3,7 +3,7 @@
 //! say what they hold (a timing, the row's figure, its % of a limit) and not only how to
 //! print it.
 
-use crate::timing::Timing;
+use crate::timing::{Stop, Timing};
 use serde_json::{Map, Value};
 
 /// One cell: how to print it and, for the typed ones, what it means.
@@ -38,7 +38,9 @@ impl Cell {
             Cell::Num(..) | Cell::Figure(..) | Cell::OfLimit(..) => "-".into(),
             Cell::Int(v) => v.to_string(),
             Cell::Text(t) => t.clone(),
-            Cell::Time(t) => format!("{:.1}", t.median_ms * 1e3),
+            Cell::Time(t) => {
+                format!("{:.1}{}", t.median_ms * 1e3, t.stop.mark().map_or("", |(mark, _)| mark))
+            }
             Cell::Size(n) => n.to_string(),
             Cell::Check(passed) => if *passed { "ok" } else { "WRONG" }.into(),
         }
@@ -148,10 +150,37 @@ impl Table {
             out += &line(row);
             out.push('\n');
         }
-        for note in &self.notes {
+        for note in self.notes.iter().chain(&self.timing_notes()) {
             out += &format!("  {note}\n");
         }
         out
+    }
+
+    /// Notes about the timings in the table: how many repetitions each median is of (when
+    /// no column says it), and what a mark after a figure means.
+    fn timing_notes(&self) -> Vec<String> {
+        let timings: Vec<&Timing> = self
+            .rows
+            .iter()
+            .flatten()
+            .filter_map(|cell| if let Cell::Time(t) = cell { Some(t) } else { None })
+            .collect();
+        let mut notes = Vec::new();
+        if timings.is_empty() {
+            return notes;
+        }
+        if !self.columns.contains(&"reps") {
+            let fewest = timings.iter().map(|t| t.repetitions).min().unwrap_or(0);
+            let most = timings.iter().map(|t| t.repetitions).max().unwrap_or(0);
+            let count = if fewest == most { fewest.to_string() } else { format!("{fewest} to {most}") };
+            notes.push(format!("µs: each the median of {count} repetitions"));
+        }
+        for stop in [Stop::Budget, Stop::OneLaunch] {
+            if let Some((mark, meaning)) = stop.mark().filter(|_| timings.iter().any(|t| t.stop == stop)) {
+                notes.push(format!("{mark} {meaning}"));
+            }
+        }
+        notes
     }
 
     /// Row `index` as `{column: value, …}`.

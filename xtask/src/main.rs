@@ -128,6 +128,8 @@ const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export GPU_KERNELS_PTX_DIR="$here/ptx"
+# The tests of whole runs (tests/runs) start this bundle's host binary.
+export HOST_BIN="$here/host"
 @SANITIZE_FUNCTIONS@
 if [ "${1:-}" = "--sanitize" ]; then
   shift
@@ -146,8 +148,9 @@ echo "== host $*"
 exit $status
 "#;
 
-/// The GPU test executable (`cargo test --no-run --test gpu`), found from cargo's JSON
-/// messages. (The CPU tests read the source tree and belong where it is.)
+/// The GPU test executables (`cargo test --no-run`: the kernels' `gpu` tests and the whole
+/// runs of the host binary, `runs`), found from cargo's JSON messages. (The CPU tests read
+/// the source tree and belong where it is.)
 fn test_binaries(ws: &Workspace) -> Result<Vec<(String, PathBuf)>> {
     let json = capture(
         cargo(ws).args([
@@ -155,8 +158,12 @@ fn test_binaries(ws: &Workspace) -> Result<Vec<(String, PathBuf)>> {
             "--release",
             "-p",
             "tests",
+            "-p",
+            "host",
             "--test",
             "gpu",
+            "--test",
+            "runs",
             "--no-run",
             "--message-format=json",
         ]),

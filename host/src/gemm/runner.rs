@@ -4,18 +4,15 @@ use super::cublas::Cublas;
 use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
 use super::registry::{GemmKernel, GridMap, Operands, Precision};
 use super::tensor_map::{Element, TensorMaps, encode};
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::gpu::{Arg, Gpu};
 use crate::inputs::fill_random;
 use crate::memory::DeviceBuffer;
 use crate::timing::{Timer, Timing};
-use cudarc::driver::{CudaFunction, LaunchConfig};
+use cudarc::driver::{CudaEvent, CudaFunction, LaunchConfig};
 
 /// A quiet NaN: written over C before each checked run, so an unwritten entry fails.
 const POISON: u32 = 0x7fc0_0000;
-
-/// Time the timed runs of one kernel may take together; slow steps get fewer repetitions.
-const TIME_BUDGET_MS: f64 = 1500.0;
 
 /// What a check found.
 #[derive(Clone, Debug)]
@@ -24,6 +21,9 @@ pub struct GemmCheck {
     pub tolerance: f64,
     /// "all entries" or "N sampled entries".
     pub method: String,
+    /// The checked launch's time (CUDA events), ms: the timer's first launch, which tells
+    /// it whether the repetitions fit the budget at all.
+    pub launch_ms: f64,
 }
 
 impl GemmCheck {
@@ -56,6 +56,8 @@ pub struct GemmBench<'g> {
     /// A's and B's TMA tensor maps, encoded at the first launch that needs them (before
     /// any timing: the check comes first), by box shapes.
     tensor_maps: std::sync::Mutex<Vec<(Operands, std::sync::Arc<TensorMaps>)>>,
+    /// Around the checked launch.
+    events: (CudaEvent, CudaEvent),
 }
 
 impl<'g> GemmBench<'g> {
@@ -72,7 +74,14 @@ impl<'g> GemmBench<'g> {
         fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
         let entries = inputs.entries();
         let want = inputs.reference(&entries);
-        Ok(Self { gpu, inputs, a, b, c, entries, want, tensor_maps: Default::default() })
+        // Events with timing enabled: cudarc's `None` would disable it.
+        let event = || {
+            gpu.ctx
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .context("creating an event")
+        };
+        let events = (event()?, event()?);
+        Ok(Self { gpu, inputs, a, b, c, entries, want, tensor_maps: Default::default(), events })
     }
 
     /// 2·M·N·K: the flops of one product.
@@ -187,11 +196,18 @@ impl<'g> GemmBench<'g> {
         Ok(maps)
     }
 
-    /// Runs `work` once on a poisoned C and compares the checked entries with the reference.
+    /// Runs `work` once on a poisoned C, timed, and compares the checked entries with the
+    /// reference.
     fn check(&self, work: impl FnOnce() -> Result<()>) -> Result<GemmCheck> {
         let Inputs { m, n, .. } = self.inputs;
         self.c.fill_words(self.gpu, POISON, m as usize * n as usize)?;
+        self.gpu.sync("poisoning C")?;
+        let (start, stop) = &self.events;
+        start.record(&self.gpu.stream).context("recording an event")?;
         work()?;
+        stop.record(&self.gpu.stream).context("recording an event")?;
+        self.gpu.wait_for(stop, "running the checked launch")?;
+        let launch_ms = f64::from(start.elapsed_ms(stop).context("timing the checked launch")?);
         let c = self.c.read::<f32>(self.gpu, m as usize * n as usize)?;
         let got: Vec<f32> =
             self.entries.iter().map(|&(i, j)| c[i as usize * n as usize + j as usize]).collect();
@@ -202,6 +218,7 @@ impl<'g> GemmBench<'g> {
             error: relative_error(&got, &self.want),
             tolerance: self.inputs.precision.tolerance(),
             method,
+            launch_ms,
         })
     }
 
@@ -225,20 +242,15 @@ impl<'g> GemmBench<'g> {
         unsafe { cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr()) }
     }
 
-    /// Times `work`: one run sets the repetitions that fit the time budget, then the timer.
-    fn time(&self, timer: &Timer, work: impl Fn() -> Result<()>) -> Result<Timing> {
-        let probe = timer.measure_n(self.gpu, 1, 0, &work)?;
-        let reps = (TIME_BUDGET_MS / probe.median_ms).clamp(3.0, timer.options().repetitions as f64) as usize;
-        timer.measure_n(self.gpu, reps, timer.options().warmup, &work)
-    }
-
-    pub fn time_kernel(&self, kernel: &GemmKernel, timer: &Timer) -> Result<Timing> {
+    /// Times `kernel` after its check (whose launch is the timer's first).
+    pub fn time_kernel(&self, kernel: &GemmKernel, check: &GemmCheck, timer: &Timer) -> Result<Timing> {
         let launch = self.prepare(kernel)?;
-        self.time(timer, || self.launch(&launch))
+        timer.measure_after(self.gpu, check.launch_ms, || self.launch(&launch))
     }
 
-    pub fn time_cublas(&self, cublas: &Cublas, timer: &Timer) -> Result<Timing> {
-        self.time(timer, || self.cublas(cublas)).map_err(|e| Error::new(format!("timing cuBLAS: {e}")))
+    /// Times cuBLAS after its check.
+    pub fn time_cublas(&self, cublas: &Cublas, check: &GemmCheck, timer: &Timer) -> Result<Timing> {
+        timer.measure_after(self.gpu, check.launch_ms, || self.cublas(cublas))
     }
 }
 

@@ -1,35 +1,62 @@
-//! The GEMM ladder over each shape, beside cuBLAS: a record per kernel and shape, and one
-//! table per shape printed from the same figures; the tensor-core ceilings the tensor-core
-//! steps are read against are measured first, unless the ceiling probe already ran (its
-//! table then leads the GEMM tables).
+//! The GEMM ladder over each shape, beside cuBLAS: a record per kernel and shape, written
+//! as each kernel finishes, and one table (and chart) per shape printed from the same
+//! figures as soon as the shape is done; the tensor-core ceilings the tensor-core steps
+//! are read against are measured first, unless the ceiling probe already ran (its table
+//! then leads the GEMM tables).
 
 use super::cublas::Cublas;
 use super::registry::{GemmKernel, Precision};
 use super::runner::{GemmBench, GemmCheck};
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::plot::ladder::LadderChart;
+use crate::output::Output;
 use crate::probes::tensor_ceiling::{self, Ceilings, short_name};
 use crate::records::{Family, Record, finite, from_probe_table};
 use crate::table::{Cell, Table};
 use crate::timing::{Timer, Timing};
 
-/// What the ladder gives: whether every check passed, the tables to print, the records,
-/// a chart per table, the ceilings (when a tensor-core step ran) and the ceiling probe's
-/// failed checks, if it ran here (`p8_tensor_ceiling: …`, as a probe's).
+/// What the ladder gives besides what it wrote to the output: whether every check passed,
+/// and the ceilings (when a tensor-core step ran).
 pub struct GemmRun {
     pub passed: bool,
-    pub tables: Vec<Table>,
-    pub records: Vec<Record>,
-    pub charts: Vec<LadderChart>,
     pub ceilings: Option<Ceilings>,
-    pub failures: Vec<String>,
+}
+
+/// The unit of work "`kernel` at this precision and shape", as progress and the list of
+/// what was not run name it.
+pub fn item(kernel: &str, precision: Precision, (m, n, k): (u32, u32, u32)) -> String {
+    format!("{kernel}, {} {m}×{n}×{k}", short_name(precision))
+}
+
+/// The precisions of `kernels`, in the order they first appear: the order of the tables.
+pub fn precisions(kernels: &[&'static GemmKernel]) -> Vec<Precision> {
+    let mut precisions: Vec<Precision> = Vec::new();
+    for kernel in kernels {
+        if !precisions.contains(&kernel.precision) {
+            precisions.push(kernel.precision);
+        }
+    }
+    precisions
+}
+
+/// The units of work of a run over `shapes`, in the order [`run`] does them.
+pub fn work(kernels: &[&'static GemmKernel], shapes: &[(u32, u32, u32)]) -> Vec<String> {
+    let mut items = Vec::new();
+    for &shape in shapes {
+        for precision in precisions(kernels) {
+            items.extend(
+                kernels.iter().filter(|k| k.precision == precision).map(|k| item(k.id, precision, shape)),
+            );
+        }
+    }
+    items
 }
 
 /// Columns of a GEMM table.
 const COLUMNS: &[&str] = &[
     "kernel",
     "median µs",
+    "reps",
     "TFLOP/s",
     "% of cuBLAS",
     "% of ceiling",
@@ -61,12 +88,20 @@ fn record(kernel: &str, bench: &GemmBench, check: &GemmCheck, timing: Option<&Ti
     record
 }
 
-/// A table row printed from `record`.
-fn row(label: &str, record: &Record, step: Option<f64>, check: &GemmCheck) -> Vec<Cell> {
+/// A table row printed from `record` (and its timing, for the repetitions and the mark
+/// of a figure cut short).
+fn row(
+    label: &str,
+    record: &Record,
+    timing: Option<&Timing>,
+    step: Option<f64>,
+    check: &GemmCheck,
+) -> Vec<Cell> {
     let num = |v: Option<f64>, decimals| Cell::Num(v.unwrap_or(f64::NAN), decimals);
     vec![
         label.into(),
-        num(record.median_us, 1),
+        timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Time(*t)),
+        timing.map_or("-".into(), |t| Cell::Int(t.repetitions as i64)),
         Cell::Figure(record.figure.unwrap_or(f64::NAN), 2, "TFLOP/s"),
         num(record.percent_of_vendor, 1),
         Cell::OfLimit(record.percent_of_limit.unwrap_or(f64::NAN), 1),
@@ -77,7 +112,10 @@ fn row(label: &str, record: &Record, step: Option<f64>, check: &GemmCheck) -> Ve
     ]
 }
 
-/// Runs `kernels` over every shape, one table per shape and input type.
+/// Runs `kernels` over every shape, one table per shape and input type, each record
+/// written to `output` as its kernel finishes. An error names the kernel and shape it
+/// happened in.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     gpu: &Gpu,
     timer: &Timer,
@@ -86,46 +124,38 @@ pub fn run(
     seed: u64,
     verify_only: bool,
     date: &str,
+    output: &mut Output,
 ) -> Result<GemmRun> {
     let cublas = Cublas::open(gpu)?;
     if cublas.is_none() {
         println!("\ncuBLAS could not be loaded: the GEMM tables have no cuBLAS row and no % of cuBLAS");
     }
-    let mut out = GemmRun {
-        passed: true,
-        tables: Vec::new(),
-        records: Vec::new(),
-        charts: Vec::new(),
-        ceilings: None,
-        failures: Vec::new(),
-    };
+    let mut out = GemmRun { passed: true, ceilings: None };
     out.ceilings = if verify_only || kernels.iter().all(|k| k.tensor_instruction().is_none()) {
         None
     } else if let Some(ceilings) = tensor_ceiling::cached(gpu) {
         Some(ceilings)
     } else {
-        eprintln!("measuring the tensor-core ceilings ...");
-        let run = tensor_ceiling::measure(gpu, timer, seed)?;
+        crate::progress::begin("measuring the tensor-core ceilings");
+        let run = tensor_ceiling::measure(gpu, timer, seed).map_err(|e| e.during("p8_tensor_ceiling"))?;
         for failure in &run.failures {
             println!("WRONG: {failure}");
-            out.failures.push(format!("p8_tensor_ceiling: {failure}"));
+            output.failure(format!("p8_tensor_ceiling: {failure}"));
         }
         out.passed &= run.failures.is_empty();
-        out.records.extend(from_probe_table("p8_tensor_ceiling", &run.table));
-        out.tables.push(run.table);
+        output.table(&run.table);
+        output.add(from_probe_table("p8_tensor_ceiling", &run.table))?;
         Some(run.ceilings)
     };
     let ceilings = out.ceilings.as_ref();
     let (major, minor) = gpu.info.compute_capability;
-    let mut precisions: Vec<Precision> = Vec::new();
-    for kernel in kernels {
-        if !precisions.contains(&kernel.precision) {
-            precisions.push(kernel.precision);
-        }
-    }
-    for (&(m, n, k), &precision) in shapes.iter().flat_map(|s| precisions.iter().map(move |p| (s, p))) {
-        eprintln!("preparing {} GEMM {m}×{n}×{k} ...", precision.name());
-        let bench = GemmBench::new(gpu, precision, m, n, k, seed)?;
+    for (&(m, n, k), precision) in
+        shapes.iter().flat_map(|s| precisions(kernels).into_iter().map(move |p| (s, p)))
+    {
+        crate::interrupt::check()?;
+        let shape_text = format!("{} GEMM {m}×{n}×{k}", precision.name());
+        crate::progress::begin(format!("preparing {shape_text}"));
+        let bench = GemmBench::new(gpu, precision, m, n, k, seed).map_err(|e| e.during(&shape_text))?;
         let mut table = Table::new(
             format!(
                 "{} GEMM C = A·B, M×N×K = {m}×{n}×{k}, row-major, on {}",
@@ -141,8 +171,15 @@ pub fn run(
         };
         let baseline = match &cublas {
             Some(cublas) => {
-                let check = bench.check_cublas(cublas)?;
-                let timing = if verify_only { None } else { Some(bench.time_cublas(cublas, timer)?) };
+                let what = format!("cuBLAS, {shape_text}");
+                crate::progress::begin(format!("checking {what}"));
+                let check = bench.check_cublas(cublas).map_err(|e| e.during(&what))?;
+                let timing = if verify_only {
+                    None
+                } else {
+                    crate::progress::begin(format!("timing {what}"));
+                    Some(bench.time_cublas(cublas, &check, timer).map_err(|e| e.during(&what))?)
+                };
                 let mut record = record("cublas", &bench, &check, timing.as_ref());
                 record.vendor = Some(vendor.into());
                 record.percent_of_vendor = record.figure.map(|_| 100.0);
@@ -152,39 +189,49 @@ pub fn run(
                     record.limit =
                         Some(format!("fastest tensor-core ceiling, {} (p8)", short_name(precision)));
                 }
-                table.push(row(label, &record, None, &check));
+                table.push(row(label, &record, timing.as_ref(), None, &check));
                 let rate = record.figure;
                 if let Some(rate) = rate {
                     chart.baseline(label, rate);
                 }
-                out.records.push(record);
+                output.add(vec![record])?;
                 rate
             }
             None => None,
         };
         let mut previous: Option<f64> = None;
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
+            let item = item(kernel.id, precision, (m, n, k));
+            crate::interrupt::check()?;
             if let Some(reason) = kernel.unavailable((major, minor), gpu.info.ptx_arch) {
                 table.notes.push(format!("{reason}: skipped"));
                 chart.step(kernel.id, super::chart::group(kernel), None, "skipped");
+                output.finished(&item, Vec::new())?;
                 continue;
             }
             if let Some(refusal) = kernel.refusal(m, n, k) {
                 table.notes.push(format!("refused before launch: {refusal}"));
                 chart.step(kernel.id, super::chart::group(kernel), None, "refused");
+                output.finished(&item, Vec::new())?;
                 continue;
             }
-            let check = bench.check_kernel(kernel)?;
+            crate::progress::begin(format!("checking {item}"));
+            let check = bench.check_kernel(kernel).map_err(|e| e.during(&item))?;
             out.passed &= check.passed();
             let timing = if check.passed() && !verify_only {
-                eprintln!("timing {} ...", kernel.id);
-                Some(bench.time_kernel(kernel, timer)?)
+                crate::progress::begin(format!("timing {item}"));
+                Some(bench.time_kernel(kernel, &check, timer).map_err(|e| e.during(&item))?)
             } else {
                 None
             };
             let mut record = record(kernel.id, &bench, &check, timing.as_ref());
             let rate = record.figure;
-            chart.step(kernel.id, super::chart::group(kernel), rate, if check.passed() { "not timed" } else { "WRONG" });
+            chart.step(
+                kernel.id,
+                super::chart::group(kernel),
+                rate,
+                if check.passed() { "not timed" } else { "WRONG" },
+            );
             if baseline.is_some() {
                 record.vendor = Some(vendor.into());
                 record.percent_of_vendor = rate.zip(baseline).and_then(|(r, b)| finite(100.0 * r / b));
@@ -197,8 +244,8 @@ pub fn run(
                 record.limit = Some(format!("{} {} ceiling (p8)", instruction.name(), short_name(precision)));
             }
             let step = rate.zip(previous).map(|(r, p)| r / p);
-            table.push(row(kernel.id, &record, step, &check));
-            out.records.push(record);
+            table.push(row(kernel.id, &record, timing.as_ref(), step, &check));
+            output.finished(&item, vec![record])?;
             previous = rate.or(previous);
         }
         if let Some(ceilings) = ceilings {
@@ -218,9 +265,9 @@ pub fn run(
             "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
             precision.tolerance()
         ));
-        out.tables.push(table);
+        output.table(&table);
         super::chart::add_ceilings(&mut chart, |i| ceilings.and_then(|c| c.get(i, precision)));
-        out.charts.push(chart);
+        output.chart(&chart)?;
     }
     Ok(out)
 }

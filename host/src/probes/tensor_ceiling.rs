@@ -34,9 +34,6 @@ pub const INPUTS: [Precision; 2] = [Precision::F16, Precision::Bf16];
 /// enough that the whole sweep takes well under a second.
 pub const LAUNCH_FLOP: f64 = 4e11;
 
-/// Timed repetitions per configuration at most (the run's `-r` if lower).
-const MAX_REPETITIONS: usize = 10;
-
 /// Written over the results before each checked launch, so that a thread that wrote
 /// nothing fails.
 const POISON: u32 = 0xDEAD_BEEF;
@@ -408,8 +405,6 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             "check",
         ],
     );
-    let reps = timer.options().repetitions.clamp(1, MAX_REPETITIONS);
-    let warmup = timer.options().warmup.max(1);
     // (row, instruction, input type, TFLOP/s) of each timed row, for its % of the best.
     let mut rates = Vec::new();
     for config in configs() {
@@ -424,10 +419,10 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             }
         };
         let iters = config.iterations_for(sms, LAUNCH_FLOP);
-        eprintln!("timing {} with {} ...", config.kernel()?, config.issuers());
+        crate::progress::begin(format!("timing {} with {}", config.kernel()?, config.issuers()));
         let failure = prepared.check(gpu, iters, seed, &out)?;
         let timing = match &failure {
-            None => Some(timer.measure_n(gpu, reps, warmup, || prepared.launch(gpu, iters, seed, &out))?),
+            None => Some(timer.measure(gpu, || prepared.launch(gpu, iters, seed, &out))?),
             Some(_) => None,
         };
         let tflops = timing.map(|t| config.flop(sms, iters) / (t.median_ms * 1e-3) / 1e12);

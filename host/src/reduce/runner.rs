@@ -13,6 +13,10 @@ use cudarc::driver::{CudaFunction, LaunchConfig};
 /// leaves this, which is not the sum of a random input (except with probability 2^-32).
 pub const POISON: u32 = 0xA5A5_A5A5;
 
+/// An address no allocation covers (the first page of the GPU's address space is never
+/// mapped): where [`ReduceBench::misdirect_output`] sends a kernel's result.
+const UNMAPPED: u64 = 0x10;
+
 /// The most blocks a one-dimensional grid may have.
 const MAX_GRID: usize = i32::MAX as usize;
 
@@ -176,6 +180,19 @@ impl<'g> ReduceBench<'g> {
         }
         let launches = steps.iter().filter(|s| matches!(s, Step::Launch { .. })).count();
         Ok(Plan { steps, block, launches })
+    }
+
+    /// For the tests of fault handling only (`host --inject-fault`): points `plan`'s result
+    /// argument at unmapped memory, so that its last launch faults with an illegal address.
+    pub fn misdirect_output(&self, plan: &mut Plan) {
+        let result = self.result.ptr();
+        for step in &mut plan.steps {
+            if let Step::Launch { args, .. } = step {
+                for arg in args.iter_mut().filter(|a| matches!(a, Arg::U64(p) if *p == result)) {
+                    *arg = Arg::U64(UNMAPPED);
+                }
+            }
+        }
     }
 
     /// Queues every step of `plan`.

@@ -112,6 +112,11 @@ pub struct Options {
     /// an output pointer into unmapped memory, so that it faults.
     #[arg(long, hide = true, value_name = "KERNEL")]
     pub inject_fault: Option<String>,
+
+    /// For the tests of hang handling only: before the probes, queue a kernel that does
+    /// not end (p6's pointer chase, 2^64 − 1 steps), so that the next wait finds it hung.
+    #[arg(long, hide = true)]
+    pub inject_hang: bool,
 }
 
 /// The commands besides running the suite.

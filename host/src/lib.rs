@@ -218,6 +218,11 @@ fn run_selection(
         output.chart(&reduce::chart::ladder(&gpu.info, date, n, bench.bytes_read(), &rows, None))?;
     }
 
+    if options.inject_hang {
+        progress::begin("an endless pointer chase (--inject-hang)");
+        probes::latency::queue_endless_chase(gpu, seed)?;
+        gpu.sync("waiting for the chase")?;
+    }
     let context = probes::ProbeContext { gpu, timer, seed };
     for &probe in selection.probes {
         interrupt::check()?;

@@ -25,6 +25,7 @@ fn main() {
         Trial::test("gpu/a_fault_is_named_and_keeps_the_records_before_it", a_fault_keeps_the_records),
         Trial::test("gpu/ctrl_c_keeps_the_records_and_exits_130", ctrl_c_keeps_the_records),
         Trial::test("gpu/a_hopeless_step_is_timed_once", a_hopeless_step_is_timed_once),
+        Trial::test("gpu/a_hung_kernel_stops_the_run_and_keeps_the_records", a_hung_kernel_stops_the_run),
     ];
     for trial in gpu_trials {
         trials.push(match &absent {
@@ -172,6 +173,39 @@ fn ctrl_c_keeps_the_records() -> Result<(), Failed> {
         format!("{kept} records kept and {not_run} not run, of the 7 h-steps")
     })?;
     ensure(doc["complete"] == false, || "an interrupted run is marked complete".into())?;
+    Ok(())
+}
+
+/// A kernel that never ends is queued after h6 ran (the test-only `--inject-hang`): with
+/// `--hang-after 3` the run stops in seconds with exit status 3, naming the step, and h6's
+/// record kept.
+fn a_hung_kernel_stops_the_run() -> Result<(), Failed> {
+    let dir = scratch("hang");
+    let json = dir.join("r.json");
+    let start = Instant::now();
+    let output = host(&[
+        "-k",
+        "h6,p7",
+        "-n",
+        "2^20",
+        "--inject-hang",
+        "--hang-after",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stderr = text(&output.stderr);
+    ensure(output.status.code() == Some(3), || format!("exit {:?}, want 3\n{stderr}", output.status))?;
+    ensure(start.elapsed() < Duration::from_secs(60), || format!("took {:?}", start.elapsed()))?;
+    ensure(
+        stderr.contains("endless pointer chase") && stderr.contains("still busy after 3 s (--hang-after)"),
+        || format!("the error does not name the hung step and the limit:\n{stderr}"),
+    )?;
+    let doc = results(&json)?;
+    let kernels: Vec<&str> =
+        doc["records"].as_array().into_iter().flatten().filter_map(|r| r["kernel"].as_str()).collect();
+    ensure(kernels == ["h6_grid_stride"], || format!("records kept: {kernels:?}, want h6 alone"))?;
+    ensure(doc["not_run"] == serde_json::json!(["p7_sync"]), || format!("not_run {}", doc["not_run"]))?;
     Ok(())
 }
 

@@ -68,6 +68,22 @@ fn chase(gpu: &Gpu, kernel: &str, chain: &DeviceBuffer, steps: u64, out: &Device
     Ok(Chase { cycles: r[0], nanos: r[1], last: r[2], visited: r[3] })
 }
 
+/// For the tests of hang handling only (`host --inject-hang`): queues a pointer chase
+/// with no end in sight (2^64 − 1 steps round a two-node chain, centuries at any clock)
+/// and returns; the next wait for the GPU finds it hung.
+pub fn queue_endless_chase(gpu: &Gpu, seed: u64) -> Result<()> {
+    let (chain, _) = chain_on_device(gpu, 2 * NODE_BYTES, seed)?;
+    let out = DeviceBuffer::alloc(gpu, 4 * 8, "the chase's results")?;
+    let function = gpu.function("pointer_chase_cached")?;
+    let args = [Arg::U64(chain.ptr()), Arg::U64(u64::MAX), Arg::U64(out.ptr())];
+    // SAFETY: as in `chase`: one thread, a chain of valid indices from 0, four u64 in
+    // `out`. The buffers outlive the kernel: the process ends before they are freed, since
+    // freeing waits for the kernel, and the wait that finds it hung stops the process.
+    unsafe { gpu.launch(&function, launch_config(1, 1, 0), &args)? };
+    std::mem::forget((chain, out));
+    Ok(())
+}
+
 /// Loads a fresh chain of `bytes` bytes onto the device.
 fn chain_on_device(gpu: &Gpu, bytes: usize, seed: u64) -> Result<(DeviceBuffer, usize)> {
     let nodes = (bytes / NODE_BYTES).max(2);

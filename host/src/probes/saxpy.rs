@@ -87,7 +87,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let timing = ctx.timer.measure(gpu, || launch_saxpy(gpu, &x, &y, ELEMENTS))?;
     let saxpy = 3.0 * bytes as f64 / (timing.median_ms * 1e-3) / 1e9;
     // The copy ceiling, on the same buffers (x copied over y, then y is not needed).
-    let ceiling = copy_ceiling_gbs(ctx, &x, &y, ELEMENTS, &mut out.failures)?;
+    let (ceiling, copy_timing) = copy_ceiling_gbs(ctx, &x, &y, ELEMENTS, &mut out.failures)?;
     let peak = gpu.info.theoretical_bandwidth() / 1e9;
 
     let mut table = Table::new(
@@ -103,7 +103,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     ]);
     table.push(vec![
         "copy_16b (1 read + 1 write)".into(),
-        Cell::Num(2.0 * bytes as f64 / (ceiling * 1e9) * 1e6, 1),
+        Cell::Time(copy_timing),
         Cell::Figure(ceiling, 1, "GB/s"),
         Cell::OfLimit(100.0 * ceiling / peak, 1),
         Cell::Num(100.0, 1),

@@ -75,18 +75,18 @@ pub fn check_copy_16b(
 }
 
 /// `copy_16b` of `elements` 4-byte elements, verified, then timed; GB/s counting the bytes
-/// read and written. A wrong copy is recorded in `failures`.
+/// read and written, and the timing it comes from. A wrong copy is recorded in `failures`.
 pub fn copy_ceiling_gbs(
     ctx: &ProbeContext,
     src: &DeviceBuffer,
     dst: &DeviceBuffer,
     elements: usize,
     failures: &mut Vec<String>,
-) -> Result<f64> {
+) -> Result<(f64, Timing)> {
     assert!(elements % 4 == 0, "the copy ceiling copies whole 16-byte units");
     failures.extend(check_copy_16b(ctx.gpu, src, dst, elements / 4)?);
     let timing = ctx.timer.measure(ctx.gpu, || launch_copy_16b(ctx.gpu, src, dst, elements / 4))?;
-    Ok(gbs(2.0 * (elements * 4) as f64, &timing))
+    Ok((gbs(2.0 * (elements * 4) as f64, &timing), timing))
 }
 
 /// One `stride_copy_f32` of `count` elements at `stride` between buffers of `elements`.
@@ -144,7 +144,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
 
     let memcpy = memcpy_gbs(ctx, &src, &dst, bytes)?;
-    let ceiling = copy_ceiling_gbs(ctx, &src, &dst, ELEMENTS, &mut out.failures)?;
+    let (ceiling, _) = copy_ceiling_gbs(ctx, &src, &dst, ELEMENTS, &mut out.failures)?;
 
     let mut table = Table::new(
         format!("p1 stride copy: dst[i·S] = src[i·S], f32, buffers of {} MiB", bytes >> 20),

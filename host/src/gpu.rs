@@ -8,7 +8,7 @@ use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long one wait for the GPU (a launch, a copy, a repetition) may last before the
 /// kernel is called hung, unless `--hang-after` says otherwise. Far above any launch of
@@ -18,12 +18,6 @@ pub const DEFAULT_HANG_AFTER: Duration = Duration::from_secs(300);
 
 /// Exit status when a kernel hangs: that of a kernel fault, which it is to the user.
 pub const EXIT_HUNG: i32 = 3;
-
-/// Waits shorter than this spin (yielding the thread); longer ones sleep in steps of a
-/// tenth of the wait so far, at most [`LONGEST_NAP`], so that a microsecond kernel is not
-/// timed a sleep late and a minute-long one does not keep a core busy.
-const SPIN_FOR: Duration = Duration::from_millis(2);
-const LONGEST_NAP: Duration = Duration::from_millis(50);
 
 /// One kernel argument, by the PTX parameter type it fills: `.u64` (pointers, `usize`,
 /// `u64`), `.u32` or `.f32`.
@@ -119,6 +113,10 @@ pub struct Gpu {
     functions: Mutex<HashMap<String, CudaFunction>>,
     /// See [`DEFAULT_HANG_AFTER`].
     pub hang_after: Duration,
+    /// Recorded by [`Gpu::sync`] and waited on. One for the device, not one per wait: on a
+    /// single stream, waiting for the latest record of it covers every earlier one, from
+    /// any thread.
+    sync_event: CudaEvent,
 }
 
 /// Why this machine has no GPU to run on (no driver library, or no device), or `None`
@@ -183,6 +181,8 @@ impl Gpu {
         let ptx_entries = ptx::entry_points(&text).into_iter().map(String::from).collect();
         let module = ctx.load_module(Ptx::from_src(text.clone())).context("loading the PTX")?;
         let stream = ctx.default_stream();
+        // No timing on it (cudarc's `None`): a lighter event.
+        let sync_event = ctx.new_event(None).context("creating an event")?;
         Ok(Gpu {
             ctx,
             stream,
@@ -192,6 +192,7 @@ impl Gpu {
             ptx: text,
             functions: Mutex::default(),
             hang_after: DEFAULT_HANG_AFTER,
+            sync_event,
         })
     }
 
@@ -296,41 +297,24 @@ impl Gpu {
     /// Waits for all queued work and turns a kernel fault into an error (a hang ends the
     /// process: see [`Gpu::wait_for`]).
     pub fn sync(&self, what: &str) -> Result<()> {
-        let event = self.ctx.new_event(None).context("creating an event")?;
-        event.record(&self.stream).context(what)?;
-        self.wait_for(&event, what)
+        self.sync_event.record(&self.stream).context(what)?;
+        self.wait_for(&self.sync_event, what)
     }
 
-    /// Waits until `event` has happened, polling: a fault comes back as an error; work
-    /// still running after [`Gpu::hang_after`] is a hung kernel. Then the process stops
-    /// here with [`EXIT_HUNG`], saying which step hung: nothing can be freed or synchronized
-    /// while the kernel runs (cudarc's drops synchronize), the records of every finished
-    /// kernel are already on disk, and ending the process is what ends the kernel.
+    /// Waits until `event` has happened: a fault comes back as an error; work still
+    /// running after [`Gpu::hang_after`] is a hung kernel, and then the process stops with
+    /// [`EXIT_HUNG`], saying which step hung ([`watchdog`]).
+    ///
+    /// The wait itself blocks in the driver (`cuEventSynchronize`), as an ordinary
+    /// synchronization does; a watchdog thread keeps the time. (Polling the event instead
+    /// would make millions of driver calls over a test suite, each of which
+    /// compute-sanitizer records: racecheck ran the host out of memory that way.)
     pub fn wait_for(&self, event: &CudaEvent, what: &str) -> Result<()> {
-        let start = Instant::now();
-        loop {
-            if event.try_is_complete().context(what)? {
-                return Ok(());
-            }
-            let waited = start.elapsed();
-            if waited >= self.hang_after {
-                crate::progress::finish();
-                eprintln!(
-                    "error: {}: {what}: the GPU is still busy after {} (--hang-after): the kernel hangs, \
-                     or is far slower than that limit allows. Stopping the process, which ends the kernel; \
-                     the records written so far are kept.",
-                    crate::progress::current(),
-                    crate::progress::duration(waited)
-                );
-                std::process::exit(EXIT_HUNG);
-            }
-            if waited < SPIN_FOR {
-                std::thread::yield_now();
-            } else {
-                crate::progress::waiting();
-                std::thread::sleep((waited / 10).min(LONGEST_NAP));
-            }
+        if event.try_is_complete().context(what)? {
+            return Ok(());
         }
+        let _watch = watchdog::watch(self.hang_after, what);
+        event.synchronize().context(what)
     }
 
     /// Launches `function` with plain arguments (device pointers and sizes as `u64`).
@@ -413,5 +397,85 @@ fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
         value: sys::CUlaunchAttributeValue {
             clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: blocks, y: 1, z: 1 },
         },
+    }
+}
+
+/// The clock of [`Gpu::wait_for`]: one thread, started at the first wait, that wakes once
+/// a second while a wait is in progress, says so on stderr during long ones
+/// ([`crate::progress::waiting`]), and stops the process when one outlasts its limit.
+///
+/// Nothing can be freed or synchronized while a kernel hangs (cudarc's drops synchronize),
+/// so the process ends from here: the records of every finished kernel are already on
+/// disk, and ending the process is what ends the kernel.
+pub mod watchdog {
+    use super::EXIT_HUNG;
+    use std::sync::{Condvar, Mutex, Once};
+    use std::time::{Duration, Instant};
+
+    /// How often the thread looks at the waits in progress.
+    const TICK: Duration = Duration::from_secs(1);
+
+    struct Wait {
+        id: u64,
+        since: Instant,
+        limit: Duration,
+        what: String,
+        /// The progress label when the wait began: the step that hangs.
+        step: String,
+    }
+
+    static WAITS: Mutex<(u64, Vec<Wait>)> = Mutex::new((0, Vec::new()));
+    static WAKE: Condvar = Condvar::new();
+    static START: Once = Once::new();
+
+    /// A wait in progress, watched until dropped.
+    pub struct Watch(u64);
+
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            let mut waits = WAITS.lock().unwrap_or_else(|p| p.into_inner());
+            waits.1.retain(|w| w.id != self.0);
+        }
+    }
+
+    /// Watches a wait for the GPU (`what`) that may last `limit`.
+    pub fn watch(limit: Duration, what: &str) -> Watch {
+        START.call_once(|| {
+            std::thread::Builder::new()
+                .name("gpu-watchdog".into())
+                .spawn(run)
+                .expect("the watchdog thread starts");
+        });
+        let mut waits = WAITS.lock().unwrap_or_else(|p| p.into_inner());
+        waits.0 += 1;
+        let id = waits.0;
+        let step = crate::progress::current();
+        waits.1.push(Wait { id, since: Instant::now(), limit, what: what.to_string(), step });
+        WAKE.notify_one();
+        Watch(id)
+    }
+
+    fn run() {
+        let mut waits = WAITS.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(longest) = waits.1.iter().map(|w| w.since.elapsed()).max() {
+                if let Some(hung) = waits.1.iter().find(|w| w.since.elapsed() >= w.limit) {
+                    crate::progress::finish();
+                    eprintln!(
+                        "error: {}: {}: the GPU is still busy after {} (--hang-after): the kernel hangs, \
+                         or is far slower than that limit allows. Stopping the process, which ends the \
+                         kernel; the records written so far are kept.",
+                        hung.step,
+                        hung.what,
+                        crate::progress::duration(hung.limit)
+                    );
+                    std::process::exit(EXIT_HUNG);
+                }
+                crate::progress::waiting(longest);
+                waits = WAKE.wait_timeout(waits, TICK).unwrap_or_else(|p| p.into_inner()).0;
+            } else {
+                waits = WAKE.wait(waits).unwrap_or_else(|p| p.into_inner());
+            }
+        }
     }
 }

@@ -108,11 +108,16 @@ pub fn update(status: &str) {
     });
 }
 
-/// The GPU is busy with one long wait (a launch of seconds): nothing new to say on a
-/// terminal, where the elapsed time ticks; a line every [`PLAIN_EVERY`] otherwise.
-pub fn waiting() {
+/// The GPU has been busy for `waited` in one wait (a launch of seconds): nothing new to
+/// say on a terminal, where the elapsed time ticks; in plain mode, during a step, a line
+/// every [`PLAIN_EVERY`].
+pub fn waiting(waited: Duration) {
     with_state(|state| {
-        if state.bar.is_none() && state.last_line.elapsed() >= PLAIN_EVERY {
+        if state.bar.is_none()
+            && !state.label.is_empty()
+            && waited >= PLAIN_EVERY
+            && state.last_line.elapsed() >= PLAIN_EVERY
+        {
             state.last_line = Instant::now();
             eprintln!(
                 "  {}: the GPU is still busy ({} so far)",

@@ -5,34 +5,19 @@
 //! `HOST_PLOTS_KEEP=DIR cargo test --test plots` also writes the charts into DIR, to look
 //! at them.
 
-use host::gpu::DeviceInfo;
 use host::plot::ladder::{self, LadderChart, Line};
 use host::plot::{Plot, Series, XAxis};
-use host::ptx::Arch;
 use host::reduce::registry::REDUCE_KERNELS;
 use host::reduce::runner::Check;
 use host::report::Row;
 use host::timing::{Stop, Timing};
 use std::path::PathBuf;
 
-const DATE: &str = "2026-11-22T14:03:11Z";
+#[path = "fixtures.rs"]
+mod fixtures;
+use fixtures::h200;
 
-fn h200() -> DeviceInfo {
-    DeviceInfo {
-        ordinal: 0,
-        name: "NVIDIA H200".into(),
-        compute_capability: (9, 0),
-        multiprocessors: 132,
-        max_threads_per_sm: 2048,
-        sm_clock_khz: 1_980_000,
-        l2_bytes: 60 << 20,
-        memory_bytes: 150 << 30,
-        memory_clock_khz: 3_201_000,
-        memory_bus_bits: 6016,
-        driver_version: 13000,
-        ptx_arch: Arch::new(90, true),
-    }
-}
+const DATE: &str = "2026-11-22T14:03:11Z";
 
 /// A scratch folder of this test's own.
 fn scratch(name: &str) -> PathBuf {

@@ -2,32 +2,17 @@
 //! CSV, probe tables as records, the reduction table, and `host compare`'s verdicts.
 
 use host::compare::{self, Verdict};
-use host::gpu::DeviceInfo;
 use host::records::{self, CSV_COLUMNS, Family, Record};
 use host::reduce::registry::REDUCE_KERNELS;
 use host::reduce::runner::Check;
 use host::report::{self, Row};
 use host::table::{Cell, Table};
 use host::timing::{Stop, Timing};
-use serde_json::json;
 
-/// An H200 as the driver describes it: 4814 GB/s theoretical.
-fn h200() -> DeviceInfo {
-    DeviceInfo {
-        ordinal: 0,
-        name: "NVIDIA H200".into(),
-        compute_capability: (9, 0),
-        multiprocessors: 132,
-        max_threads_per_sm: 2048,
-        sm_clock_khz: 1_980_000,
-        l2_bytes: 60 << 20,
-        memory_bytes: 150 << 30,
-        memory_clock_khz: 3_201_000,
-        memory_bus_bits: 6016,
-        driver_version: 13000,
-        ptx_arch: host::ptx::Arch::new(90, true),
-    }
-}
+#[path = "fixtures.rs"]
+mod fixtures;
+use fixtures::h200;
+use serde_json::json;
 
 /// A timing whose median is `median_us` and whose spread is `spread_percent`.
 fn timing(median_us: f64, spread_percent: f64) -> Timing {

@@ -257,28 +257,6 @@ pub mod t11 {
     pub const MAX_SPLIT: u32 = 4;
     /// f32 per block in the workspace: one partial 128 × 256 tile.
     pub const PARTIAL_FLOATS: u32 = BM * BN;
-    /// The most slices per tile.
-    pub const MAX_SLICES: u32 = 16;
-    /// The fewest k tiles a slice gets when K is cut (64 k values): below that, a block's
-    /// pipeline start and its share of the sum cost more than its slice's work.
-    pub const MIN_SLICE_K_TILES: u32 = 4;
-    /// How many slices to cut each tile's K into, for a grid of `tiles` tiles of depth `k`
-    /// on a GPU that holds `resident` blocks at once: as many as still fit in one wave, at
-    /// most [`MAX_SLICES`] and with at least [`MIN_SLICE_K_TILES`] k tiles each; 1 (no
-    /// split: g10 with one extra branch) when the tiles alone fill a wave. At 1024³ on 132
-    /// SMs (64 tiles, 264 blocks at once): 4 slices, 256 blocks.
-    pub const fn slices(tiles: u32, k: u32, resident: u32) -> u32 {
-        let by_wave = if tiles == 0 { 1 } else { resident / tiles };
-        let by_depth = k.div_ceil(BK) / MIN_SLICE_K_TILES;
-        let s = if by_wave < by_depth { by_wave } else { by_depth };
-        if s > MAX_SLICES {
-            MAX_SLICES
-        } else if s < 1 {
-            1
-        } else {
-            s
-        }
-    }
     /// The workspace a launch of `blocks` blocks needs, in bytes: a partial tile per block,
     /// then a 4-byte flag per block (zero between launches: the kernel resets each flag it
     /// reads).

@@ -28,7 +28,7 @@ pub fn install() {
 }
 
 /// Whether Ctrl-C was pressed.
-pub fn requested() -> bool {
+fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }
 

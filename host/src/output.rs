@@ -157,11 +157,6 @@ impl Output {
         }
     }
 
-    /// Whether charts are wanted (building them costs nothing much, but skip it if not).
-    pub fn wants_plots(&self) -> bool {
-        self.plots.is_some()
-    }
-
     /// The units of work not finished, in order.
     pub fn not_run(&self) -> &[String] {
         &self.pending

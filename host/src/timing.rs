@@ -4,7 +4,7 @@
 //! How many is adaptive, as in NVIDIA's nvbench: a kernel is timed until it has
 //! [`TimingOptions::min_samples`] repetitions *and* [`TimingOptions::min_time`] of
 //! measured GPU time, then stops as soon as its median is known to within
-//! [`TimingOptions::max_noise`]; it never runs past its [`TimingOptions::budget`]. A quiet
+//! [`TimingOptions::max_noise_percent`]; it never runs past its [`TimingOptions::budget`]. A quiet
 //! millisecond kernel stops at the minimum; a noisy ten-microsecond one takes hundreds of
 //! repetitions, still in milliseconds; one that cannot fit its minimum into the budget
 //! (g01 at 16384³) is not timed at all past the one launch that showed it. Every
@@ -168,7 +168,7 @@ impl Timing {
     }
 
     /// Interquartile range over the median, in percent: how much the repetitions disagree,
-    /// the run's noise. The middle half rather than slowest − fastest, so that one
+    /// their spread (the median's own noise is [`Timing::noise_percent`]). The middle half rather than slowest − fastest, so that one
     /// repetition slowed by something outside the kernel (a clock change, another
     /// process) does not make the whole measurement look noisy — `host compare` treats a
     /// difference within this spread as no difference.
@@ -198,10 +198,6 @@ impl Timer {
         // SAFETY: l2_flush_read(buffer: *const I32x4, units: usize, sink: *mut i32) with a
         // 16-byte aligned buffer of `units` units.
         unsafe { gpu.launch(&self.flush, cfg, &[Arg::U64(buffer), Arg::U64(units), Arg::U64(sink)]) }
-    }
-
-    pub fn options(&self) -> TimingOptions {
-        self.options
     }
 
     /// Times `work` (which only queues launches) as the options ask: one launch first,

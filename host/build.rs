@@ -50,5 +50,41 @@ fn run() -> ptx_builder::Result<()> {
     }
     println!("cargo::rustc-env=KERNEL_SOURCE_FINGERPRINT={}", ensured.fingerprint());
     println!("cargo::rustc-env=KERNEL_PTX_DIR={}", ptx_dir.display());
-    Ok(())
+    embed_twins(&ws.root.join("twins"))
+}
+
+/// Writes `$OUT_DIR/twin_sources.rs`: every CUDA C++ twin (`twins/<ladder>/*.cu`) and shared
+/// header (`twins/*.cuh`) as `include_str!` entries, so that the host carries the twins'
+/// source and a twin is added by adding its file.
+fn embed_twins(dir: &std::path::Path) -> ptx_builder::Result<()> {
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let listing = |dir: &std::path::Path, ext: &str| -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == ext));
+        files.sort();
+        files
+    };
+    let entry = |path: &std::path::Path| {
+        let relative = path.strip_prefix(dir).expect("under twins/").to_string_lossy().replace('\\', "/");
+        format!(
+            "    Source {{ path: {relative:?}, text: include_str!({:?}) }},\n",
+            path.display().to_string()
+        )
+    };
+    let mut code =
+        String::from("/// Every twin, by path under `twins/`.\npub const SOURCES: &[Source] = &[\n");
+    for ladder in ["reduce", "gemm"] {
+        for file in listing(&dir.join(ladder), "cu") {
+            code += &entry(&file);
+        }
+    }
+    code += "];\n/// The headers the twins include, by file name.\npub const HEADERS: &[Source] = &[\n";
+    for file in listing(dir, "cuh") {
+        code += &entry(&file);
+    }
+    code += "];\n";
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out.join("twin_sources.rs"), code).map_err(|e| format!("writing twin_sources.rs: {e}"))
 }

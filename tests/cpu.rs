@@ -712,3 +712,72 @@ fn ceiling_sweep_counts_instructions_and_flops() {
     assert!(wgmma_unavailable((8, 0), Arch::new(80, false)).unwrap().contains("8.0"));
     assert!(wgmma_unavailable((9, 0), sm90).unwrap().contains("build-ptx"));
 }
+
+/// Every entry point of every ladder step: each must have a CUDA C++ twin.
+fn ladder_symbols() -> Vec<&'static str> {
+    REDUCE_KERNELS
+        .iter()
+        .flat_map(|k| k.symbols())
+        .chain(host::gemm::registry::GEMM_KERNELS.iter().map(|g| g.id))
+        .collect()
+}
+
+#[test]
+fn every_ladder_step_has_exactly_one_cpp_twin() {
+    use host::twins::{SOURCES, defines};
+    let mut missing = Vec::new();
+    for symbol in ladder_symbols() {
+        let defining: Vec<&str> =
+            SOURCES.iter().filter(|s| defines(s.text, symbol)).map(|s| s.path).collect();
+        match defining.len() {
+            0 => missing.push(symbol),
+            1 => {}
+            _ => panic!("`{symbol}` is defined by several twins: {defining:?}"),
+        }
+    }
+    assert!(missing.is_empty(), "steps without a C++ twin in twins/: {missing:?}");
+}
+
+#[test]
+fn every_twin_file_is_named_for_its_step_and_defines_only_ladder_entries() {
+    use host::twins::{SOURCES, defines};
+    let symbols = ladder_symbols();
+    for source in SOURCES {
+        let defined: Vec<&str> = symbols.iter().copied().filter(|s| defines(source.text, s)).collect();
+        assert!(!defined.is_empty(), "twins/{} defines no ladder step's entry point", source.path);
+        // The file is the Rust module's name: every entry it defines starts with the
+        // step's number (`t2_ldmatrix_swizzle.cu` defines `t2_ldmatrix_f16`).
+        let stem = source.path.rsplit('/').next().unwrap().trim_end_matches(".cu");
+        let step = stem.split('_').next().unwrap();
+        for symbol in &defined {
+            assert_eq!(symbol.split('_').next(), Some(step), "twins/{} defines {symbol}", source.path);
+        }
+        let ladder_dir = if REDUCE_KERNELS.iter().any(|k| k.symbols().contains(&defined[0])) {
+            "reduce/"
+        } else {
+            "gemm/"
+        };
+        assert!(
+            source.path.starts_with(ladder_dir),
+            "twins/{} belongs under twins/{ladder_dir}",
+            source.path
+        );
+    }
+}
+
+#[test]
+fn twin_entry_points_are_found_only_where_declared_extern_c() {
+    use host::twins::defines;
+    let text = "template <int B> __device__ void body(int* x) { h0_helper(x); }\n\
+                extern \"C\" __global__ void __launch_bounds__(256)\n  h0_interleaved_modulo(int* x) { body<1>(x); }\n";
+    assert!(defines(text, "h0_interleaved_modulo"));
+    assert!(!defines(text, "h0_helper"), "a call is not a definition");
+    assert!(!defines(text, "h0_interleaved"), "a prefix of a longer name is not the name");
+    assert!(!defines(text, "body"), "not extern \"C\"");
+}
+
+#[test]
+fn nvrtc_targets_follow_the_loaded_ptx() {
+    assert_eq!(host::twins::nvrtc_target(Arch::new(90, true)), "compute_90a");
+    assert_eq!(host::twins::nvrtc_target(Arch::new(80, false)), "compute_80");
+}

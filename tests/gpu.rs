@@ -6,11 +6,13 @@
 //! other problem (missing or stale PTX, a fault) fails the tests.
 
 use common::input::random_i32;
+use host::gemm::registry::GemmKernel;
 use host::gpu::Gpu;
 use host::memory::DeviceBuffer;
 use host::ptx;
 use host::reduce::registry::{Finish, REDUCE_KERNELS, ReduceKernel};
 use host::reduce::runner::ReduceBench;
+use host::twins::{Code, Twins};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -31,8 +33,18 @@ fn main() {
     for kernel in REDUCE_KERNELS {
         for block in kernel.block_sizes() {
             trials.push(Trial::test(format!("{}/block_{block}/awkward_sizes", kernel.id), move || {
-                sums_are_exact(kernel, block, SIZES)
+                sums_are_exact(kernel, block, SIZES, Code::Rust)
             }));
+            let name = format!("{}/block_{block}/cpp_twin/awkward_sizes", kernel.id);
+            let twin =
+                Trial::test(name.clone(), move || sums_are_exact(kernel, block, SIZES, Code::Cpp(twins()?)));
+            trials.push(match absent.is_none().then(host::twins::nvrtc_absent_reason).flatten() {
+                Some(reason) => {
+                    eprintln!("{name} ignored: {reason}");
+                    twin.with_ignored_flag(true)
+                }
+                None => twin,
+            });
         }
     }
     for kernel in
@@ -66,6 +78,15 @@ fn main() {
         eprintln!("GPU tests ignored: {reason}");
         trials = trials.into_iter().map(|t| t.with_ignored_flag(true)).collect();
     }
+    // NVRTC needs no GPU: this one runs wherever NVRTC is installed.
+    let compile = Trial::test("twins/every_twin_compiles_for_sm_80_and_sm_90a", every_twin_compiles);
+    trials.push(match host::twins::nvrtc_absent_reason() {
+        Some(reason) => {
+            eprintln!("twins/every_twin_compiles_for_sm_80_and_sm_90a ignored: {reason}");
+            compile.with_ignored_flag(true)
+        }
+        None => compile,
+    });
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -75,6 +96,35 @@ fn gpu() -> Result<&'static Gpu, Failed> {
     GPU.get_or_init(|| Gpu::open(0, &ptx::default_dir()).map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|e| Failed::from(e.as_str()))
+}
+
+/// Every twin compiles with NVRTC for the Hopper target, and every twin of a step the
+/// sm_80 PTX holds also for sm_80, with its entry points in the PTX.
+fn every_twin_compiles() -> Result<(), Failed> {
+    use host::gemm::registry::GEMM_KERNELS;
+    let mut failures = Vec::new();
+    for source in host::twins::SOURCES {
+        let hopper_only =
+            GEMM_KERNELS.iter().any(|g| g.arch.specific && host::twins::defines(source.text, g.id));
+        let targets: &[&str] = if hopper_only { &["compute_90a"] } else { &["compute_80", "compute_90a"] };
+        for target in targets {
+            match host::twins::compile(source, target) {
+                Ok(ptx) if ptx.contains(".entry ") => {}
+                Ok(_) => {
+                    failures.push(format!("twins/{} for {target}: no entry point in the PTX", source.path))
+                }
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+    }
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("\n").into()) }
+}
+
+/// The C++ twins on that device, opened once.
+fn twins() -> Result<&'static Twins, Failed> {
+    static TWINS: OnceLock<Result<Twins, String>> = OnceLock::new();
+    let gpu = gpu()?;
+    TWINS.get_or_init(|| Twins::open(gpu)).as_ref().map_err(|e| Failed::from(e.as_str()))
 }
 
 /// One input per size, filled once and shared by every test (the lock also keeps the
@@ -93,23 +143,33 @@ fn with_bench<T>(
     body(&benches[&n])
 }
 
-fn check(bench: &ReduceBench, kernel: &ReduceKernel, block: u32) -> Result<(), Failed> {
-    let plan = bench.plan(kernel, block).map_err(|e| e.to_string())?;
+fn check(bench: &ReduceBench, kernel: &ReduceKernel, block: u32, code: Code) -> Result<(), Failed> {
+    let plan = bench.plan(kernel, block, code).map_err(|e| e.to_string())?;
     let check = bench.check(&plan).map_err(|e| e.to_string())?;
     if check.passed() {
         Ok(())
     } else {
         Err(format!(
-            "{} (block {block}) on n = {} (seed {}): got {}, expected {}",
-            kernel.id, bench.n, bench.seed, check.got, check.expected
+            "{} ({}, block {block}) on n = {} (seed {}): got {}, expected {}",
+            kernel.id,
+            code.name(),
+            bench.n,
+            bench.seed,
+            check.got,
+            check.expected
         )
         .into())
     }
 }
 
-fn sums_are_exact(kernel: &'static ReduceKernel, block: u32, sizes: &[usize]) -> Result<(), Failed> {
+fn sums_are_exact(
+    kernel: &'static ReduceKernel,
+    block: u32,
+    sizes: &[usize],
+    code: Code,
+) -> Result<(), Failed> {
     for &n in sizes {
-        with_bench(n, |bench| check(bench, kernel, block))?;
+        with_bench(n, |bench| check(bench, kernel, block, code))?;
     }
     Ok(())
 }
@@ -136,7 +196,7 @@ fn state_returns_to_zero(kernel: &'static ReduceKernel) -> Result<(), Failed> {
     for &n in SIZES {
         with_bench(n, |bench| {
             for run in 0..5 {
-                check(bench, kernel, block)?;
+                check(bench, kernel, block, Code::Rust)?;
                 let state = bench.persistent_state().map_err(|e| e.to_string())?;
                 if state != [0; 3] {
                     return Err(format!("n = {n}, run {run}: state left at {state:?}").into());
@@ -163,8 +223,13 @@ fn large_input_fits() -> Option<bool> {
 fn all_kernels_past_2_pow_32() -> Result<(), Failed> {
     let gpu = gpu()?;
     let bench = ReduceBench::new(gpu, LARGE, host::clock_seed()).map_err(|e| e.to_string())?;
+    let twins = host::twins::nvrtc_absent_reason().is_none().then(twins).transpose()?;
     for kernel in REDUCE_KERNELS {
-        check(&bench, kernel, kernel.block_size(None).map_err(|e| e.to_string())?)?;
+        let block = kernel.block_size(None).map_err(|e| e.to_string())?;
+        check(&bench, kernel, block, Code::Rust)?;
+        if let Some(twins) = twins {
+            check(&bench, kernel, block, Code::Cpp(twins))?;
+        }
     }
     Ok(())
 }
@@ -315,6 +380,32 @@ fn with_gemm_bench<T>(
     body(&benches[&key])
 }
 
+/// `kernel` (the Rust step or its twin: `code`) on every shape of [`GEMM_SHAPES`]: right
+/// where it takes the shape, refused with its own message where it does not.
+fn gemm_awkward(kernel: &'static GemmKernel, code: Code<'static>) -> Result<(), Failed> {
+    let who = format!("{} ({})", kernel.id, code.name());
+    for &shape in GEMM_SHAPES {
+        let (m, n, k) = shape;
+        if let Some(refusal) = kernel.refusal(m, n, k) {
+            with_gemm_bench(kernel.precision, shape, |bench| match bench.check_kernel(kernel, code) {
+                Err(e) if e.to_string() == refusal => Ok(()),
+                Err(e) => Err(format!("{who} on {shape:?}: refused with `{e}`, expected `{refusal}`").into()),
+                Ok(_) => Err(format!("{who} ran on {shape:?}, which it must refuse").into()),
+            })?;
+            continue;
+        }
+        with_gemm_bench(kernel.precision, shape, |bench| {
+            let check = bench.check_kernel(kernel, code).map_err(|e| e.to_string())?;
+            if check.passed() {
+                Ok(())
+            } else {
+                Err(format!("{who} on {shape:?}: relative error {:e} ({})", check.error, check.method).into())
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// `gpu_present`: a driver and a device were found, so kernels the device cannot run are
 /// told apart (ignored, with the reason) from the others.
 fn gemm_trials(trials: &mut Vec<Trial>, gpu_present: bool) {
@@ -329,37 +420,17 @@ fn gemm_trials(trials: &mut Vec<Trial>, gpu_present: bool) {
         if let Some(reason) = &unavailable {
             eprintln!("{}/awkward_shapes ignored: {reason}", kernel.id);
         }
-        let trial = Trial::test(format!("{}/awkward_shapes", kernel.id), move || {
-            for &shape in GEMM_SHAPES {
-                let (m, n, k) = shape;
-                if let Some(refusal) = kernel.refusal(m, n, k) {
-                    with_gemm_bench(kernel.precision, shape, |bench| match bench.check_kernel(kernel) {
-                        Err(e) if e.to_string() == refusal => Ok(()),
-                        Err(e) => Err(format!(
-                            "{} on {shape:?}: refused with `{e}`, expected `{refusal}`",
-                            kernel.id
-                        )
-                        .into()),
-                        Ok(_) => Err(format!("{} ran on {shape:?}, which it must refuse", kernel.id).into()),
-                    })?;
-                    continue;
-                }
-                with_gemm_bench(kernel.precision, shape, |bench| {
-                    let check = bench.check_kernel(kernel).map_err(|e| e.to_string())?;
-                    if check.passed() {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "{} on {shape:?}: relative error {:e} ({})",
-                            kernel.id, check.error, check.method
-                        )
-                        .into())
-                    }
-                })?;
-            }
-            Ok(())
-        });
+        let trial =
+            Trial::test(format!("{}/awkward_shapes", kernel.id), move || gemm_awkward(kernel, Code::Rust));
         trials.push(trial.with_ignored_flag(unavailable.is_some()));
+        // Its C++ twin on the same shapes, ignored where the step is, or without NVRTC.
+        let name = format!("{}/cpp_twin/awkward_shapes", kernel.id);
+        let twin = Trial::test(name.clone(), move || gemm_awkward(kernel, Code::Cpp(twins()?)));
+        let no_nvrtc = gpu_present.then(host::twins::nvrtc_absent_reason).flatten();
+        if let Some(reason) = &no_nvrtc {
+            eprintln!("{name} ignored: {reason}");
+        }
+        trials.push(twin.with_ignored_flag(unavailable.is_some() || no_nvrtc.is_some()));
     }
     let cublas_trial = Trial::test("cublas/row_major_matches_the_reference", || {
         use host::gemm::registry::Precision;

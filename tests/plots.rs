@@ -181,6 +181,8 @@ fn reduction_rows() -> Vec<Row> {
                     repetitions: 30,
                     stop: Stop::Settled,
                 }),
+                registers: None,
+                twin: host::twins::TwinResult::NotRun("--twins off".into()),
             }
         })
         .collect()

@@ -8,6 +8,7 @@ use host::reduce::runner::Check;
 use host::report::{self, Row};
 use host::table::{Cell, Table};
 use host::timing::{Stop, Timing};
+use host::twins::TwinResult;
 
 #[path = "fixtures.rs"]
 mod fixtures;
@@ -74,6 +75,8 @@ fn reduction_rows() -> Vec<Row> {
             launches: 4,
             check: ok,
             timing: Some(timing(2000.0, 1.0)),
+            registers: Some(12),
+            twin: TwinResult::NotRun("--twins off".into()),
         },
         Row {
             kernel: kernel("h1_strided_index"),
@@ -81,6 +84,13 @@ fn reduction_rows() -> Vec<Row> {
             launches: 4,
             check: ok,
             timing: Some(timing(1000.0, 1.0)),
+            registers: Some(12),
+            twin: TwinResult::Ran {
+                passed: true,
+                wrong: None,
+                timing: Some(timing(800.0, 1.0)),
+                registers: Some(14),
+            },
         },
         Row {
             kernel: kernel("h2_sequential_addressing"),
@@ -88,6 +98,13 @@ fn reduction_rows() -> Vec<Row> {
             launches: 4,
             check: Check { expected: 7, got: -5 },
             timing: None,
+            registers: Some(12),
+            twin: TwinResult::Ran {
+                passed: false,
+                wrong: Some("got 3, expected 7".into()),
+                timing: None,
+                registers: Some(12),
+            },
         },
         Row {
             kernel: kernel("x4_packed_tally"),
@@ -95,6 +112,8 @@ fn reduction_rows() -> Vec<Row> {
             launches: 1,
             check: ok,
             timing: Some(timing(1000.0, 0.5)),
+            registers: None,
+            twin: TwinResult::NotRun("NVRTC not found".into()),
         },
     ]
 }
@@ -146,11 +165,38 @@ fn reduction_records_carry_the_common_fields() {
     assert_eq!((h1.percent_of_vendor, h1.vendor.as_deref()), (None, None), "no CUB in the host");
     assert_eq!((h1.passed, h1.error), (Some(true), Some(0.0)));
     assert_eq!(h1.details.as_ref().unwrap()["launches"], 4);
+    // The twin: 800 µs against Rust's 1000, so Rust ÷ C++ = 1.25.
+    assert_eq!((h1.registers, h1.cpp_registers, h1.cpp_passed), (Some(12), Some(14), Some(true)));
+    assert_eq!((h1.cpp_median_us, h1.rust_over_cpp, h1.cpp_note.as_deref()), (Some(800.0), Some(1.25), None));
+    assert_eq!((records[0].cpp_median_us, records[0].cpp_note.as_deref()), (None, Some("--twins off")));
     let wrong = &records[2];
     assert_eq!(
         (wrong.passed, wrong.error, wrong.median_us, wrong.figure),
         (Some(false), Some(12.0), None, None)
     );
+    assert_eq!(
+        (wrong.cpp_passed, wrong.cpp_median_us, wrong.rust_over_cpp, wrong.cpp_note.as_deref()),
+        (Some(false), None, None, Some("got 3, expected 7"))
+    );
+}
+
+#[test]
+fn twin_columns_and_notes_say_what_the_twins_did() {
+    let (info, n) = (h200(), 1usize << 30);
+    let text = report::table(&info, n, n * 4, &reduction_rows()).render();
+    let line = |start: &str| text.lines().find(|l| l.starts_with(start)).expect(start).to_string();
+    let h1 = line("h1_strided_index");
+    for want in ["800.0", "1.250", "12/14"] {
+        assert!(h1.split_whitespace().any(|w| w == want), "{want} missing in {h1}");
+    }
+    assert!(line("h2_").split_whitespace().any(|w| w == "WRONG"), "the wrong twin is marked");
+    assert!(line("x4_").contains("-/-"), "no registers known");
+    let records = report::records(&info, n, n * 4, &reduction_rows());
+    let refs: Vec<&Record> = records.iter().collect();
+    let notes = host::twins::notes(&host::twins::TwinMode::Unavailable("NVRTC not found".into()), &refs);
+    assert_eq!(notes, vec!["C++ twins: not run: NVRTC not found".to_string()]);
+    let off = host::twins::notes(&host::twins::TwinMode::Off, &refs);
+    assert_eq!(off, vec!["C++ twins: not run (--twins off)".to_string()]);
 }
 
 #[test]

@@ -80,6 +80,11 @@ pub struct Options {
     #[arg(long)]
     pub verify_only: bool,
 
+    /// Run each ladder step's CUDA C++ twin (twins/, compiled by NVRTC) beside it, on the
+    /// same buffers: the tables' `C++ µs` and `Rust ÷ C++` columns.
+    #[arg(long, value_enum, default_value_t = Twins::On)]
+    pub twins: Twins,
+
     /// Seed of the pseudo-random input (default: from the clock, printed in the header).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -119,12 +124,22 @@ pub struct Options {
     pub inject_hang: bool,
 }
 
+/// `--twins`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Twins {
+    On,
+    Off,
+}
+
 /// The commands besides running the suite.
 #[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Compare two results files written by `--json`: the time of every kernel and size
     /// in NEW over OLD, and whether the difference is beyond both runs' noise.
     Compare(CompareOptions),
+    /// The SASS instruction mix of a ladder step and of its CUDA C++ twin, side by side,
+    /// with their registers (needs ptxas, cuobjdump and NVRTC; no GPU).
+    Sass(crate::sass::SassOptions),
 }
 
 /// Options of `host compare`.

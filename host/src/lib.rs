@@ -21,8 +21,10 @@ pub mod ptx;
 pub mod records;
 pub mod reduce;
 pub mod report;
+pub mod sass;
 pub mod table;
 pub mod timing;
+pub mod twins;
 
 use cli::Options;
 use error::{Error, Result};
@@ -124,6 +126,22 @@ pub fn run(options: &Options) -> Result<bool> {
         );
     }
     let timer = Timer::new(&gpu, timing)?;
+    // The C++ twins: without NVRTC the run goes on, and the twin columns say why.
+    let twins = (options.twins == cli::Twins::On).then(|| twins::Twins::open(&gpu));
+    let twin_mode = match &twins {
+        None => twins::TwinMode::Off,
+        Some(Ok(twins)) => twins::TwinMode::On(twins),
+        Some(Err(reason)) => twins::TwinMode::Unavailable(reason.clone()),
+    };
+    println!(
+        "C++ twins: {}",
+        match &twin_mode {
+            twins::TwinMode::On(twins) =>
+                format!("each step's twin beside it, built by {}", twins.describe()),
+            twins::TwinMode::Off => "not run (--twins off)".into(),
+            twins::TwinMode::Unavailable(reason) => format!("not run: {reason}"),
+        }
+    );
     let date = utc_now();
     let header = serde_json::json!({
         "date_utc": date,
@@ -137,6 +155,15 @@ pub fn run(options: &Options) -> Result<bool> {
             "warmup": timing.warmup,
             "l2_flushed": timing.flush_l2,
         },
+        "twins": match &twin_mode {
+            twins::TwinMode::On(twins) => serde_json::json!({
+                "compiler": format!("NVRTC {}.{}", twins.nvrtc_version.0, twins.nvrtc_version.1),
+                "target": twins.target,
+                "options": twins::OPTIONS,
+            }),
+            twins::TwinMode::Off => serde_json::json!({ "not_run": "--twins off" }),
+            twins::TwinMode::Unavailable(reason) => serde_json::json!({ "not_run": reason }),
+        },
     });
     let mut work: Vec<String> =
         options.n.iter().flat_map(|&n| kernels.iter().map(move |k| report::item(k.id, n))).collect();
@@ -144,7 +171,7 @@ pub fn run(options: &Options) -> Result<bool> {
     work.extend(gemm::suite::work(&gemms, &options.gemm));
     output.start(work, header)?;
 
-    let selection = Selection { kernels: &kernels, probes: &probes, gemms: &gemms };
+    let selection = Selection { kernels: &kernels, probes: &probes, gemms: &gemms, twins: &twin_mode };
     let outcome = run_selection(&gpu, &timer, options, &selection, seed, &date, &mut output);
     progress::finish();
 
@@ -167,6 +194,7 @@ struct Selection<'a> {
     kernels: &'a [&'static ReduceKernel],
     probes: &'a [&'static probes::ProbeInfo],
     gemms: &'a [&'static gemm::registry::GemmKernel],
+    twins: &'a twins::TwinMode<'a>,
 }
 
 /// Says on stderr what an unfinished run did not run, and where the rest is.
@@ -208,12 +236,16 @@ fn run_selection(
         for &kernel in selection.kernels {
             interrupt::check()?;
             let item = report::item(kernel.id, n);
-            let row = reduce_one(&bench, kernel, timer, options).map_err(|e| e.during(&item))?;
-            all_passed &= row.check.passed();
+            let row =
+                reduce_one(&bench, kernel, timer, options, selection.twins).map_err(|e| e.during(&item))?;
+            all_passed &= row.check.passed() && !row.twin.failed();
             output.finished(&item, vec![report::record(&gpu.info, n, bench.bytes_read(), &row)])?;
             rows.push(row);
         }
-        output.table(&report::table(&gpu.info, n, bench.bytes_read(), &rows));
+        let mut table = report::table(&gpu.info, n, bench.bytes_read(), &rows);
+        let records = report::records(&gpu.info, n, bench.bytes_read(), &rows);
+        table.notes.extend(twins::notes(selection.twins, &records.iter().collect::<Vec<_>>()));
+        output.table(&table);
         // No CUB figure: the host does not measure CUB (bench/cub does, beside it).
         output.chart(&reduce::chart::ladder(&gpu.info, date, n, bench.bytes_read(), &rows, None))?;
     }
@@ -252,6 +284,7 @@ fn run_selection(
             &options.gemm,
             seed,
             options.verify_only,
+            selection.twins,
             date,
             output,
         )?;
@@ -263,15 +296,17 @@ fn run_selection(
     Ok(all_passed)
 }
 
-/// Checks (and, when right and asked, times) one reduction kernel on one input.
+/// Checks (and, when right and asked, times) one reduction kernel on one input, then its
+/// C++ twin the same way.
 fn reduce_one(
     bench: &ReduceBench,
     kernel: &'static ReduceKernel,
     timer: &Timer,
     options: &Options,
+    twin_mode: &twins::TwinMode,
 ) -> Result<Row> {
     let block = kernel.block_size(options.block)?;
-    let mut plan = bench.plan(kernel, block)?;
+    let mut plan = bench.plan(kernel, block, twins::Code::Rust)?;
     if options.inject_fault.as_deref().is_some_and(|target| kernel.id.starts_with(target)) {
         bench.misdirect_output(&mut plan);
     }
@@ -284,7 +319,26 @@ fn reduce_one(
     } else {
         None
     };
-    Ok(Row { kernel, block, launches: plan.launches, check, timing })
+    let item = report::item(kernel.id, bench.n);
+    let twin = twin_mode.run(bench.gpu(), &kernel.symbols(), |code| {
+        let plan = bench.plan(kernel, block, code)?;
+        progress::begin(format!("checking the C++ twin of {item}"));
+        let twin_check = bench.check(&plan)?;
+        let timing = if twin_check.passed() && !options.verify_only {
+            progress::begin(format!("timing the C++ twin of {item}"));
+            Some(bench.time(&plan, timer)?)
+        } else {
+            None
+        };
+        Ok(twins::TwinResult::Ran {
+            passed: twin_check.passed(),
+            wrong: (!twin_check.passed())
+                .then(|| format!("got {}, expected {}", twin_check.got, twin_check.expected)),
+            timing,
+            registers: plan.registers,
+        })
+    })?;
+    Ok(Row { kernel, block, launches: plan.launches, check, timing, registers: plan.registers, twin })
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
             host::compare::run(compare),
             "at least one record is slower beyond the noise, or wrong (see the verdicts above)",
         ),
+        Some(Command::Sass(sass)) => (host::sass::run(sass), "unreachable: `sass` succeeds or fails"),
         None => (host::run(&options), "at least one kernel computed a wrong sum (marked WRONG above)"),
     };
     match outcome {

@@ -82,6 +82,16 @@ pub struct Record {
     pub passed: Option<bool>,
     pub error: Option<f64>,
     pub error_measure: Option<String>,
+    /// Registers per thread of the kernel (`cuFuncGetAttribute`), for ladder steps.
+    pub registers: Option<u64>,
+    /// The step's CUDA C++ twin (`twins/`), on the same buffers: its median time, its
+    /// registers per thread, its check, Rust's median over the twin's (above 1: Rust is
+    /// slower), and why it was not run or what it got wrong. Absent in older files.
+    pub cpp_median_us: Option<f64>,
+    pub cpp_registers: Option<u64>,
+    pub cpp_passed: Option<bool>,
+    pub rust_over_cpp: Option<f64>,
+    pub cpp_note: Option<String>,
     /// Fields of one family only: a probe's whole table row, a reduction's launches.
     pub details: Option<Map<String, Value>>,
 }
@@ -112,6 +122,12 @@ pub const CSV_COLUMNS: &[&str] = &[
     "passed",
     "error",
     "error_measure",
+    "registers",
+    "cpp_median_us",
+    "cpp_registers",
+    "cpp_passed",
+    "rust_over_cpp",
+    "cpp_note",
     "details",
 ];
 
@@ -146,6 +162,12 @@ impl Record {
             passed: None,
             error: None,
             error_measure: None,
+            registers: None,
+            cpp_median_us: None,
+            cpp_registers: None,
+            cpp_passed: None,
+            rust_over_cpp: None,
+            cpp_note: None,
             details: None,
         }
     }

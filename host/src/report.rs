@@ -11,6 +11,7 @@ use crate::reduce::registry::{Ladder, ReduceKernel};
 use crate::reduce::runner::Check;
 use crate::table::{Cell, Table};
 use crate::timing::Timing;
+use crate::twins::TwinResult;
 
 /// One kernel's line: how it ran, whether it was right, how fast.
 pub struct Row {
@@ -19,6 +20,10 @@ pub struct Row {
     pub launches: usize,
     pub check: Check,
     pub timing: Option<Timing>,
+    /// Registers per thread of the kernel.
+    pub registers: Option<u32>,
+    /// The step's C++ twin on the same input.
+    pub twin: TwinResult,
 }
 
 /// Effective bandwidth in GB/s: bytes the algorithm must read over the median time.
@@ -53,6 +58,7 @@ pub fn record(info: &DeviceInfo, n: usize, bytes: usize, row: &Row) -> Record {
         unreachable!("an object literal")
     };
     record.details = Some(details);
+    row.twin.fill(&mut record, row.registers);
     record
 }
 
@@ -74,6 +80,9 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
             "median µs",
             "reps",
             "spread",
+            crate::twins::COLUMNS[0],
+            crate::twins::COLUMNS[1],
+            crate::twins::COLUMNS[2],
             "GB/s",
             "% peak",
             "step ×",
@@ -97,19 +106,23 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
         } else {
             format!("WRONG: got {} expected {}", row.check.got, row.check.expected)
         };
-        table.push(vec![
+        let mut cells = vec![
             row.kernel.id.into(),
             Cell::Int(i64::from(row.block)),
             Cell::Int(row.launches as i64),
             row.timing.map_or(Cell::Num(f64::NAN, 1), Cell::Time),
             row.timing.map_or("-".into(), |t| Cell::Int(t.repetitions as i64)),
             record.spread_percent.map_or("-".into(), |s| format!("{s:.1}%").into()),
+        ];
+        cells.extend(crate::twins::cells(&record));
+        cells.extend([
             Cell::Figure(record.figure.unwrap_or(f64::NAN), 1, "GB/s"),
             Cell::OfLimit(record.percent_of_limit.unwrap_or(f64::NAN), 1),
             ratio(previous),
             ratio(first),
             check.into(),
         ]);
+        table.push(cells);
         first = first.or(median);
         previous = median.or(previous);
     }

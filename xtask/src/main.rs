@@ -10,6 +10,8 @@
 //! - `sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]`: the GPU tests under
 //!   compute-sanitizer's memcheck, racecheck, synccheck and initcheck, one line per tool
 //!   ([`sanitize`]).
+//! - `sass STEP [--arch sm_90a] [--top N]`: the SASS instruction mix of a ladder step and of
+//!   its CUDA C++ twin side by side (`host sass`, built and run in release).
 
 mod sanitize;
 
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
             Workspace::locate().and_then(|ws| parse_out(&ws, &args[1..]).and_then(|out| bundle(&ws, &out)))
         }
         Some("sanitize") => Workspace::locate().and_then(|ws| sanitize::sanitize(&ws, &args[1..])),
+        Some("sass") => Workspace::locate().and_then(|ws| sass(&ws, &args[1..])),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -52,7 +55,21 @@ commands:
   bundle [--out DIR]               host + GPU tests + PTX + run.sh in DIR (default dist/gpu-bundle)
   sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]
                                    the GPU tests under compute-sanitizer (memcheck, racecheck,
-                                   synccheck, initcheck): one line per tool, logs in target/sanitize";
+                                   synccheck, initcheck): one line per tool, logs in target/sanitize
+  sass STEP [--arch A] [--top N]   SASS instruction counts of a step and its C++ twin, side by side
+                                   (needs ptxas, cuobjdump and NVRTC; no GPU)";
+
+/// `cargo xtask sass …`: `host sass …`, through cargo so that the host and its PTX are
+/// current.
+fn sass(ws: &Workspace, args: &[String]) -> Result<()> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(&ws.root)
+        .args(["run", "--quiet", "-p", "host", "--release", "--", "sass"])
+        .args(args)
+        .status()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if status.success() { Ok(()) } else { Err("`host sass` failed (its error is above)".into()) }
+}
 
 fn parse_archs(args: &[String]) -> Result<Vec<String>> {
     match args {

@@ -9,6 +9,7 @@ use crate::gpu::{Arg, Gpu};
 use crate::inputs::fill_random;
 use crate::memory::DeviceBuffer;
 use crate::timing::{Timer, Timing};
+use crate::twins::Code;
 use cudarc::driver::{CudaEvent, CudaFunction, LaunchConfig};
 
 /// A quiet NaN: written over C before each checked run, so an unwritten entry fails.
@@ -24,6 +25,8 @@ pub struct GemmCheck {
     /// The checked launch's time (CUDA events), ms: the timer's first launch, which tells
     /// it whether the repetitions fit the budget at all.
     pub launch_ms: f64,
+    /// Registers per thread of the checked kernel (`None` for cuBLAS).
+    pub registers: Option<u32>,
 }
 
 impl GemmCheck {
@@ -89,10 +92,10 @@ impl<'g> GemmBench<'g> {
         2.0 * f64::from(self.inputs.m) * f64::from(self.inputs.n) * f64::from(self.inputs.k)
     }
 
-    /// Everything a launch of `kernel` on this bench needs, resolved once (checks, the
-    /// function, its shared-memory limit, the tensor maps), so that the timed loop only
-    /// launches.
-    fn prepare(&self, kernel: &GemmKernel) -> Result<PreparedLaunch> {
+    /// Everything a launch of `kernel` (the Rust step or its C++ twin: `code`) on this
+    /// bench needs, resolved once (checks, the function, its shared-memory limit, the
+    /// tensor maps), so that the timed loop only launches.
+    fn prepare(&self, kernel: &GemmKernel, code: Code) -> Result<PreparedLaunch> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
         if kernel.precision != precision {
             return Err(Error::new(format!(
@@ -108,7 +111,7 @@ impl<'g> GemmBench<'g> {
         if let Some(reason) = kernel.unavailable(self.gpu.info.compute_capability, self.gpu.info.ptx_arch) {
             return Err(Error::new(reason));
         }
-        let function = self.gpu.function(kernel.id)?;
+        let function = code.function(self.gpu, kernel.id)?;
         self.gpu.allow_dynamic_shared(&function, kernel.dynamic_shared)?;
         let (a, b, c) = match kernel.operands {
             Operands::Pointers => (self.a.ptr(), self.b.ptr(), self.c.ptr()),
@@ -219,17 +222,19 @@ impl<'g> GemmBench<'g> {
             tolerance: self.inputs.precision.tolerance(),
             method,
             launch_ms,
+            registers: None,
         })
     }
 
-    pub fn check_kernel(&self, kernel: &GemmKernel) -> Result<GemmCheck> {
-        let launch = self.prepare(kernel)?;
+    pub fn check_kernel(&self, kernel: &GemmKernel, code: Code) -> Result<GemmCheck> {
+        let launch = self.prepare(kernel, code)?;
         if kernel.workspace.is_some() {
             // The timed runs reuse one workspace: check the launch that finds it as the
             // first one left it, so that a kernel which does not leave it clean fails here.
             self.launch(&launch)?;
         }
-        self.check(|| self.launch(&launch))
+        let check = self.check(|| self.launch(&launch))?;
+        Ok(GemmCheck { registers: crate::twins::registers(&launch.function), ..check })
     }
 
     pub fn check_cublas(&self, cublas: &Cublas) -> Result<GemmCheck> {
@@ -243,8 +248,14 @@ impl<'g> GemmBench<'g> {
     }
 
     /// Times `kernel` after its check (whose launch is the timer's first).
-    pub fn time_kernel(&self, kernel: &GemmKernel, check: &GemmCheck, timer: &Timer) -> Result<Timing> {
-        let launch = self.prepare(kernel)?;
+    pub fn time_kernel(
+        &self,
+        kernel: &GemmKernel,
+        code: Code,
+        check: &GemmCheck,
+        timer: &Timer,
+    ) -> Result<Timing> {
+        let launch = self.prepare(kernel, code)?;
         timer.measure_after(self.gpu, check.launch_ms, || self.launch(&launch))
     }
 

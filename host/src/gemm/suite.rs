@@ -14,6 +14,7 @@ use crate::probes::tensor_ceiling::{self, Ceilings, short_name};
 use crate::records::{Family, Record, finite, from_probe_table};
 use crate::table::{Cell, Table};
 use crate::timing::{Timer, Timing};
+use crate::twins::{Code, TwinMode, TwinResult};
 
 /// What the ladder gives besides what it wrote to the output: whether every check passed,
 /// and the ceilings (when a tensor-core step ran).
@@ -57,6 +58,9 @@ const COLUMNS: &[&str] = &[
     "kernel",
     "median µs",
     "reps",
+    crate::twins::COLUMNS[0],
+    crate::twins::COLUMNS[1],
+    crate::twins::COLUMNS[2],
     "TFLOP/s",
     "% of cuBLAS",
     "% of ceiling",
@@ -98,10 +102,13 @@ fn row(
     check: &GemmCheck,
 ) -> Vec<Cell> {
     let num = |v: Option<f64>, decimals| Cell::Num(v.unwrap_or(f64::NAN), decimals);
-    vec![
+    let mut cells = vec![
         label.into(),
         timing.map_or(Cell::Num(f64::NAN, 1), |t| Cell::Time(*t)),
         timing.map_or("-".into(), |t| Cell::Int(t.repetitions as i64)),
+    ];
+    cells.extend(crate::twins::cells(record));
+    cells.extend([
         Cell::Figure(record.figure.unwrap_or(f64::NAN), 2, "TFLOP/s"),
         num(record.percent_of_vendor, 1),
         Cell::OfLimit(record.percent_of_limit.unwrap_or(f64::NAN), 1),
@@ -109,7 +116,8 @@ fn row(
         Cell::Num(check.error, 9),
         check.method.clone().into(),
         Cell::Check(check.passed()),
-    ]
+    ]);
+    cells
 }
 
 /// Runs `kernels` over every shape, one table per shape and input type, each record
@@ -123,6 +131,7 @@ pub fn run(
     shapes: &[(u32, u32, u32)],
     seed: u64,
     verify_only: bool,
+    twins: &TwinMode,
     date: &str,
     output: &mut Output,
 ) -> Result<GemmRun> {
@@ -200,6 +209,7 @@ pub fn run(
             None => None,
         };
         let mut previous: Option<f64> = None;
+        let mut records: Vec<Record> = Vec::new();
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
             let item = item(kernel.id, precision, (m, n, k));
             crate::interrupt::check()?;
@@ -216,15 +226,37 @@ pub fn run(
                 continue;
             }
             crate::progress::begin(format!("checking {item}"));
-            let check = bench.check_kernel(kernel).map_err(|e| e.during(&item))?;
+            let check = bench.check_kernel(kernel, Code::Rust).map_err(|e| e.during(&item))?;
             out.passed &= check.passed();
             let timing = if check.passed() && !verify_only {
                 crate::progress::begin(format!("timing {item}"));
-                Some(bench.time_kernel(kernel, &check, timer).map_err(|e| e.during(&item))?)
+                Some(bench.time_kernel(kernel, Code::Rust, &check, timer).map_err(|e| e.during(&item))?)
             } else {
                 None
             };
+            let twin = twins
+                .run(gpu, &[kernel.id], |code| {
+                    crate::progress::begin(format!("checking the C++ twin of {item}"));
+                    let twin_check = bench.check_kernel(kernel, code)?;
+                    let timing = if twin_check.passed() && !verify_only {
+                        crate::progress::begin(format!("timing the C++ twin of {item}"));
+                        Some(bench.time_kernel(kernel, code, &twin_check, timer)?)
+                    } else {
+                        None
+                    };
+                    Ok(TwinResult::Ran {
+                        passed: twin_check.passed(),
+                        wrong: (!twin_check.passed()).then(|| {
+                            format!("relative error {:e} ({})", twin_check.error, twin_check.method)
+                        }),
+                        timing,
+                        registers: twin_check.registers,
+                    })
+                })
+                .map_err(|e| e.during(&format!("the C++ twin of {item}")))?;
+            out.passed &= !twin.failed();
             let mut record = record(kernel.id, &bench, &check, timing.as_ref());
+            twin.fill(&mut record, check.registers);
             let rate = record.figure;
             chart.step(
                 kernel.id,
@@ -245,6 +277,7 @@ pub fn run(
             }
             let step = rate.zip(previous).map(|(r, p)| r / p);
             table.push(row(kernel.id, &record, timing.as_ref(), step, &check));
+            records.push(record.clone());
             output.finished(&item, vec![record])?;
             previous = rate.or(previous);
         }
@@ -261,6 +294,8 @@ pub fn run(
                 None => "% of ceiling: no tensor-core ceiling was measured for these inputs".into(),
             });
         }
+        let twinned: Vec<&Record> = records.iter().collect();
+        table.notes.extend(crate::twins::notes(twins, &twinned));
         table.notes.push(format!(
             "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
             precision.tolerance()

@@ -7,6 +7,7 @@ use crate::gpu::{Arg, Gpu, launch_config};
 use crate::inputs::fill_random_i32;
 use crate::memory::DeviceBuffer;
 use crate::timing::{Timer, Timing};
+use crate::twins::Code;
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
 /// Written over every output before a verification run: a kernel that forgets to write
@@ -37,6 +38,8 @@ pub struct Plan {
     steps: Vec<Step>,
     pub block: u32,
     pub launches: usize,
+    /// Registers per thread of the kernel.
+    pub registers: Option<u32>,
 }
 
 /// The outcome of checking one kernel on one input.
@@ -112,14 +115,21 @@ impl<'g> ReduceBench<'g> {
         })
     }
 
+    /// The device this input lives on.
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
     /// Elements read by one reduction, in bytes: what the bandwidth figures count.
     pub fn bytes_read(&self) -> usize {
         self.n * 4
     }
 
-    /// Works out every launch of `kernel` over this input with `block` threads.
-    pub fn plan(&self, kernel: &ReduceKernel, block: u32) -> Result<Plan> {
-        let function = self.gpu.function(kernel.symbol(block))?;
+    /// Works out every launch of `kernel` (the Rust step or its C++ twin: `code`) over
+    /// this input with `block` threads.
+    pub fn plan(&self, kernel: &ReduceKernel, block: u32, code: Code) -> Result<Plan> {
+        let function = code.function(self.gpu, kernel.symbol(block))?;
+        let registers = crate::twins::registers(&function);
         let shared = kernel.shared_bytes(block);
         let wave = match kernel.grid {
             GridShape::OneWave => self.gpu.full_wave(&function, block, shared)? as usize,
@@ -179,7 +189,7 @@ impl<'g> ReduceBench<'g> {
             }
         }
         let launches = steps.iter().filter(|s| matches!(s, Step::Launch { .. })).count();
-        Ok(Plan { steps, block, launches })
+        Ok(Plan { steps, block, launches, registers })
     }
 
     /// For the tests of fault handling only (`host --inject-fault`): points `plan`'s result

@@ -1,0 +1,145 @@
+// Twin of kernels/src/gemm/t7_persistent.rs (step t7): t6 on a persistent grid: block b computes
+// tiles b, b + gridDim.x, ... of a grouped walk (bands of 16 tile rows), and the producer's and
+// consumers' stage counter runs on across tiles.
+// 288 threads, a 1-D grid of at most ceil(M/128) * ceil(N/256) blocks (one per SM),
+// t7::SHARED_BYTES (= t6's) of dynamic shared memory; a_map / b_map as t6.
+#include "hopper.cuh"
+
+namespace t7 {
+constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2, GROUP_ROWS = 16;
+constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
+constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
+constexpr unsigned ALIGN_SLACK = 1024;
+constexpr unsigned A_BOX_X = 64, A_BOX_Y = BM, B_BOX_X = 64, B_BOX_Y = BK;
+
+constexpr unsigned WARPGROUP = 128, WARPGROUP_ROWS = 64;
+constexpr unsigned CONSUMER_WARPS = CONSUMER_WARPGROUPS * 4;
+constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES;
+constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_BOX_Y * 2;
+constexpr unsigned MMA_K = 16;
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t7 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t7 boxes");
+
+// common::gemm::grouped_tile: (row, col) of tile `unit` in a walk over bands of `group` tile rows,
+// each band walked column by column.
+__device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsigned cols, unsigned group,
+                                             unsigned& row, unsigned& col) {
+    const unsigned per_band = group * cols;
+    const unsigned band = unit / per_band;
+    const unsigned first = band * group;
+    const unsigned height = rows - first < group ? rows - first : group;
+    const unsigned within = unit - band * per_band;
+    row = first + within % height;
+    col = within / height;
+}
+
+template <bool BF16>
+__device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b_map, float* c, unsigned m,
+                                                unsigned n, unsigned k) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const unsigned base = (smem_u32(smem) + ALIGN_SLACK - 1) & ~(ALIGN_SLACK - 1);
+    auto a_stage = [&](unsigned s) { return base + s * STAGE_BYTES; };
+    auto b_stage = [&](unsigned s) { return base + s * STAGE_BYTES + A_BYTES; };
+    auto full = [&](unsigned s) { return base + STAGES * STAGE_BYTES + s * 8; };
+    auto empty = [&](unsigned s) { return base + STAGES * STAGE_BYTES + (STAGES + s) * 8; };
+    const unsigned tid = threadIdx.x;
+    const unsigned tile_rows = (m + BM - 1) / BM, tile_cols = (n + BN - 1) / BN;
+    const unsigned tiles = tile_rows * tile_cols;
+    const unsigned k_tiles = (k + BK - 1) / BK;
+    auto origin = [&](unsigned tile, unsigned& row0, unsigned& col0) {
+        unsigned row, col;
+        grouped_tile(tile, tile_rows, tile_cols, GROUP_ROWS, row, col);
+        row0 = row * BM;
+        col0 = col * BN;
+    };
+
+    if (tid == 0) {
+        for (unsigned s = 0; s < STAGES; ++s) {
+            mbarrier_init(full(s), 1);
+            mbarrier_init(empty(s), CONSUMER_WARPS);
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    const unsigned warpgroup = tid / WARPGROUP;
+    if (warpgroup == CONSUMER_WARPGROUPS) {
+        // The producer warp's first thread issues every copy; `it` counts k tiles across tiles.
+        if (tid % 32 == 0) {
+            unsigned it = 0;
+            for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                unsigned row0, col0;
+                origin(tile, row0, col0);
+                for (unsigned t = 0; t < k_tiles; ++t) {
+                    const unsigned s = it % STAGES;
+                    if (it >= STAGES) mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
+                    mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
+                    copy_tensor_2d(a_stage(s), a_map, t * BK, row0, full(s));
+                    for (unsigned panel = 0; panel < BN / B_BOX_X; ++panel) {
+                        copy_tensor_2d(b_stage(s) + panel * B_PANEL_BYTES, b_map, col0 + panel * B_BOX_X, t * BK,
+                                       full(s));
+                    }
+                    ++it;
+                }
+            }
+        }
+        return;
+    }
+
+    const unsigned lane = tid % 32;
+    unsigned it = 0;
+    for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        unsigned row0, col0;
+        origin(tile, row0, col0);
+        float acc[M64N256_ACC];
+#pragma unroll
+        for (int j = 0; j < M64N256_ACC; ++j) acc[j] = 0.0f;
+        for (unsigned t = 0; t < k_tiles; ++t) {
+            const unsigned s = it % STAGES;
+            mbarrier_wait(full(s), (it / STAGES) % 2);
+            wgmma_fence();
+#pragma unroll
+            for (unsigned kk = 0; kk < 4; ++kk) {
+                unsigned long long a_desc =
+                    descriptor(a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk * MMA_K * 2, 0, ATOM_BYTES);
+                unsigned long long b_desc = descriptor(b_stage(s) + kk * MMA_K * ROW_BYTES, B_PANEL_BYTES, ATOM_BYTES);
+                mma_m64n256k16<BF16>(acc, a_desc, b_desc);
+            }
+            wgmma_commit_group();
+            // The previous k tile's products are done: hand its stage back.
+            wgmma_wait_group<1>();
+            if (t > 0 && lane == 0) mbarrier_arrive(empty((it - 1) % STAGES));
+            ++it;
+        }
+        wgmma_wait_group<0>();
+        // The tile's last stage is free too (the producer may be waiting for it already).
+        if (lane == 0) mbarrier_arrive(empty((it - 1) % STAGES));
+
+        // Accumulator layout: see device/wgmma.rs (as t6).
+        const unsigned warp = (tid % WARPGROUP) / 32;
+        const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
+#pragma unroll
+        for (unsigned j = 0; j < 32; ++j) {
+            const unsigned col = col0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+            for (unsigned half = 0; half < 2; ++half) {
+                const unsigned rr = r + 8 * half;
+                if (rr < m && col < n) {  // N is a multiple of 8 and col even: covers col + 1
+                    size_t at = (size_t)rr * n + col;
+                    c[at] = acc[4 * j + 2 * half];
+                    c[at + 1] = acc[4 * j + 2 * half + 1];
+                }
+            }
+        }
+    }
+}
+}  // namespace t7
+
+extern "C" __global__ void __launch_bounds__(t7::THREADS)
+    t7_persistent_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t7::persistent_gemm<false>(a_map, b_map, c, m, n, k);
+}
+extern "C" __global__ void __launch_bounds__(t7::THREADS)
+    t7_persistent_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t7::persistent_gemm<true>(a_map, b_map, c, m, n, k);
+}

@@ -11,7 +11,8 @@ extern "C" __global__ void g02_coalesced(const float* a, const float* b, float* 
     const unsigned row = blockIdx.y * TILE + threadIdx.y;
     if (row < m && col < n) {
         float sum = 0.0f;
-        // Unrolled by 8, as LLVM unrolls the Rust step's loop.
+        // Eight k steps a pass, as the Rust step's `unroll!(8, ..)`; NVVM also tells ptxas
+        // not to unroll further (`.pragma "nounroll"`), as the Rust's `ptxas_nounroll` does.
 #pragma unroll 8
         for (size_t i = 0; i < k; ++i) sum = fmaf(a[(size_t)row * k + i], b[i * n + col], sum);
         c[(size_t)row * n + col] = sum;

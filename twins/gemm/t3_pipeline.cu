@@ -3,6 +3,8 @@
 // t2's 128 x 128 x 32 block tile, 8 warps of 64 x 32 and swizzled layouts; chunks past an
 // edge are zero-filled by the copy itself (src_bytes = 0). 48 KB of static shared memory.
 // Requires K and N multiples of 8.
+// The fragment addresses are written per fragment, as t2 does: NVVM folds the constant
+// distances into the ldmatrix offsets by itself, which the Rust step has to spell out.
 #include "tensor.cuh"
 
 namespace t3 {

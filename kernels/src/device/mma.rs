@@ -86,3 +86,42 @@ pub unsafe fn ldmatrix_x4_trans(address: u32) -> [u32; 4] {
     };
     [r0, r1, r2, r3]
 }
+
+/// [`ldmatrix_x4`] from `address + OFFSET` bytes, the offset written into the instruction
+/// (`ldmatrix… [reg+imm]`): fragments at fixed distances from one another share one
+/// address register, where computing each address in Rust would cost a register (and its
+/// arithmetic) per fragment — LLVM does not fold an addition into an `asm!` operand.
+///
+/// # Safety
+/// As [`ldmatrix_x4`], for the rows at `address + OFFSET`.
+#[inline(always)]
+pub unsafe fn ldmatrix_x4_at<const OFFSET: u32>(address: u32) -> [u32; 4] {
+    let (r0, r1, r2, r3): (u32, u32, u32, u32);
+    // SAFETY: the caller's: the whole warp, aligned shared rows.
+    unsafe {
+        asm!(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}+{o}];",
+            r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+            a = in(reg32) address, o = const OFFSET, options(nostack, readonly)
+        )
+    };
+    [r0, r1, r2, r3]
+}
+
+/// [`ldmatrix_x4_trans`] from `address + OFFSET` bytes (`ldmatrix….trans [reg+imm]`).
+///
+/// # Safety
+/// As [`ldmatrix_x4_trans`], for the rows at `address + OFFSET`.
+#[inline(always)]
+pub unsafe fn ldmatrix_x4_trans_at<const OFFSET: u32>(address: u32) -> [u32; 4] {
+    let (r0, r1, r2, r3): (u32, u32, u32, u32);
+    // SAFETY: the caller's: the whole warp, aligned shared rows.
+    unsafe {
+        asm!(
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}+{o}];",
+            r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+            a = in(reg32) address, o = const OFFSET, options(nostack, readonly)
+        )
+    };
+    [r0, r1, r2, r3]
+}

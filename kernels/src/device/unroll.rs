@@ -24,3 +24,18 @@ macro_rules! unroll {
         $crate::unroll!(4, __v => { let $i: usize = __v + 4; $body });
     };
 }
+
+/// Tells ptxas not to unroll the loop whose body starts with this call (PTX
+/// `.pragma "nounroll";`, which applies to the loop whose header block it opens).
+///
+/// Rust cannot ask LLVM for `#pragma unroll N`; LLVM unrolls a simple loop by its own
+/// count (8 for g02's), and ptxas, seeing no pragma, may unroll the result again (g02's
+/// ×4 more: 64 loads per pass). CUDA C++'s `#pragma unroll 8` makes NVVM emit this
+/// pragma after its own unrolling, so ptxas keeps the count. Calling this first in the
+/// loop body does the same for Rust: LLVM copies it with the body, the first copy opens
+/// the header block, and ptxas ignores the others.
+#[inline(always)]
+pub fn ptxas_nounroll() {
+    // SAFETY: a directive, no instruction: it touches no register or memory.
+    unsafe { core::arch::asm!(".pragma \"nounroll\";", options(nomem, nostack, preserves_flags)) };
+}

@@ -7,15 +7,22 @@
 //!       The copies land straight in the swizzled layout of t2; chunks past an edge are
 //!       zero-filled by the copy itself (`src_bytes` = 0).
 //! Changes from t2: `cp_async_16` instead of load + store, three stages indexed
-//!       `t % STAGES`, a prologue that fills two stages, one barrier per k step.
+//!       `t % STAGES`, a prologue that fills two stages, one barrier per k step. And a
+//!       lesson from its C++ twin: each thread's fragment addresses are computed once,
+//!       and the fragments 16 rows apart are reached by an offset inside the `ldmatrix`
+//!       (`[reg+imm]`, [`ldmatrix_x4_at`]). Computed per fragment, as t2 does, they cost
+//!       12 address registers rebuilt every tile, and ptxas issued the second k16 step's
+//!       `ldmatrix`es right before their `mma`s instead of under the first step's: 9 %
+//!       slower than the twin at 4096³ (H100), whose compiler (NVVM) folds the offsets.
 //! Cost: 48 KB of shared memory (3 × 16 KB), the static maximum.
 //! Requires: K and N multiples of 8, as t2.
-//! Result: 314 TFLOP/s at 4096³ and 332 at 8192³ on an H200 (f16; bf16 315 and 340), 41–43 %
-//!       of cuBLAS GemmEx in the same run (2026-11-22): 1.55× t2.
+//! Result (H200, 2026-11-23): 346 TFLOP/s at 4096³ (f16; bf16 345), 43–45 % of cuBLAS
+//!       GemmEx in the same run, 1.7× t2; Rust ÷ C++ 1.00. Before the offsets: 314 (f16)
+//!       and, on the H100, Rust ÷ C++ 1.09.
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
-use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16};
+use crate::device::mma::{ldmatrix_x4_at, ldmatrix_x4_trans_at, mma_m16n8k16_bf16, mma_m16n8k16_f16};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
@@ -29,6 +36,11 @@ const B_CHUNKS: u32 = BN / 8;
 /// 32-bit words in one stage of the A tile and of the B tile.
 const A_WORDS: u32 = BM * BK / 2;
 const B_WORDS: u32 = BK * BN / 2;
+
+/// Bytes from one 16-row A fragment (`mi`) to the next, and from B's rows of one k16
+/// step to the next's.
+const A_MI_BYTES: u32 = 16 * A_CHUNKS * 16;
+const B_K16_BYTES: u32 = 16 * B_CHUNKS * 16;
 
 static_shared! {
     fn t3_a_tiles() -> [u32; (STAGES * A_WORDS) as usize];
@@ -112,6 +124,14 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
     for t in 0..STAGES - 1 {
         load_tile(t);
     }
+    // The word where this thread's `ldmatrix` row starts, for each k16 step of A (at
+    // mi = 0) and each column pair of B (at kk = 0). The swizzles depend on (r / 2) % 4
+    // and r % 8, which 16 rows more leave unchanged, so the other fragments lie a fixed
+    // number of bytes further on: an offset inside the instruction (`[reg+imm]`), where
+    // t2 gave each of the 12 fragments an address register rebuilt every tile.
+    let a_start: [u32; 2] = core::array::from_fn(|kk| a_chunk(warp_m * 64 + lane % 16, kk as u32 * 2 + lane / 16));
+    let b_start: [u32; 2] =
+        core::array::from_fn(|pair| b_chunk(lane % 16, (warp_n * 32 + pair as u32 * 16) / 8 + lane / 16));
     for t in 0..tiles {
         // Tile t's group is the oldest but STAGES - 2 of those in flight: wait for it,
         // then make every thread's copies visible (and every warp done with tile t - 1,
@@ -120,20 +140,25 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
         sync_threads();
         load_tile(t + STAGES - 1);
         let stage = t % STAGES;
-        for kk in 0..BK / 16 {
-            let mut a_frag = [[0u32; 4]; 4];
-            unroll!(4, mi => {
-                let r = warp_m * 64 + mi as u32 * 16 + lane % 16;
-                // SAFETY: the whole warp; a 16-byte aligned chunk inside this stage.
-                a_frag[mi] = unsafe { ldmatrix_x4(a_tile.address(stage * A_WORDS + a_chunk(r, kk * 2 + lane / 16))) };
-            });
+        unroll!(2, kk => {
+            let at = a_tile.address(stage * A_WORDS + a_start[kk]);
+            // SAFETY: the whole warp; 16-byte aligned rows inside this stage.
+            let a_frag = unsafe {
+                [
+                    ldmatrix_x4_at::<0>(at),
+                    ldmatrix_x4_at::<{ A_MI_BYTES }>(at),
+                    ldmatrix_x4_at::<{ 2 * A_MI_BYTES }>(at),
+                    ldmatrix_x4_at::<{ 3 * A_MI_BYTES }>(at),
+                ]
+            };
             unroll!(2, pair => {
-                let pair = pair as u32;
-                let (r, cc) = (kk * 16 + lane % 16, (warp_n * 32 + pair * 16) / 8 + lane / 16);
-                // SAFETY: the whole warp; a 16-byte aligned chunk inside this stage.
-                let bf = unsafe { ldmatrix_x4_trans(b_tile.address(stage * B_WORDS + b_chunk(r, cc))) };
+                let at = b_tile.address(stage * B_WORDS + b_start[pair]);
+                // SAFETY: as above (k16 step 1 is B_K16_BYTES further on).
+                let bf = unsafe {
+                    if kk == 0 { ldmatrix_x4_trans_at::<0>(at) } else { ldmatrix_x4_trans_at::<B_K16_BYTES>(at) }
+                };
                 unroll!(2, half => {
-                    let (ni, b_frag) = (2 * pair as usize + half, [bf[2 * half], bf[2 * half + 1]]);
+                    let (ni, b_frag) = (2 * pair + half, [bf[2 * half], bf[2 * half + 1]]);
                     for mi in 0..4 {
                         acc[mi][ni] = if BF16 {
                             mma_m16n8k16_bf16(a_frag[mi], b_frag, acc[mi][ni])
@@ -143,7 +168,7 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
                     }
                 });
             });
-        }
+        });
     }
     unroll!(4, mi => {
         unroll!(4, ni => {

@@ -15,6 +15,14 @@
 //! Result: 25.5 TFLOP/s at 4096³ and 26.4 at 8192³ on an H200 (f16 and bf16 alike), 3.4 %
 //!       of cuBLAS GemmEx (756 and 751 TFLOP/s) in the same run (2026-11-22): correct, and
 //!       the slowest way to use tensor cores, which is this step's point.
+//! Beside its C++ twin (H100, 2026-11-23): Rust ÷ C++ 0.94 at 1024³, 1.02–1.04 at 4096³.
+//!       rustc's PTX gets 73 registers, the twin's 64: 6 blocks of 128 threads per SM
+//!       against 8. The registers buy a better schedule (all 16 global loads in flight, all
+//!       16 shared loads before the first `mma`: 121 instructions per k tile against 164),
+//!       which wins where occupancy does not matter (1024³: 2 blocks per SM) and loses a
+//!       little where it does. Tried: capping both at 64 registers (`.minnctapersm 8`, CUDA's
+//!       `__launch_bounds__(128, 8)`): the Rust then spilled 4 bytes and fell to 1.05–1.11
+//!       of the twin, which gained 10 % from the cap; not kept.
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::mma::{mma_m16n8k16_bf16, mma_m16n8k16_f16};

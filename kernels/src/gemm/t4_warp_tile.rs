@@ -12,6 +12,11 @@
 //! Requires: K and N multiples of 8, as t2.
 //! Result: 342 TFLOP/s at 4096³ and 370 at 8192³ on an H200 (f16; bf16 344 and 370), 45–48 %
 //!       of cuBLAS GemmEx in the same run (2026-11-22): 1.10× t3, short of the 60 % goal.
+//!       Since t3 reaches its fragments by immediate offsets (2026-11-23, a lesson from its
+//!       C++ twin), t3 runs as fast as this step at 1024³ and 4096³ on the H200 (346
+//!       against 342 TFLOP/s at 4096³ f16): measured against that t3, the larger warp tile
+//!       gains nothing there (this step keeps t3's former per-fragment addressing; whether
+//!       the two ideas add up is not measured yet).
 //! Ceiling: 54–58 % of the `mma.sync` ceiling (p8: 640 TFLOP/s on an H200). ncu at 4096³
 //!       (2026-11-23, docs/benchmarks.md): 8 warps per SM (registers and shared memory
 //!       allow 2 blocks), tensor pipe active 55 % of cycles, issue slots busy 30 %, a warp

@@ -310,26 +310,12 @@ fn reduce_one(
     if options.inject_fault.as_deref().is_some_and(|target| kernel.id.starts_with(target)) {
         bench.misdirect_output(&mut plan);
     }
-    progress::begin(format!("checking {}", report::item(kernel.id, bench.n)));
-    let check = bench.check(&plan)?;
-    // A wrong kernel is reported, never timed: its speed would mean nothing.
-    let timing = if check.passed() && !options.verify_only {
-        progress::begin(format!("timing {}", report::item(kernel.id, bench.n)));
-        Some(bench.time(&plan, timer)?)
-    } else {
-        None
-    };
     let item = report::item(kernel.id, bench.n);
+    let (check, timing) = check_then_time(bench, &plan, timer, options, &item)?;
     let twin = twin_mode.run(bench.gpu(), &kernel.symbols(), |code| {
         let plan = bench.plan(kernel, block, code)?;
-        progress::begin(format!("checking the C++ twin of {item}"));
-        let twin_check = bench.check(&plan)?;
-        let timing = if twin_check.passed() && !options.verify_only {
-            progress::begin(format!("timing the C++ twin of {item}"));
-            Some(bench.time(&plan, timer)?)
-        } else {
-            None
-        };
+        let (twin_check, timing) =
+            check_then_time(bench, &plan, timer, options, &format!("the C++ twin of {item}"))?;
         Ok(twins::TwinResult::Ran {
             passed: twin_check.passed(),
             wrong: (!twin_check.passed())
@@ -339,6 +325,27 @@ fn reduce_one(
         })
     })?;
     Ok(Row { kernel, block, launches: plan.launches, check, timing, registers: plan.registers, twin })
+}
+
+/// Checks `plan` on poisoned outputs and, when it is right and timing was asked, times it
+/// (`what` names it in the progress lines). A wrong kernel is reported, never timed: its
+/// speed would mean nothing.
+fn check_then_time(
+    bench: &ReduceBench,
+    plan: &reduce::runner::Plan,
+    timer: &Timer,
+    options: &Options,
+    what: &str,
+) -> Result<(reduce::runner::Check, Option<timing::Timing>)> {
+    progress::begin(format!("checking {what}"));
+    let check = bench.check(plan)?;
+    let timing = if check.passed() && !options.verify_only {
+        progress::begin(format!("timing {what}"));
+        Some(bench.time(plan, timer)?)
+    } else {
+        None
+    };
+    Ok((check, timing))
 }
 
 /// A seed from the clock, so that every run checks a fresh input.

@@ -120,6 +120,28 @@ fn row(
     cells
 }
 
+/// Checks `kernel` (the Rust step or its twin: `code`) on `bench` and, when it is right and
+/// timing was asked, times it (`what` names it in the progress lines). A wrong kernel is
+/// never timed.
+fn check_then_time(
+    bench: &GemmBench,
+    kernel: &GemmKernel,
+    code: Code,
+    timer: &Timer,
+    verify_only: bool,
+    what: &str,
+) -> Result<(GemmCheck, Option<Timing>)> {
+    crate::progress::begin(format!("checking {what}"));
+    let check = bench.check_kernel(kernel, code)?;
+    let timing = if check.passed() && !verify_only {
+        crate::progress::begin(format!("timing {what}"));
+        Some(bench.time_kernel(kernel, code, &check, timer)?)
+    } else {
+        None
+    };
+    Ok((check, timing))
+}
+
 /// Runs `kernels` over every shape, one table per shape and input type, each record
 /// written to `output` as its kernel finishes. An error names the kernel and shape it
 /// happened in.
@@ -225,25 +247,14 @@ pub fn run(
                 output.finished(&item, Vec::new())?;
                 continue;
             }
-            crate::progress::begin(format!("checking {item}"));
-            let check = bench.check_kernel(kernel, Code::Rust).map_err(|e| e.during(&item))?;
+            let (check, timing) = check_then_time(&bench, kernel, Code::Rust, timer, verify_only, &item)
+                .map_err(|e| e.during(&item))?;
             out.passed &= check.passed();
-            let timing = if check.passed() && !verify_only {
-                crate::progress::begin(format!("timing {item}"));
-                Some(bench.time_kernel(kernel, Code::Rust, &check, timer).map_err(|e| e.during(&item))?)
-            } else {
-                None
-            };
+            let twin_item = format!("the C++ twin of {item}");
             let twin = twins
                 .run(gpu, &[kernel.id], |code| {
-                    crate::progress::begin(format!("checking the C++ twin of {item}"));
-                    let twin_check = bench.check_kernel(kernel, code)?;
-                    let timing = if twin_check.passed() && !verify_only {
-                        crate::progress::begin(format!("timing the C++ twin of {item}"));
-                        Some(bench.time_kernel(kernel, code, &twin_check, timer)?)
-                    } else {
-                        None
-                    };
+                    let (twin_check, timing) =
+                        check_then_time(&bench, kernel, code, timer, verify_only, &twin_item)?;
                     Ok(TwinResult::Ran {
                         passed: twin_check.passed(),
                         wrong: (!twin_check.passed()).then(|| {
@@ -253,7 +264,7 @@ pub fn run(
                         registers: twin_check.registers,
                     })
                 })
-                .map_err(|e| e.during(&format!("the C++ twin of {item}")))?;
+                .map_err(|e| e.during(&twin_item))?;
             out.passed &= !twin.failed();
             let mut record = record(kernel.id, &bench, &check, timing.as_ref());
             twin.fill(&mut record, check.registers);

@@ -109,7 +109,10 @@ fn unknown_kernel_names_are_refused_before_touching_the_gpu() {
 fn kernel_patterns_are_prefixes() {
     assert_eq!(select(&[]).len(), REDUCE_KERNELS.len());
     assert_eq!(select(&["x".into()]).len(), 4);
-    assert_eq!(probes::select(&["p".into()]).len(), probes::PROBES.len());
+    assert_eq!(
+        probes::select(&["p".into()]).len() + probes::select(&["m".into()]).len(),
+        probes::PROBES.len()
+    );
     assert_eq!(probes::select(&["p6".into()]).len(), 1);
     assert!(select(&["p".into()]).is_empty());
 }
@@ -780,4 +783,74 @@ fn twin_entry_points_are_found_only_where_declared_extern_c() {
 fn nvrtc_targets_follow_the_loaded_ptx() {
     assert_eq!(host::twins::nvrtc_target(Arch::new(90, true)), "compute_90a");
     assert_eq!(host::twins::nvrtc_target(Arch::new(80, false)), "compute_80");
+}
+
+#[test]
+fn a_shard_seed_starts_the_stream_at_the_shards_first_element() {
+    use common::input::{random_f32, shard_seed};
+    for (seed, first) in [(7u64, 0u64), (7, 1), (12345, 1 << 33), (u64::MAX, 999)] {
+        for i in [0u64, 1, 1000] {
+            assert_eq!(random_i32(shard_seed(seed, first), i), random_i32(seed, first + i));
+            assert_eq!(random_f32(shard_seed(seed, first), i), random_f32(seed, first + i));
+        }
+    }
+    let n = 100_003;
+    let sharded = host::multi::shards(n, 3).into_iter().fold(0i32, |acc, (first, len)| {
+        acc.wrapping_add(reference_sum(common::input::shard_seed(9, first as u64), len))
+    });
+    assert_eq!(sharded, reference_sum(9, n));
+}
+
+#[test]
+fn shards_cover_the_array_in_order_and_differ_by_at_most_one() {
+    for (n, parts) in [(0usize, 2usize), (1, 2), (7, 3), (1 << 34, 2), (1000, 8), (5, 8)] {
+        let shards = host::multi::shards(n, parts);
+        assert_eq!(shards.len(), parts);
+        let mut next = 0;
+        for &(first, len) in &shards {
+            assert_eq!(first, next, "n = {n}, {parts} parts: a gap or an overlap");
+            next = first + len;
+        }
+        assert_eq!(next, n, "n = {n}, {parts} parts: the shards do not reach the end");
+        let (short, long) = (shards.iter().map(|s| s.1).min(), shards.iter().map(|s| s.1).max());
+        assert!(long.unwrap() - short.unwrap() <= 1, "n = {n}, {parts} parts: uneven shards {shards:?}");
+    }
+}
+
+#[test]
+fn all_reduce_bus_bandwidth_is_nccl_tests_factor() {
+    use host::multi::allreduce_bus_bandwidth;
+    assert_eq!(allreduce_bus_bandwidth(100.0, 2), 100.0);
+    assert_eq!(allreduce_bus_bandwidth(100.0, 4), 150.0);
+    assert_eq!(allreduce_bus_bandwidth(100.0, 8), 175.0);
+}
+
+#[test]
+fn link_figures_from_pcie_generation_and_bus_ids_in_either_spelling() {
+    use host::multi::links::{pcie_lane_gbs, same_bus};
+    let x16 = |generation| pcie_lane_gbs(generation).map(|lane| lane * 16.0);
+    assert!((x16(5).unwrap() - 63.015).abs() < 0.01, "Gen5 ×16 is 63.0 GB/s each way");
+    assert!((x16(4).unwrap() - 31.508).abs() < 0.01, "Gen4 ×16 is 31.5 GB/s each way");
+    assert!((x16(3).unwrap() - 15.754).abs() < 0.01);
+    assert_eq!(x16(2), Some(8.0));
+    assert_eq!(pcie_lane_gbs(9), None);
+    assert!(same_bus("0000:3b:00.0", "00000000:3B:00.0"));
+    assert!(!same_bus("0000:3b:00.0", "00000000:3C:00.0"));
+    assert!(!same_bus("0000:3b:00.0", "not a bus id"));
+}
+
+#[test]
+fn nccl_that_cannot_be_loaded_is_explained() {
+    let missing = "/nonexistent/libnccl.so.2".to_string();
+    let Err(message) = host::multi::nccl::Nccl::load_from(&[missing.clone()], "install it") else {
+        panic!("a library that does not exist loaded");
+    };
+    assert!(message.contains(&missing) && message.ends_with("install it"), "{message}");
+}
+
+#[test]
+fn multi_gpu_probes_have_their_own_prefix() {
+    let multi: Vec<&str> = PROBES.iter().map(|p| p.id).filter(|id| id.starts_with('m')).collect();
+    assert_eq!(multi, ["m1_interconnect", "m2_allreduce", "m3_node_sum"]);
+    assert!(probes::select(&["p".into()]).iter().all(|p| !p.id.starts_with('m')), "`-k p` stays single-GPU");
 }

@@ -55,6 +55,7 @@ fn main() {
         }));
     }
     probe_trials(&mut trials);
+    multi_gpu_trials(&mut trials, absent.is_none());
     gemm_trials(&mut trials, absent.is_none());
     tensor_ceiling_trials(&mut trials, absent.is_none());
     let conditions = Trial::test("run_conditions/nvml_finds_the_device", nvml_finds_the_device);
@@ -337,6 +338,72 @@ fn probe_trials(trials: &mut Vec<Trial>) {
         }
         Ok(())
     }));
+}
+
+/// The multi-GPU probes' checks: every transfer path (host ones on one GPU too), and, with
+/// two GPUs or more and NCCL, the all-reduce and the sharded sum on awkward sizes. Ignored
+/// with the reason where the machine cannot run them.
+fn multi_gpu_trials(trials: &mut Vec<Trial>, gpu_present: bool) {
+    use host::multi::nccl::{Comms, DataType, Nccl};
+    use host::multi::{Node, allreduce, interconnect, node_sum};
+
+    fn node() -> Result<Node<'static>, Failed> {
+        Node::around(gpu()?, &ptx::default_dir()).map_err(|e| e.to_string().into())
+    }
+    fn nccl() -> Result<&'static Nccl, Failed> {
+        static NCCL: OnceLock<Result<Nccl, String>> = OnceLock::new();
+        NCCL.get_or_init(Nccl::load).as_ref().map_err(|e| Failed::from(e.as_str()))
+    }
+    trials.push(Trial::test("m1_interconnect/every_path_lands", || {
+        let node = node()?;
+        let failures =
+            interconnect::check_every_path(&node.gpus(), host::clock_seed()).map_err(|e| e.to_string())?;
+        if failures.is_empty() { Ok(()) } else { Err(failures.join("\n").into()) }
+    }));
+    let allreduce = Trial::test("m2_allreduce/sums_are_exact_on_every_gpu", || {
+        let node = node()?;
+        let gpus = node.gpus();
+        let comms = Comms::init_all(nccl()?, &gpus).map_err(|e| e.to_string())?;
+        let most = (1 << 20) + 3;
+        let buffers: Vec<(DeviceBuffer, DeviceBuffer)> = gpus
+            .iter()
+            .map(|g| Ok((buffer(g, most * 4)?, buffer(g, most * 4)?)))
+            .collect::<Result<_, Failed>>()?;
+        for dtype in [DataType::I32, DataType::F32] {
+            for count in [1, 31, 1000, most] {
+                verdict(allreduce::verify(&gpus, &comms, &buffers, count, dtype, host::clock_seed()))?;
+            }
+        }
+        Ok(())
+    });
+    let node_sum = Trial::test("m3_node_sum/shards_add_up_to_the_whole_array", || {
+        let node = node()?;
+        for n in [0, 1, 31, 1000, (1 << 24) + 7] {
+            verdict(node_sum::check_sum(nccl()?, &node.gpus(), n, host::clock_seed()))?;
+        }
+        Ok(())
+    });
+    let why_not = || -> Option<String> {
+        if !gpu_present {
+            return None; // all GPU tests are ignored then, with the reason
+        }
+        match host::multi::gpu_count() {
+            Ok(count) if count < 2 => return Some(format!("needs 2 GPUs, the driver shows {count}")),
+            Err(e) => return Some(e.to_string()),
+            _ => {}
+        }
+        Nccl::load().err()
+    };
+    let reason = why_not();
+    for trial in [allreduce, node_sum] {
+        trials.push(match &reason {
+            Some(reason) => {
+                eprintln!("{} ignored: {reason}", trial.name());
+                trial.with_ignored_flag(true)
+            }
+            None => trial,
+        });
+    }
 }
 
 /// GEMM shapes that are multiples of no tile, as the issue lists them.

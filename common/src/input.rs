@@ -24,6 +24,15 @@ pub const fn random_i32(seed: u64, index: u64) -> i32 {
     (splitmix64(state) >> 32) as u32 as i32
 }
 
+/// The seed whose stream starts at element `first` of stream `seed`:
+/// `random_i32(shard_seed(seed, first), i) == random_i32(seed, first + i)`, and the same for
+/// every stream built on [`random_i32`]. A shard of an input spread over several GPUs is
+/// filled by the ordinary fill kernel with this seed.
+#[inline(always)]
+pub const fn shard_seed(seed: u64, first: u64) -> u64 {
+    seed.wrapping_add(first.wrapping_mul(GOLDEN_GAMMA))
+}
+
 /// Element `index` of the `f32` input stream `seed`: uniform on [-1, 1) with 24 random
 /// bits, so every value is exact and none is NaN, infinite or subnormal.
 #[inline(always)]

@@ -25,7 +25,8 @@ pub struct Options {
     pub n: Vec<usize>,
 
     /// Run only the kernels and probes whose id starts with one of these (comma separated):
-    /// `h` (Harris's ladder), `v4,x4`, `p` (all probes), `p6`, `g` (the GEMM ladder).
+    /// `h` (Harris's ladder), `v4,x4`, `p` (the single-GPU probes), `p6`, `m` (the
+    /// multi-GPU probes), `g` (the GEMM ladder).
     #[arg(short, long, value_delimiter = ',')]
     pub kernels: Vec<String>,
 

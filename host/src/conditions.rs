@@ -184,6 +184,15 @@ impl Monitor {
         Monitor { state: Ok((nvml, key)) }
     }
 
+    /// `read` applied to NVML's handle of the device (for readings beyond the conditions:
+    /// the links of [`crate::multi::links`]).
+    pub fn with_device<T>(&self, read: impl FnOnce(&nvml_wrapper::Device) -> T) -> Result<T, String> {
+        let (nvml, bus_id) = self.state.as_ref().map_err(|e| format!("NVML not available ({e})"))?;
+        let device =
+            nvml.device_by_pci_bus_id(bus_id.as_str()).map_err(|e| format!("not read ({})", reason(&e)))?;
+        Ok(read(&device))
+    }
+
     /// Whether NVML is loaded and knows the device.
     pub fn available(&self) -> bool {
         self.state.is_ok()

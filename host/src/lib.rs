@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod inputs;
 pub mod interrupt;
 pub mod memory;
+pub mod multi;
 pub mod output;
 pub mod plot;
 pub mod probes;
@@ -255,11 +256,15 @@ fn run_selection(
         probes::latency::queue_endless_chase(gpu, seed)?;
         gpu.sync("waiting for the chase")?;
     }
-    let context = probes::ProbeContext { gpu, timer, seed };
+    let ptx_dir = options.ptx_dir.clone().unwrap_or_else(ptx::default_dir);
+    let context = probes::ProbeContext { gpu, timer, seed, ptx_dir: &ptx_dir };
     for &probe in selection.probes {
         interrupt::check()?;
         progress::begin(format!("running {}", probe.id));
         let probe_output = (probe.run)(&context).map_err(|e| e.during(probe.id))?;
+        if let Some(reason) = &probe_output.skipped {
+            output.skipped(probe.id, reason);
+        }
         let mut probe_records = Vec::new();
         for table in &probe_output.tables {
             output.table(table);

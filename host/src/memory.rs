@@ -43,6 +43,8 @@ impl DeviceBuffer {
     /// Sets the first `words` 4-byte words to `value` (`cuMemsetD32Async`), on the stream.
     pub fn fill_words(&self, gpu: &Gpu, value: u32, words: usize) -> Result<()> {
         assert!(words * 4 <= self.bytes, "fill past the end of a buffer");
+        // The null stream is the current context's: that of the GPU this buffer is on.
+        gpu.ctx.bind_to_thread().context("making the device's context current")?;
         // SAFETY: the range lies inside this allocation.
         unsafe { sys::cuMemsetD32Async(self.ptr, value, words, gpu.stream.cu_stream()) }
             .result()

@@ -115,6 +115,16 @@ impl Output {
         self.header[key] = value;
     }
 
+    /// A probe that did not run here, and why: printed now, and kept in the header's
+    /// `skipped` (the run goes on).
+    pub fn skipped(&mut self, probe: &str, reason: &str) {
+        crate::progress::suspend(|| println!("{probe}: not run: {reason}\n"));
+        if !self.header["skipped"].is_object() {
+            self.header["skipped"] = serde_json::json!({});
+        }
+        self.header["skipped"][probe] = reason.into();
+    }
+
     /// A failed check, as printed (`probe: what was wrong`).
     pub fn failure(&mut self, failure: String) {
         self.failures.push(failure);

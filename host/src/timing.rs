@@ -162,6 +162,14 @@ impl Timing {
         }
     }
 
+    /// The same distribution with every time multiplied by `factor` (a batch of calls
+    /// timed together, per call).
+    pub fn scale(&mut self, factor: f64) {
+        for t in [&mut self.median_ms, &mut self.min_ms, &mut self.max_ms, &mut self.q1_ms, &mut self.q3_ms] {
+            *t *= factor;
+        }
+    }
+
     /// The relative standard error of the median, in percent (see the module's notes).
     pub fn noise_percent(&self) -> f64 {
         MEDIAN_SE_PER_IQR * self.spread_percent() / (self.repetitions as f64).sqrt()
@@ -188,6 +196,11 @@ impl Timer {
         // Events with timing enabled: cudarc's `None` would disable it.
         let event = || gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).context("creating an event");
         Ok(Self { options, flush_buffer, flush_sink, flush, flush_grid, start: event()?, stop: event()? })
+    }
+
+    /// The options it times by.
+    pub fn options(&self) -> TimingOptions {
+        self.options
     }
 
     /// Queues the L2 flush: a read-only pass over twice the L2.
@@ -217,21 +230,49 @@ impl Timer {
         first_ms: f64,
         mut work: impl FnMut() -> Result<()>,
     ) -> Result<Timing> {
-        let options = &self.options;
-        let first = Duration::from_secs_f64(first_ms.max(0.0) * 1e-3);
-        let started = Instant::now().checked_sub(first).unwrap_or_else(Instant::now);
-        if hopeless(options, first_ms) {
+        let started = started_before(first_ms);
+        let Some(warmups) = self.warmups(first_ms) else {
             return Ok(Timing::from_samples(&mut [first_ms], Stop::OneLaunch));
-        }
-        let warmup_cap = (WARMUP_SHARE_OF_BUDGET * options.budget.as_secs_f64() / (first_ms * 1e-3)) as usize;
-        for _ in 0..options.warmup.saturating_sub(1).min(warmup_cap) {
+        };
+        for _ in 0..warmups {
             work()?;
         }
         gpu.sync("warming up")?;
-        let mut sampler = Sampler::new(*options);
+        self.sample(started, || self.repetition(gpu, &mut work))
+    }
+
+    /// The stopping rule of [`Timer::measure`] over repetitions timed by the caller
+    /// (`repetition` returns milliseconds), for work that spans several GPUs: a first
+    /// repetition, the warm-up ones (not counted), then as many as the rule asks.
+    pub fn measure_repetitions(&self, mut repetition: impl FnMut() -> Result<f64>) -> Result<Timing> {
+        let first_ms = repetition()?;
+        let started = started_before(first_ms);
+        let Some(warmups) = self.warmups(first_ms) else {
+            return Ok(Timing::from_samples(&mut [first_ms], Stop::OneLaunch));
+        };
+        for _ in 0..warmups {
+            repetition()?;
+        }
+        self.sample(started, repetition)
+    }
+
+    /// Warm-up runs after a first one of `first_ms`, or `None` when that one showed the
+    /// minimum repetitions cannot fit the budget.
+    fn warmups(&self, first_ms: f64) -> Option<usize> {
+        let options = &self.options;
+        if hopeless(options, first_ms) {
+            return None;
+        }
+        let cap = (WARMUP_SHARE_OF_BUDGET * options.budget.as_secs_f64() / (first_ms * 1e-3)) as usize;
+        Some(options.warmup.saturating_sub(1).min(cap))
+    }
+
+    /// Repetitions until the stopping rule ends the measurement begun at `started`.
+    fn sample(&self, started: Instant, mut repetition: impl FnMut() -> Result<f64>) -> Result<Timing> {
+        let mut sampler = Sampler::new(self.options);
         loop {
             crate::interrupt::check()?;
-            sampler.push(self.repetition(gpu, &mut work)?);
+            sampler.push(repetition()?);
             let elapsed = started.elapsed();
             if let Some(stop) = sampler.stop(elapsed) {
                 return Ok(sampler.timing(stop));
@@ -252,6 +293,12 @@ impl Timer {
         gpu.wait_for(&self.stop, "waiting for a repetition")?;
         Ok(f64::from(self.start.elapsed_ms(&self.stop).context("timing a repetition")?))
     }
+}
+
+/// When a measurement whose first run took `first_ms` began: its time counts in the budget.
+fn started_before(first_ms: f64) -> Instant {
+    let first = Duration::from_secs_f64(first_ms.max(0.0) * 1e-3);
+    Instant::now().checked_sub(first).unwrap_or_else(Instant::now)
 }
 
 /// Whether one launch of `first_ms` shows that the minimum repetitions cannot fit the

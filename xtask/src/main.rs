@@ -145,6 +145,9 @@ const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export GPU_KERNELS_PTX_DIR="$here/ptx"
+# NVLink multicast (NCCL's NVLS) stays off unless asked for: the host sets it for its own
+# communicators too; this covers everything else the script starts.
+export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
 # The tests of whole runs (tests/runs) start this bundle's host binary.
 export HOST_BIN="$here/host"
 @SANITIZE_FUNCTIONS@

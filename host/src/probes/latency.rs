@@ -51,14 +51,16 @@ pub fn lap_sum(nodes: usize) -> u64 {
 }
 
 /// The four values a chase writes: cycles, nanoseconds, last node, sum of nodes visited.
-struct Chase {
-    cycles: u64,
-    nanos: u64,
-    last: u64,
-    visited: u64,
+pub struct Chase {
+    pub cycles: u64,
+    pub nanos: u64,
+    pub last: u64,
+    pub visited: u64,
 }
 
-fn chase(gpu: &Gpu, kernel: &str, chain: &DeviceBuffer, steps: u64, out: &DeviceBuffer) -> Result<Chase> {
+/// One thread of `gpu` walks `steps` nodes of `chain` (which may live on another GPU, with
+/// peer access on) with the chase kernel `kernel`.
+pub fn chase(gpu: &Gpu, kernel: &str, chain: &DeviceBuffer, steps: u64, out: &DeviceBuffer) -> Result<Chase> {
     let function = gpu.function(kernel)?;
     let args = [Arg::U64(chain.ptr()), Arg::U64(steps), Arg::U64(out.ptr())];
     // SAFETY: pointer_chase_*(next, steps, out) with one thread, a chain of valid indices
@@ -85,7 +87,7 @@ pub fn queue_endless_chase(gpu: &Gpu, seed: u64) -> Result<()> {
 }
 
 /// Loads a fresh chain of `bytes` bytes onto the device.
-fn chain_on_device(gpu: &Gpu, bytes: usize, seed: u64) -> Result<(DeviceBuffer, usize)> {
+pub fn chain_on_device(gpu: &Gpu, bytes: usize, seed: u64) -> Result<(DeviceBuffer, usize)> {
     let nodes = (bytes / NODE_BYTES).max(2);
     let mut buffer = DeviceBuffer::alloc(gpu, nodes * NODE_BYTES, "a pointer-chase chain")?;
     buffer.upload(gpu, &build_chain(nodes, seed))?;

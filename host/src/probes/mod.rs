@@ -18,11 +18,13 @@ use crate::plot::Plot;
 use crate::table::Table;
 use crate::timing::Timer;
 
-/// What a probe gets: the device, the timer and the run's seed.
+/// What a probe gets: the device, the timer and the run's seed, and where the PTX is (the
+/// multi-GPU probes open the node's other GPUs with it).
 pub struct ProbeContext<'a> {
     pub gpu: &'a Gpu,
     pub timer: &'a Timer,
     pub seed: u64,
+    pub ptx_dir: &'a std::path::Path,
 }
 
 /// What a probe returns: its tables and plots, and every check that failed.
@@ -32,6 +34,8 @@ pub struct ProbeOutput {
     pub plots: Vec<Plot>,
     /// One line per failed verification; empty when everything matched.
     pub failures: Vec<String>,
+    /// Why the probe did not run here (too few GPUs, no NCCL); the run goes on.
+    pub skipped: Option<String>,
 }
 
 /// One probe of the suite.
@@ -107,6 +111,27 @@ pub const PROBES: &[ProbeInfo] = &[
         kernels: &["ceiling_mma_sync_f16", "ceiling_mma_sync_bf16"],
         sm90a_kernels: &["ceiling_wgmma_f16", "ceiling_wgmma_bf16"],
         run: tensor_ceiling::run,
+    },
+    ProbeInfo {
+        id: "m1_interconnect",
+        summary: "host↔GPU and GPU↔GPU copies and peer loads: bandwidth and latency beside the links",
+        kernels: &["copy_16b", "pointer_chase_l2", "fill_random_i32"],
+        sm90a_kernels: &[],
+        run: crate::multi::interconnect::run,
+    },
+    ProbeInfo {
+        id: "m2_allreduce",
+        summary: "NCCL all-reduce of i32 and f32 over every GPU, 4 KiB to 4 GiB (needs 2 GPUs and NCCL)",
+        kernels: &["fill_random_i32", "fill_random_f32"],
+        sm90a_kernels: &[],
+        run: crate::multi::allreduce::run,
+    },
+    ProbeInfo {
+        id: "m3_node_sum",
+        summary: "an i32 array sharded over the node: x4 on each shard, NCCL across, 1…N GPUs (needs 2 GPUs and NCCL)",
+        kernels: &["fill_random_i32", "x4_packed_tally"],
+        sm90a_kernels: &[],
+        run: crate::multi::node_sum::run,
     },
 ];
 

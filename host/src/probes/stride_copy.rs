@@ -39,8 +39,9 @@ pub fn memcpy_gbs(ctx: &ProbeContext, src: &DeviceBuffer, dst: &DeviceBuffer, by
     Ok(gbs(2.0 * bytes as f64, &timing))
 }
 
-/// One `copy_16b` of `units` 16-byte units from `src` to `dst`.
-fn launch_copy_16b(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, units: usize) -> Result<()> {
+/// One `copy_16b` on `gpu` of `units` 16-byte units from `src` to `dst` (either may be on
+/// another GPU, with peer access on).
+pub fn launch_copy_16b(gpu: &Gpu, src: &DeviceBuffer, dst: &DeviceBuffer, units: usize) -> Result<()> {
     assert!(units * 16 <= src.bytes().min(dst.bytes()), "copy past the end of a buffer");
     let function = gpu.function("copy_16b")?;
     let grid = gpu.full_wave(&function, BLOCK, 0)?;

@@ -120,6 +120,11 @@ impl<'g> ReduceBench<'g> {
         self.gpu
     }
 
+    /// The device address of the one-i32 result every plan writes.
+    pub fn result_ptr(&self) -> u64 {
+        self.result.ptr()
+    }
+
     /// Elements read by one reduction, in bytes: what the bandwidth figures count.
     pub fn bytes_read(&self) -> usize {
         self.n * 4

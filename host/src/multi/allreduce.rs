@@ -7,8 +7,8 @@
 //! must receive the element-wise sum. The sum of i32 wraps, as two's complement addition
 //! does on the GPU; f32 is held to the rounding of `ranks − 1` additions.
 
-use super::nccl::{Comms, DataType, Nccl};
-use super::{Node, SpanTimer, allreduce_bus_bandwidth, too_few_gpus};
+use super::nccl::{Comms, DataType};
+use super::{SpanTimer, allreduce_bus_bandwidth};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::inputs::{fill_random_f32, fill_random_i32};
@@ -31,13 +31,8 @@ const POISON: u32 = 0x7FC0_DEAD;
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
-    let node = Node::open(ctx)?;
-    if let Some(reason) = too_few_gpus(&node, 2) {
-        out.skipped = Some(reason);
-        return Ok(out);
-    }
-    let nccl = match Nccl::load() {
-        Ok(nccl) => nccl,
+    let (node, nccl) = match super::node_with_nccl(ctx)? {
+        Ok(both) => both,
         Err(reason) => {
             out.skipped = Some(reason);
             return Ok(out);

@@ -78,6 +78,18 @@ pub fn too_few_gpus(node: &Node, needed: usize) -> Option<String> {
     })
 }
 
+/// The node and NCCL for a collective probe, or why it cannot run here (fewer than two
+/// GPUs, or no NCCL): the probe then reports itself skipped and the run goes on.
+pub fn node_with_nccl<'a>(
+    ctx: &ProbeContext<'a>,
+) -> Result<std::result::Result<(Node<'a>, nccl::Nccl), String>> {
+    let node = Node::open(ctx)?;
+    if let Some(reason) = too_few_gpus(&node, 2) {
+        return Ok(Err(reason));
+    }
+    Ok(nccl::Nccl::load().map(|nccl| (node, nccl)))
+}
+
 /// Whether kernels on `from` can address `to`'s memory once peer access is on
 /// (`cuDeviceCanAccessPeer`).
 pub fn can_access_peer(from: &Gpu, to: &Gpu) -> Result<bool> {

@@ -8,7 +8,7 @@
 //! are element for element the array one GPU would sum.
 
 use super::nccl::{Comms, DataType, Nccl};
-use super::{Node, SpanTimer, shards, too_few_gpus};
+use super::{SpanTimer, shards};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::memory::DeviceBuffer;
@@ -43,13 +43,8 @@ struct Part<'g> {
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
-    let node = Node::open(ctx)?;
-    if let Some(reason) = too_few_gpus(&node, 2) {
-        out.skipped = Some(reason);
-        return Ok(out);
-    }
-    let nccl = match Nccl::load() {
-        Ok(nccl) => nccl,
+    let (node, nccl) = match super::node_with_nccl(ctx)? {
+        Ok(both) => both,
         Err(reason) => {
             out.skipped = Some(reason);
             return Ok(out);

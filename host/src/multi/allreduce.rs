@@ -68,7 +68,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     );
     let mut series = Vec::new();
     for dtype in [DataType::I32, DataType::F32] {
-        table.section(format!("{} ({} elements of 4 bytes per GPU at each size)", dtype.name(), "bytes / 4"));
+        table.section(format!("{} (bytes / 4 elements per GPU)", dtype.name()));
         let mut points = Vec::new();
         for log2 in SIZES_LOG2.filter(|&l| 1usize << l <= largest) {
             crate::interrupt::check()?;

@@ -488,58 +488,77 @@ fn grouped_tile_walk_visits_every_tile_once() {
 
 #[test]
 fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() {
-    use common::gemm::{Role, StreamK};
-    for (units, k_tiles, clusters) in [
-        (256, 64, 66),
-        (16, 16, 66),
-        (1, 1, 66),
-        (1, 3, 66),
-        (90, 3, 66),
-        (132, 128, 66),
-        (67, 2, 66),
-        (5, 200, 3),
-    ] {
-        let schedule = StreamK::new(units, k_tiles, clusters, 4);
-        let mut covered = vec![0u32; (units * k_tiles) as usize];
-        // unit → (owner, contributors it expects); unit → clusters that contributed.
-        let mut owners = std::collections::HashMap::new();
-        let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
-        for c in 0..clusters {
-            for (i, piece) in schedule.pieces(c).enumerate() {
-                assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{piece:?}");
-                for k in piece.k_begin..piece.k_end {
-                    covered[(piece.unit * k_tiles + k) as usize] += 1;
+    use common::gemm::{Role, ShareOrder, StreamK};
+    for order in [ShareOrder::Offsets, ShareOrder::KAligned] {
+        for (units, k_tiles, clusters) in [
+            (256, 64, 66),
+            (16, 16, 66),
+            (1, 1, 66),
+            (1, 3, 66),
+            (90, 3, 66),
+            (132, 128, 66),
+            (67, 2, 66),
+            (5, 200, 3),
+            (258, 64, 66),
+        ] {
+            let case = format!("{order:?}, {units} units × {k_tiles} k tiles on {clusters} clusters");
+            let schedule = StreamK::new(units, k_tiles, clusters, 4, order);
+            let mut covered = vec![0u32; (units * k_tiles) as usize];
+            // unit → (owner, the clusters it expects); unit → clusters that contributed.
+            let mut owners = std::collections::HashMap::new();
+            let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+            for c in 0..clusters {
+                let pieces: Vec<_> = schedule.pieces(c).collect();
+                let whole_before = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
+                assert!(pieces.len() <= whole_before + 2, "{case}: cluster {c}: {pieces:?}");
+                for (i, piece) in pieces.iter().enumerate() {
+                    assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{case}: {piece:?}");
+                    for k in piece.k_begin..piece.k_end {
+                        covered[(piece.unit * k_tiles + k) as usize] += 1;
+                    }
+                    // A share's contribution is its first piece and an ownership its last,
+                    // so an owner never waits for its own cluster.
+                    let first_of_share = i == whole_before;
+                    let last_of_share = i + 1 == pieces.len();
+                    match piece.role {
+                        Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles), "{case}"),
+                        Role::Owner { first, contributors } => {
+                            match order {
+                                ShareOrder::Offsets => {
+                                    assert_eq!((piece.k_begin, first), (0, c + 1), "{case}")
+                                }
+                                ShareOrder::KAligned => {
+                                    assert_eq!((piece.k_end, first + contributors), (k_tiles, c), "{case}")
+                                }
+                            }
+                            assert!(last_of_share && contributors >= 1, "{case}: cluster {c}: {piece:?}");
+                            let expected: Vec<u32> = (first..first + contributors).collect();
+                            assert!(owners.insert(piece.unit, (c, expected)).is_none(), "{case}: two owners");
+                        }
+                        Role::Contributor => {
+                            assert!(first_of_share, "{case}: cluster {c}: a contribution that is not first");
+                            contributed.entry(piece.unit).or_default().push(c);
+                        }
+                    }
                 }
-                match piece.role {
-                    Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles)),
-                    Role::Owner { contributors } => {
-                        assert_eq!(piece.k_begin, 0);
-                        assert!(owners.insert(piece.unit, (c, contributors)).is_none(), "two owners");
-                    }
-                    Role::Contributor => {
-                        assert_ne!(piece.k_begin, 0);
-                        // A contribution is the first piece of a cluster's stream-K share.
-                        let whole_before = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
-                        assert_eq!(
-                            i, whole_before,
-                            "cluster {c}: a contribution that is not its first share piece"
-                        );
-                        contributed.entry(piece.unit).or_default().push(c);
-                    }
+                // In k order, every cluster's share starts at k tile 0 of its unit or is one
+                // piece, and its second piece (if any) ends at its unit's last k tile.
+                if matches!(order, ShareOrder::KAligned) && pieces.len() == whole_before + 2 {
+                    assert_eq!(pieces[whole_before].k_begin, 0, "{case}: cluster {c}");
+                    assert_eq!(pieces[whole_before + 1].k_end, k_tiles, "{case}: cluster {c}");
                 }
             }
+            assert!(covered.iter().all(|&n| n == 1), "{case}: a k tile computed 0 or 2 times");
+            for (unit, (owner, mut expected)) in owners {
+                let mut got = contributed.remove(&unit).unwrap_or_default();
+                got.sort();
+                expected.sort();
+                assert_eq!(got, expected, "{case}: unit {unit}'s contributors (owner {owner})");
+            }
+            assert!(contributed.is_empty(), "{case}: contributions to units without an owner");
+            // No unit is shared by more clusters than asked.
+            assert!(schedule.sk_clusters <= clusters);
         }
-        assert!(
-            covered.iter().all(|&n| n == 1),
-            "{units} × {k_tiles} on {clusters}: a k tile computed 0 or 2 times"
-        );
-        for (unit, (owner, count)) in owners {
-            let want: Vec<u32> = (owner + 1..=owner + count).collect();
-            assert_eq!(contributed.remove(&unit).unwrap_or_default(), want, "unit {unit}'s contributors");
-        }
-        assert!(contributed.is_empty(), "contributions to units without an owner");
-        // No unit is shared by more clusters than asked.
-        assert!(schedule.sk_clusters <= clusters);
     }
 }
 

@@ -270,14 +270,17 @@ pub mod t11 {
 /// cluster at a time (data-parallel waves); the rest, fewer than one wave, are cut along K:
 /// their k tiles, laid end to end, are split evenly over `sk_clusters` clusters, so every
 /// cluster finishes at about the same time instead of some running one whole unit more
-/// than others. A unit cut among several clusters is *owned* by the one that computes its
-/// k tile 0; the others (its *contributors*) each leave a partial tile in a workspace and
-/// raise a flag, and the owner adds their partials before storing the unit.
+/// than others. A share is never longer than a unit, so it is one piece, or the end of one
+/// unit and the start of the next. A unit cut among several clusters has one *owner*; the
+/// others (its *contributors*) each leave a partial tile in a workspace and raise a flag,
+/// and the owner adds their partials before storing the unit. Who owns a unit, and in
+/// which order a cluster runs its two pieces, is the [`ShareOrder`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamK {
     pub units: u32,
     pub k_tiles: u32,
     pub clusters: u32,
+    pub order: ShareOrder,
     /// Units computed whole in the data-parallel waves.
     pub dp_units: u32,
     /// Clusters that share the remaining units' k tiles.
@@ -286,15 +289,34 @@ pub struct StreamK {
     pub sk_iterations: u64,
 }
 
+/// In what order a cluster runs the two pieces of a share that spans two units, and so
+/// which cluster owns a cut unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareOrder {
+    /// As the k tiles lie end to end: the end of one unit, then the start of the next. A
+    /// cut unit is owned by the cluster that computes its k tile 0, which it does last
+    /// (t11). Clusters start their shares at different k, so at any moment they read
+    /// different k tiles of A and B, and rows and columns that neighbouring units share
+    /// come from DRAM once per cluster rather than once.
+    Offsets,
+    /// The start of the next unit first, then the end of the first: every cluster begins
+    /// at k tile 0 and, after its first piece, continues at the same distance
+    /// (`k_tiles` − its share) ahead, so at any moment the clusters read the same one or
+    /// two k tiles of A and B, as they do in the data-parallel waves (t15). A cut unit is
+    /// owned by the cluster that computes its *last* k tile, which it does last; its
+    /// contributors' pieces run first (or are their whole share).
+    KAligned,
+}
+
 /// What a cluster does with one piece of its stream-K work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// All of the unit's k tiles: store it.
     Whole,
-    /// The unit's first k tiles, `contributors` clusters (`owner + 1`, …) computed the
+    /// Part of the unit's k tiles; clusters `first .. first + contributors` computed the
     /// rest: add their partials, then store.
-    Owner { contributors: u32 },
-    /// Some of the unit's k tiles, not the first: leave a partial tile for the owner.
+    Owner { first: u32, contributors: u32 },
+    /// Part of the unit's k tiles: leave a partial tile for the owner.
     Contributor,
 }
 
@@ -309,14 +331,14 @@ pub struct Piece {
 
 impl StreamK {
     /// `max_split` bounds the clusters that share one unit's k tiles.
-    pub const fn new(units: u32, k_tiles: u32, clusters: u32, max_split: u32) -> Self {
+    pub const fn new(units: u32, k_tiles: u32, clusters: u32, max_split: u32, order: ShareOrder) -> Self {
         let dp_units = units / clusters * clusters;
         let sk_units = units - dp_units;
         let split = if sk_units * max_split < clusters { sk_units * max_split } else { clusters };
         let sk_iterations = sk_units as u64 * k_tiles as u64;
         // Never more sharing clusters than k tiles to share.
         let sk_clusters = if (split as u64) < sk_iterations { split } else { sk_iterations as u32 };
-        Self { units, k_tiles, clusters, dp_units, sk_clusters, sk_iterations }
+        Self { units, k_tiles, clusters, order, dp_units, sk_clusters, sk_iterations }
     }
 
     /// The stream-K k tiles of cluster `c` (`c < sk_clusters`), as offsets into the
@@ -325,26 +347,41 @@ impl StreamK {
         if self.sk_clusters == 0 { 0 } else { c as u64 * self.sk_iterations / self.sk_clusters as u64 }
     }
 
-    /// Cluster `c`'s `index`th stream-K piece starting at offset `at` (the caller walks
-    /// `at` from `sk_start(c)` by each piece's length, up to `sk_start(c + 1)`).
+    /// Cluster `c`'s stream-K piece starting at offset `at` (`at` is `sk_start(c)` or, for
+    /// the second piece, the first piece's end), which runs to the end of its unit or of
+    /// the share, whichever comes first.
     pub const fn sk_piece(&self, c: u32, at: u64) -> Piece {
         let end = self.sk_start(c + 1);
         let k_tiles = self.k_tiles as u64;
         let local = at / k_tiles;
         let k_begin = (at % k_tiles) as u32;
-        let unit_end = (local + 1) * k_tiles;
-        let k_end = if end < unit_end { (end - local * k_tiles) as u32 } else { self.k_tiles };
-        let role = if k_begin != 0 {
-            Role::Contributor
-        } else if k_end == self.k_tiles {
+        let unit_start = local * k_tiles;
+        let unit_end = unit_start + k_tiles;
+        let k_end = if end < unit_end { (end - unit_start) as u32 } else { self.k_tiles };
+        let role = if k_begin == 0 && k_end == self.k_tiles {
             Role::Whole
         } else {
-            // Every later cluster whose share starts inside this unit contributes.
-            let mut contributors = 0;
-            while c + 1 + contributors < self.sk_clusters && self.sk_start(c + 1 + contributors) < unit_end {
-                contributors += 1;
+            match self.order {
+                ShareOrder::Offsets if k_begin == 0 => {
+                    // Every later cluster whose share starts inside this unit contributes.
+                    let mut contributors = 0;
+                    while c + 1 + contributors < self.sk_clusters
+                        && self.sk_start(c + 1 + contributors) < unit_end
+                    {
+                        contributors += 1;
+                    }
+                    Role::Owner { first: c + 1, contributors }
+                }
+                ShareOrder::KAligned if k_end == self.k_tiles => {
+                    // Every earlier cluster whose share ends inside this unit contributes.
+                    let mut first = c;
+                    while first > 0 && self.sk_start(first) > unit_start {
+                        first -= 1;
+                    }
+                    Role::Owner { first, contributors: c - first }
+                }
+                _ => Role::Contributor,
             }
-            Role::Owner { contributors }
         };
         Piece { unit: self.dp_units + local as u32, k_begin, k_end, role }
     }
@@ -352,7 +389,8 @@ impl StreamK {
 
 impl StreamK {
     /// Cluster `c`'s pieces of work, in order: its whole units (`c`, `c + clusters`, …),
-    /// then its stream-K share. An iterator rather than a callback, so that a kernel's
+    /// then its stream-K share's pieces in the schedule's [`ShareOrder`]. An iterator
+    /// rather than a callback, so that a kernel's
     /// loop body is written (and inlined) once.
     pub const fn pieces(&self, c: u32) -> Pieces {
         let (at, end) = if c < self.sk_clusters { (self.sk_start(c), self.sk_start(c + 1)) } else { (0, 0) };
@@ -387,9 +425,21 @@ impl Iterator for Pieces {
             return None;
         }
         let piece = s.sk_piece(self.cluster, self.at);
-        self.at += (piece.k_end - piece.k_begin) as u64;
+        let after = self.at + (piece.k_end - piece.k_begin) as u64;
+        if matches!(s.order, ShareOrder::KAligned) && after < self.end {
+            // Two pieces: the second first; the share then ends where the first does, and
+            // the next call returns the first.
+            self.end = after;
+            return Some(s.sk_piece(self.cluster, after));
+        }
+        self.at = after;
         Some(piece)
     }
+}
+
+/// t15 (stream-K with the clusters in step; sm_90a): t11's tiles, block and workspace.
+pub mod t15 {
+    pub use super::t11::*;
 }
 
 /// t12 (the start and the end of a launch trimmed; sm_90a): t10's tiles and block.

@@ -464,6 +464,12 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
     small_tile("t13_small_tile_bf16", "128 × 128 tiles: twice the tiles for small products", Bf16),
     narrow_tile("t14_narrow_tile_f16", "64 × 128 tiles, one consumer warpgroup, 8 stages", F16),
     narrow_tile("t14_narrow_tile_bf16", "64 × 128 tiles, one consumer warpgroup, 8 stages", Bf16),
+    stream_k("t15_aligned_stream_k_f16", "stream-K with every cluster at the same k tile, t12's trims", F16),
+    stream_k(
+        "t15_aligned_stream_k_bf16",
+        "stream-K with every cluster at the same k tile, t12's trims",
+        Bf16,
+    ),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

@@ -50,7 +50,7 @@ use common::gemm::t11::{
     CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, MAX_SPLIT, PARTIAL_FLOATS, PRODUCER_REGISTERS,
     STAGE_BYTES, STAGES, THREADS,
 };
-use common::gemm::{Role, StreamK, grouped_tile};
+use common::gemm::{Role, ShareOrder, StreamK, grouped_tile};
 use kernel_macros::kernel;
 
 /// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
@@ -116,7 +116,7 @@ unsafe fn stream_k_gemm<const BF16: bool>(
     let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
     let pair_rows = tile_rows.div_ceil(CLUSTER_M);
     let k_tiles = k.div_ceil(BK);
-    let schedule = StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT);
+    let schedule = StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::Offsets);
     let cluster = cluster_idx();
     let origin = |unit: u32| {
         let (pair_row, col) = grouped_tile(unit, pair_rows, tile_cols, GROUP_ROWS);
@@ -261,18 +261,18 @@ unsafe fn stream_k_gemm<const BF16: bool>(
                     }
                     continue;
                 }
-                Role::Owner { contributors } => {
-                    for j in 1..=contributors {
+                Role::Owner { first, contributors } => {
+                    for j in first..first + contributors {
                         if tid == 0 {
                             // SAFETY: the contributor's flag; it is raised once, after its
                             // partial, and reset here for the next launch.
                             unsafe {
-                                while load_acquire_u32(flag(cluster + j)) == 0 {}
-                                store_relaxed_u32(flag(cluster + j), 0);
+                                while load_acquire_u32(flag(j)) == 0 {}
+                                store_relaxed_u32(flag(j), 0);
                             }
                         }
                         sync_named(CONSUMERS_BARRIER, CONSUMER_THREADS);
-                        let theirs = partial(cluster + j);
+                        let theirs = partial(j);
                         unroll_pieces(|i| {
                             // SAFETY: as the contributor stored it; its flag was seen raised.
                             let p = unsafe {

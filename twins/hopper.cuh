@@ -26,6 +26,11 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) {
 __device__ __forceinline__ void sync_named(unsigned id, unsigned threads) {
     asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
 }
+// bar.arrive id, threads: an arrival at named barrier `id` without waiting (those who wait
+// there with sync_named see this thread's earlier memory accesses), used by t16.
+__device__ __forceinline__ void arrive_named(unsigned id, unsigned threads) {
+    asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(threads) : "memory");
+}
 
 // ---------------------------------------------------------------------------------------------
 // cp.async (device/async_copy.rs), used by t5
@@ -250,6 +255,18 @@ __device__ __forceinline__ void copy_tensor_2d_multicast(unsigned dst, const voi
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
         " [%0], [%1, {%2, %3}], [%4], %5;"
         :: "r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar), "h"(cta_mask) : "memory");
+}
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: a plain copy of `bytes`
+// contiguous bytes (16-byte aligned, a multiple of 16) from global `src` to shared `dst`,
+// completing its bytes on `bar` (used by t16).
+__device__ __forceinline__ void copy_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+// fence.proxy.async.global: global writes this thread has seen (through an acquire) become
+// visible to its later bulk copies, which read through the async proxy (used by t16).
+__device__ __forceinline__ void fence_proxy_async_global() {
+    asm volatile("fence.proxy.async.global;" ::: "memory");
 }
 // cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: TMA store of the box at shared `src`
 // to (x, y) of tensor map `map`, in this thread's current bulk group.

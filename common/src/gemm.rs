@@ -442,6 +442,12 @@ pub mod t15 {
     pub use super::t11::*;
 }
 
+/// t16 (the partial tiles' round trips off the consumers' path; sm_90a): t15's tiles,
+/// block and workspace.
+pub mod t16 {
+    pub use super::t11::*;
+}
+
 /// t12 (the start and the end of a launch trimmed; sm_90a): t10's tiles and block.
 pub mod t12 {
     pub use super::t10::*;

@@ -470,6 +470,16 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         "stream-K with every cluster at the same k tile, t12's trims",
         Bf16,
     ),
+    stream_k(
+        "t16_pipelined_fixup_f16",
+        "partials to their owner through the pipeline, flags by a spare warp",
+        F16,
+    ),
+    stream_k(
+        "t16_pipelined_fixup_bf16",
+        "partials to their owner through the pipeline, flags by a spare warp",
+        Bf16,
+    ),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

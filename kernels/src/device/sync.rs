@@ -42,3 +42,16 @@ pub fn sync_named(id: u32, threads: u32) {
     // SAFETY: callers bring exactly `threads` threads, whole warps, to this call.
     unsafe { asm!("bar.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack)) }
 }
+
+/// Named barrier arrival, `bar.arrive id, threads;`: counts this thread's arrival at
+/// barrier `id` of `threads` threads without waiting for the others; whoever waits there
+/// with [`sync_named`] sees this thread's memory accesses before the arrival (a release at
+/// block scope). Lets a warpgroup hand a result to another warp and go on.
+///
+/// As [`sync_named`]: whole warps, outside lane-dependent branches; the `threads` threads of
+/// one use of the barrier are the arriving ones and the waiting ones together.
+#[inline(always)]
+pub fn arrive_named(id: u32, threads: u32) {
+    // SAFETY: callers bring whole warps, and the waiters of the same count, to this barrier.
+    unsafe { asm!("bar.arrive {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack)) }
+}

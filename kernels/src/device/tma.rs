@@ -155,6 +155,36 @@ pub unsafe fn copy_tensor_2d_multicast(dst: u32, map: *const u8, x: u32, y: u32,
     }
 }
 
+/// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar];`:
+/// the copy engine copies `bytes` contiguous bytes from global address `src` to shared
+/// address `dst`, no tensor map and no swizzle; the copy completes its bytes on `bar`.
+///
+/// # Safety
+/// `src` and `dst` are 16-byte aligned and `bytes` a multiple of 16; `src..src + bytes` is
+/// readable global memory whose ordinary writes by other threads were made visible to the
+/// async proxy ([`fence_proxy_async_global`] after acquiring them); `dst..dst + bytes` is
+/// this block's free shared memory; `bar` is an initialized barrier expecting these bytes.
+#[inline(always)]
+pub unsafe fn copy_bulk(dst: u32, src: *const u8, bytes: u32, bar: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
+            d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
+        )
+    }
+}
+
+/// `fence.proxy.async.global;`: orders this thread's view of global memory through the
+/// ordinary (generic) proxy with the async proxy of its later bulk copies, so that a copy
+/// issued after acquiring another thread's writes (a flag read with `ld.acquire`) reads
+/// those writes.
+#[inline(always)]
+pub fn fence_proxy_async_global() {
+    // SAFETY: no operands.
+    unsafe { asm!("fence.proxy.async.global;", options(nostack)) }
+}
+
 /// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [map, {x, y}], [src];`: the copy
 /// engine stores the box at shared address `src` to coordinates (`x`, `y`) of the tensor
 /// that `map` describes, writing nothing that falls outside the tensor. Asynchronous: the

@@ -57,12 +57,16 @@ constexpr unsigned CONSUMER_THREADS = CONSUMER_WARPGROUPS * WARPGROUP;
 // contiguous.
 constexpr unsigned ACC_PIECES = M64N256_ACC / 4;
 static_assert(ACC_PIECES * 4 * CONSUMER_THREADS == PARTIAL_FLOATS);
-// A partial reaches its owner in chunks of 8 pieces per consumer thread (32 KB, contiguous in
-// the workspace), one per pipeline stage (the first 32 KB of its 48).
-constexpr unsigned CHUNK_PIECES = 8;
-constexpr unsigned CHUNK_BYTES = CHUNK_PIECES * CONSUMER_THREADS * 16;
-constexpr unsigned CHUNKS = ACC_PIECES / CHUNK_PIECES;
-static_assert(CHUNKS * CHUNK_PIECES == ACC_PIECES && CHUNK_BYTES <= STAGE_BYTES && CHUNKS == 4);
+// A partial (128 KB) reaches its owner in whole stages: chunks of 12 pieces per consumer thread
+// (48 KB, contiguous in the workspace), the third 8 pieces; the three stages released before
+// the owner's last k tile hold it all.
+constexpr unsigned CHUNK_PIECES = STAGE_BYTES / (CONSUMER_THREADS * 16);
+constexpr unsigned CHUNKS = (ACC_PIECES + CHUNK_PIECES - 1) / CHUNK_PIECES;
+static_assert(CHUNK_PIECES == 12 && CHUNKS == 3 && CHUNKS < STAGES);
+// 16-byte pieces per consumer thread in chunk `chunk`.
+__device__ __forceinline__ constexpr unsigned chunk_pieces(unsigned chunk) {
+    return ACC_PIECES - chunk * CHUNK_PIECES < CHUNK_PIECES ? ACC_PIECES - chunk * CHUNK_PIECES : CHUNK_PIECES;
+}
 // The producer warpgroup's warp that raises contributors' flags (warp 0's first thread issues
 // the copies), and the named barrier where the consumers hand it a stored partial (1 and 2 are
 // the consumer warpgroups' own, in the epilogue).
@@ -280,8 +284,10 @@ __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const vo
                         for (unsigned chunk = 0; chunk < CHUNKS; ++chunk) {
                             const unsigned s = it % STAGES;
                             if (it >= STAGES) mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
-                            mbarrier_arrive_expect_tx(full(s), CHUNK_BYTES);
-                            copy_bulk(a_stage(s), partial(j) + chunk * CHUNK_BYTES / 4, CHUNK_BYTES, full(s));
+                            const unsigned bytes = chunk_pieces(chunk) * CONSUMER_THREADS * 16;
+                            mbarrier_arrive_expect_tx(full(s), bytes);
+                            copy_bulk(a_stage(s), partial(j) + chunk * CHUNK_PIECES * CONSUMER_THREADS * 4, bytes,
+                                      full(s));
                             ++it;
                         }
                     }
@@ -364,7 +370,7 @@ __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const vo
                         mbarrier_wait(full(s), (it / STAGES) % 2);
                         const float4* stage = reinterpret_cast<const float4*>(smem + (a_stage(s) - smem_base)) + tid;
 #pragma unroll
-                        for (unsigned p = 0; p < CHUNK_PIECES; ++p) {
+                        for (unsigned p = 0; p < chunk_pieces(chunk); ++p) {
                             const unsigned i = chunk * CHUNK_PIECES + p;
                             const float4 v = stage[p * CONSUMER_THREADS];
                             acc[4 * i] += v.x;

@@ -12,14 +12,14 @@
 //!       accumulators let through a few at a time: several L2 round trips in a row
 //!       (together some 8 µs per share at 4096³ on the H100, t11's timeline). Here the
 //!       owner's producer, which runs a few k tiles ahead, waits for the flag itself, and
-//!       sends each partial through the pipeline behind the last k tiles, as if it were four
-//!       more of them: a 32 KB chunk per stage, one `cp.async.bulk` (a plain contiguous
-//!       copy, no tensor map) completing on the stage's `full` barrier. The consumers then
-//!       add each chunk from shared memory (8 `ld.shared.v4` per thread, no bank conflicts)
-//!       and release the stage as after a k tile; the copies ran while they finished the
-//!       unit. On the contributor's side the consumers store and only *arrive* at a named
-//!       barrier (`bar.arrive`); a warp of the producer warpgroup, idle until now, waits
-//!       there, then fences and raises the flag.
+//!       sends each partial down the pipeline behind the last k tile as if it were three
+//!       more: a whole 48 KB stage each (the third 32 KB), one `cp.async.bulk` (a plain
+//!       contiguous copy, no tensor map) completing on the stage's `full` barrier. The
+//!       consumers add each chunk from shared memory (12 `ld.shared.v4` per thread and
+//!       stage, no bank conflicts) and release the stage as after a k tile; the copies ran
+//!       while they finished the unit. On the contributor's side the consumers store and
+//!       only *arrive* at a named barrier (`bar.arrive`); a warp of the producer
+//!       warpgroup, idle until now, waits there, then fences and raises the flag.
 //! Changes from t15: the flag wait and the partial's reads move to the producer (a
 //!       `fence.proxy.async.global` after the acquire, so that the copy engine reads what the
 //!       contributor wrote), the owner's fix-up reads stages; the contributor's barrier
@@ -28,7 +28,7 @@
 //!       ptxas keeps one 4-byte value of the schedule on the stack across the calls of its
 //!       64-bit division (8 bytes, reloaded once per piece, outside the k loop; t15: none),
 //!       since a third walker of the schedule (the flag warp) shares its registers. Each
-//!       partial takes four passes through the pipeline.
+//!       partial takes three passes through the pipeline.
 //! Requires: as t15.
 //! Result: (measured below in docs/benchmarks.md; filled in after the runs).
 
@@ -90,12 +90,20 @@ const CONSUMER_THREADS: u32 = CONSUMER_WARPGROUPS * WARPGROUP;
 /// `[piece][consumer thread]`, so that each warp's 16-byte stores and loads are contiguous.
 const ACC_PIECES: u32 = M64N256_ACC as u32 / 4;
 const _: () = assert!(ACC_PIECES * 4 * CONSUMER_THREADS == PARTIAL_FLOATS);
-/// A partial tile reaches its owner in chunks of 8 pieces per consumer thread (32 KB,
-/// contiguous in the workspace), one chunk per pipeline stage (the first 32 KB of its 48).
-const CHUNK_PIECES: u32 = 8;
-const CHUNK_BYTES: u32 = CHUNK_PIECES * CONSUMER_THREADS * 16;
-const CHUNKS: u32 = ACC_PIECES / CHUNK_PIECES;
-const _: () = assert!(CHUNKS * CHUNK_PIECES == ACC_PIECES && CHUNK_BYTES <= STAGE_BYTES && CHUNKS == 4);
+/// A partial tile (128 KB) reaches its owner in whole stages: chunks of 12 pieces per
+/// consumer thread (48 KB, contiguous in the workspace), the third one 8 pieces. Three
+/// stages, not four 32 KB ones: the three stages that the owner's consumers release
+/// before their last k tile can hold the whole partial, so no chunk waits for the stage of
+/// the last k tile to be released.
+const CHUNK_PIECES: u32 = STAGE_BYTES / (CONSUMER_THREADS * 16);
+const CHUNKS: u32 = ACC_PIECES.div_ceil(CHUNK_PIECES);
+const _: () = assert!(CHUNK_PIECES == 12 && CHUNKS == 3 && CHUNKS < STAGES);
+
+/// 16-byte pieces per consumer thread in chunk `chunk` of a partial tile.
+const fn chunk_pieces(chunk: u32) -> u32 {
+    let left = ACC_PIECES - chunk * CHUNK_PIECES;
+    if left < CHUNK_PIECES { left } else { CHUNK_PIECES }
+}
 /// The producer warpgroup's warp that raises contributors' flags (warp 0's first thread
 /// issues the copies), and the named barrier at which the consumers hand it a stored
 /// partial (ids 1 and 2 are the consumer warpgroups' own, in the epilogue).
@@ -226,9 +234,10 @@ unsafe fn pipelined_fixup_gemm<const BF16: bool>(
                                 if it >= STAGES {
                                     mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
                                 }
-                                mbarrier_arrive_expect_tx(full(s), CHUNK_BYTES);
-                                let src = partial(j).add((chunk * CHUNK_BYTES / 4) as usize);
-                                copy_bulk(a_stage(s), src as *const u8, CHUNK_BYTES, full(s));
+                                let bytes = chunk_pieces(chunk) * CONSUMER_THREADS * 16;
+                                mbarrier_arrive_expect_tx(full(s), bytes);
+                                let src = partial(j).add((chunk * CHUNK_PIECES * CONSUMER_THREADS * 4) as usize);
+                                copy_bulk(a_stage(s), src as *const u8, bytes, full(s));
                             }
                             it += 1;
                         }
@@ -323,27 +332,38 @@ unsafe fn pipelined_fixup_gemm<const BF16: bool>(
                     continue;
                 }
                 Role::Owner { first, contributors } => {
-                    // Each contributor's partial arrives in the next CHUNKS stages.
+                    // Each contributor's partial arrives in the next CHUNKS stages. (The
+                    // loops are written out, their bounds constant, so that `acc` is only
+                    // ever indexed by constants.)
                     for _ in first..first + contributors {
                         unroll!(4, chunk => {
-                            let s = it % STAGES;
-                            // SAFETY: an initialized barrier; this phase completes when the
-                            // producer's copy of the chunk has landed.
-                            unsafe { mbarrier_wait(full(s), (it / STAGES) % 2) };
-                            // SAFETY: the chunk, laid out as the contributor stored it.
-                            let stage: SharedArray<f32> = unsafe { SharedArray::from_address(a_stage(s)) };
-                            unroll!(8, p => {
-                                let i = chunk as u32 * CHUNK_PIECES + p as u32;
-                                // SAFETY: piece p of this thread's slot, inside the chunk.
-                                let v = unsafe { stage.load_v4((p as u32 * CONSUMER_THREADS + tid) * 4) };
-                                for e in 0..4 {
-                                    acc[4 * i as usize + e] += v[e];
-                                }
-                            });
-                            // Every lane's reads are done before lane 0 frees the stage.
-                            sync_warp(u32::MAX);
-                            release(s);
-                            it += 1;
+                            let chunk = chunk as u32;
+                            if chunk < CHUNKS {
+                                let s = it % STAGES;
+                                // SAFETY: an initialized barrier; this phase completes when
+                                // the producer's copy of the chunk has landed.
+                                unsafe { mbarrier_wait(full(s), (it / STAGES) % 2) };
+                                // SAFETY: the chunk, laid out as the contributor stored it.
+                                let stage: SharedArray<f32> = unsafe { SharedArray::from_address(a_stage(s)) };
+                                unroll!(4, a => {
+                                    unroll!(4, b => {
+                                        let p = (a * 4 + b) as u32;
+                                        if p < chunk_pieces(chunk) {
+                                            let i = (chunk * CHUNK_PIECES + p) as usize;
+                                            // SAFETY: piece p of this thread's slot, inside
+                                            // the chunk.
+                                            let v = unsafe { stage.load_v4((p * CONSUMER_THREADS + tid) * 4) };
+                                            for e in 0..4 {
+                                                acc[4 * i + e] += v[e];
+                                            }
+                                        }
+                                    });
+                                });
+                                // Every lane's reads are done before lane 0 frees the stage.
+                                sync_warp(u32::MAX);
+                                release(s);
+                                it += 1;
+                            }
                         });
                     }
                 }

@@ -47,20 +47,20 @@ for part in $parts; do
               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum \
               -k "regex:t4_warp_tile_f16|t3_pipeline_f16" $b/host -k t3_pipeline_f16,t4_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
             grep -E "^  t|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Stall|hmma|bank_conflicts|wavefronts|inst_executed" "$out/ncu-t4.txt" | head -60 ;;
-    stream-k) # the stream-K steps (t11, t15, t16) and their twins on the awkward shapes, each under a time
+    stream-k) # the stream-K steps (t11, t15–t17) and their twins on the awkward shapes, each under a time
             # limit (an owner waits for flags: a wrong schedule hangs rather than fails), the
-            # sanitizers on t15 and t16, then three rounds of timing at 4096³ beside t10, t12 and cuBLAS
+            # sanitizers on t15–t17, then three rounds of timing at 4096³ beside t10, t12 and cuBLAS
             export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
-            for f in t11_stream_k t15_aligned_stream_k t16_pipelined_fixup; do
+            for f in t11_stream_k t15_aligned_stream_k t16_pipelined_fixup t17_shares_first; do
               timeout 150 $b/tests/gpu $f --test-threads=1 > "$out/tests-$f.log" 2>&1
               echo "tests $f: exit $?; $(grep -E '^test result' "$out/tests-$f.log")"; grep -E "FAIL|panicked" "$out/tests-$f.log" | head -4
             done
-            bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16
+            bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16
             for round in 1 2 3; do
-              timeout 150 $b/host -k t10,t12,t15,t16 --twins off --gemm 4096,2048,4097x4096x4096 --min-samples 50 \
+              timeout 150 $b/host -k t10,t12,t15,t16,t17 --twins off --gemm 4096,2048,4097x4096x4096 --min-samples 50 \
                 --json "$out/stream-k-$round.json" > "$out/stream-k-$round.txt" 2>/dev/null
               echo "round $round: host exit $?"
-              grep -E "^(cuBLAS|t1[0-6]_)|GEMM" "$out/stream-k-$round.txt" | awk '{print $1, $2, $(NF-7)}' | sed 's/(f32 accumulate) GEMM C = A·B, M×N×K =//'
+              grep -E "^(cuBLAS|t1[0-7]_)|GEMM" "$out/stream-k-$round.txt" | awk '{print $1, $2, $(NF-7)}' | sed 's/(f32 accumulate) GEMM C = A·B, M×N×K =//'
             done ;;
     gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
             timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
@@ -75,7 +75,7 @@ for part in $parts; do
             done
             # the Hopper GEMM steps: warpgroup MMAs, tensor copies and block barriers in SASS
             ptxas -arch=sm_90a $b/ptx/sm_90a/kernels.ptx -o /tmp/kernels90a.cubin
-            for k in t5_wgmma_f16 t6_tma_f16 t7_persistent_f16 t8_multicast_f16 t9_tma_store_f16 t10_setmaxnreg_f16 t11_stream_k_f16 t12_latency_trims_f16 t13_small_tile_f16 t14_narrow_tile_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16; do
+            for k in t5_wgmma_f16 t6_tma_f16 t7_persistent_f16 t8_multicast_f16 t9_tma_store_f16 t10_setmaxnreg_f16 t11_stream_k_f16 t12_latency_trims_f16 t13_small_tile_f16 t14_narrow_tile_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16; do
               cuobjdump -sass -fun $k /tmp/kernels90a.cubin > /tmp/$k.sass
               echo "$k: $(grep -c HGMMA /tmp/$k.sass) HGMMA ($(grep -m1 -o 'HGMMA[.0-9a-zA-Z]*' /tmp/$k.sass)), $(grep -c UTMALDG /tmp/$k.sass) UTMALDG ($(grep -c 'UTMALDG.*MULTICAST' /tmp/$k.sass) multicast), $(grep -c UTMASTG /tmp/$k.sass) UTMASTG, $(grep -c LDGSTS /tmp/$k.sass) LDGSTS, $(grep -c 'BAR.SYNC' /tmp/$k.sass) BAR.SYNC, $(grep -c 'USETMAXREG' /tmp/$k.sass) USETMAXREG, $(grep -cE 'MEMBAR' /tmp/$k.sass) MEMBAR, $(grep -cE '\bSTL\b|\bLDL\b' /tmp/$k.sass) STL/LDL"
             done ;;

@@ -489,7 +489,9 @@ fn grouped_tile_walk_visits_every_tile_once() {
 #[test]
 fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() {
     use common::gemm::{Role, ShareOrder, StreamK};
-    for order in [ShareOrder::Offsets, ShareOrder::KAligned] {
+    for (order, shares_first) in
+        [(ShareOrder::Offsets, false), (ShareOrder::KAligned, false), (ShareOrder::KAligned, true)]
+    {
         for (units, k_tiles, clusters) in [
             (256, 64, 66),
             (16, 16, 66),
@@ -501,16 +503,29 @@ fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() 
             (5, 200, 3),
             (258, 64, 66),
         ] {
-            let case = format!("{order:?}, {units} units × {k_tiles} k tiles on {clusters} clusters");
-            let schedule = StreamK::new(units, k_tiles, clusters, 4, order);
+            let case = format!(
+                "{order:?} (shares first: {shares_first}), {units} units × {k_tiles} k tiles on {clusters} clusters"
+            );
+            let mut schedule = StreamK::new(units, k_tiles, clusters, 4, order);
+            if shares_first {
+                schedule = schedule.with_shares_first();
+            }
             let mut covered = vec![0u32; (units * k_tiles) as usize];
             // unit → (owner, the clusters it expects); unit → clusters that contributed.
             let mut owners = std::collections::HashMap::new();
             let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
             for c in 0..clusters {
                 let pieces: Vec<_> = schedule.pieces(c).collect();
-                let whole_before = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
-                assert!(pieces.len() <= whole_before + 2, "{case}: cluster {c}: {pieces:?}");
+                let whole = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
+                let share = pieces.len() - whole;
+                assert!(share <= 2, "{case}: cluster {c}: {pieces:?}");
+                // Where the share's pieces are: after the whole units, or before them.
+                let share_at = if shares_first { 0 } else { whole };
+                assert!(
+                    pieces[share_at..share_at + share].iter().all(|p| p.unit >= schedule.dp_units)
+                        && pieces.iter().filter(|p| p.unit < schedule.dp_units).count() == whole,
+                    "{case}: cluster {c}: whole units and share pieces out of order: {pieces:?}"
+                );
                 for (i, piece) in pieces.iter().enumerate() {
                     assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{case}: {piece:?}");
                     for k in piece.k_begin..piece.k_end {
@@ -518,8 +533,8 @@ fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() 
                     }
                     // A share's contribution is its first piece and an ownership its last,
                     // so an owner never waits for its own cluster.
-                    let first_of_share = i == whole_before;
-                    let last_of_share = i + 1 == pieces.len();
+                    let first_of_share = i == share_at;
+                    let last_of_share = i + 1 == share_at + share;
                     match piece.role {
                         Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles), "{case}"),
                         Role::Owner { first, contributors } => {
@@ -543,9 +558,9 @@ fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() 
                 }
                 // In k order, every cluster's share starts at k tile 0 of its unit or is one
                 // piece, and its second piece (if any) ends at its unit's last k tile.
-                if matches!(order, ShareOrder::KAligned) && pieces.len() == whole_before + 2 {
-                    assert_eq!(pieces[whole_before].k_begin, 0, "{case}: cluster {c}");
-                    assert_eq!(pieces[whole_before + 1].k_end, k_tiles, "{case}: cluster {c}");
+                if matches!(order, ShareOrder::KAligned) && share == 2 {
+                    assert_eq!(pieces[share_at].k_begin, 0, "{case}: cluster {c}");
+                    assert_eq!(pieces[share_at + 1].k_end, k_tiles, "{case}: cluster {c}");
                 }
             }
             assert!(covered.iter().all(|&n| n == 1), "{case}: a k tile computed 0 or 2 times");

@@ -281,6 +281,9 @@ pub struct StreamK {
     pub k_tiles: u32,
     pub clusters: u32,
     pub order: ShareOrder,
+    /// Whether a cluster runs its stream-K share before its whole units (t17) rather than
+    /// after them.
+    pub shares_first: bool,
     /// Units computed whole in the data-parallel waves.
     pub dp_units: u32,
     /// Clusters that share the remaining units' k tiles.
@@ -338,7 +341,15 @@ impl StreamK {
         let sk_iterations = sk_units as u64 * k_tiles as u64;
         // Never more sharing clusters than k tiles to share.
         let sk_clusters = if (split as u64) < sk_iterations { split } else { sk_iterations as u32 };
-        Self { units, k_tiles, clusters, order, dp_units, sk_clusters, sk_iterations }
+        Self { units, k_tiles, clusters, order, shares_first: false, dp_units, sk_clusters, sk_iterations }
+    }
+
+    /// The same schedule with each cluster's stream-K share run first, its whole units
+    /// after it. Every cluster then starts its share at the same moment, the launch, instead
+    /// of when its last whole unit happens to end, so [`ShareOrder::KAligned`] keeps the
+    /// clusters at the same k tiles from the first tile of the share to the last.
+    pub const fn with_shares_first(self) -> Self {
+        Self { shares_first: true, ..self }
     }
 
     /// The stream-K k tiles of cluster `c` (`c < sk_clusters`), as offsets into the
@@ -389,7 +400,8 @@ impl StreamK {
 
 impl StreamK {
     /// Cluster `c`'s pieces of work, in order: its whole units (`c`, `c + clusters`, …),
-    /// then its stream-K share's pieces in the schedule's [`ShareOrder`]. An iterator
+    /// then its stream-K share's pieces in the schedule's [`ShareOrder`] (or the share
+    /// first, for a schedule [`with_shares_first`](Self::with_shares_first)). An iterator
     /// rather than a callback, so that a kernel's
     /// loop body is written (and inlined) once.
     pub const fn pieces(&self, c: u32) -> Pieces {
@@ -415,12 +427,29 @@ impl Iterator for Pieces {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Piece> {
-        let s = &self.schedule;
-        if self.unit < s.dp_units {
-            let unit = self.unit;
-            self.unit += s.clusters;
-            return Some(Piece { unit, k_begin: 0, k_end: s.k_tiles, role: Role::Whole });
+        if self.schedule.shares_first {
+            self.next_share_piece().or_else(|| self.next_whole_unit())
+        } else {
+            self.next_whole_unit().or_else(|| self.next_share_piece())
         }
+    }
+}
+
+impl Pieces {
+    #[inline(always)]
+    fn next_whole_unit(&mut self) -> Option<Piece> {
+        let s = &self.schedule;
+        if self.unit >= s.dp_units {
+            return None;
+        }
+        let unit = self.unit;
+        self.unit += s.clusters;
+        Some(Piece { unit, k_begin: 0, k_end: s.k_tiles, role: Role::Whole })
+    }
+
+    #[inline(always)]
+    fn next_share_piece(&mut self) -> Option<Piece> {
+        let s = &self.schedule;
         if self.at >= self.end {
             return None;
         }
@@ -445,6 +474,11 @@ pub mod t15 {
 /// t16 (the partial tiles' round trips off the consumers' path; sm_90a): t15's tiles,
 /// block and workspace.
 pub mod t16 {
+    pub use super::t11::*;
+}
+
+/// t17 (the stream-K share first; sm_90a): t16's tiles, block and workspace.
+pub mod t17 {
     pub use super::t11::*;
 }
 

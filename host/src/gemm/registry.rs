@@ -480,6 +480,8 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         "partials to their owner through the pipeline, flags by a spare warp",
         Bf16,
     ),
+    stream_k("t17_shares_first_f16", "t16 with each cluster's stream-K share before its whole units", F16),
+    stream_k("t17_shares_first_bf16", "t16 with each cluster's stream-K share before its whole units", Bf16),
 ];
 
 /// The kernels whose id starts with any of `patterns` (all of them for an empty list).

@@ -32,6 +32,7 @@
 //! | `t14_narrow_tile` | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products (sm_90a) |
 //! | `t15_aligned_stream_k` | t11's stream-K with every cluster at the same k tile at the same time, and t12's trims (sm_90a) |
 //! | `t16_pipelined_fixup` | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags (sm_90a) |
+//! | `t17_shares_first` | each cluster's stream-K share before its whole units: all shares start together (sm_90a) |
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t1 (loads past an edge read 0,
 //! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
@@ -64,6 +65,8 @@ pub mod t14_narrow_tile;
 pub mod t15_aligned_stream_k;
 #[cfg(target_feature = "sm_90a")]
 pub mod t16_pipelined_fixup;
+#[cfg(target_feature = "sm_90a")]
+pub mod t17_shares_first;
 pub mod t1_mma_sync;
 pub mod t2_ldmatrix_swizzle;
 pub mod t3_pipeline;

@@ -1,0 +1,455 @@
+//! Step t17 — the stream-K share first: every cluster starts its share at the launch,
+//! and its whole units after it.
+//!
+//! Idea: t15 keeps the clusters at the same k tiles in the stream-K phase by having each
+//!       start its share at k tile 0, at "time 0" of the phase. But in t15 and t16 the phase
+//!       starts when a cluster's last whole unit ends, and those ends are spread: at 4096³
+//!       on the H100 the three waves ended between 136 and 142 µs (t11's timeline), some 9
+//!       k tiles apart, so the clusters meet the shared A and B tiles out of step again.
+//!       Run first, the shares all start at the launch, together; the owners' partials are
+//!       then ready long before the whole units that follow need the pipeline, and the
+//!       whole units start as evenly as the shares end (their lengths differ by at most one
+//!       k tile). The last wave's spread is where it was, at the end.
+//! Changes from t16: the schedule is `with_shares_first()`.
+//! Cost: as t16.
+//! Requires: as t16.
+//! Result: (not yet measured: to run beside t12, t15, t16 and cuBLAS).
+
+use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
+use crate::device::cluster::{
+    cluster_count, cluster_idx, cluster_rank, cluster_sync, cluster_sync_relaxed, map_shared_to_rank,
+};
+use crate::device::index::{WARP_SIZE, thread_idx};
+use crate::device::load::store_f32x4;
+use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::sync::{arrive_named, sync_named, sync_warp};
+use crate::device::tma::{
+    bulk_commit_group, bulk_wait_group_read, copy_bulk, copy_tensor_2d, copy_tensor_2d_multicast,
+    fence_barrier_init, fence_proxy_async_global, mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init,
+    mbarrier_wait, prefetch_tensor_map, store_tensor_2d,
+};
+use crate::device::wgmma::{
+    self, M64N256_ACC, claim_registers, descriptor, fence_proxy_async_shared, mma_m64n256k16_bf16,
+    mma_m64n256k16_f16, release_registers,
+};
+use crate::unroll;
+use common::gemm::t17::{
+    A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
+    CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, MAX_SPLIT, PARTIAL_FLOATS, PRODUCER_REGISTERS,
+    STAGE_BYTES, STAGES, THREADS,
+};
+use common::gemm::{Role, ShareOrder, StreamK, grouped_tile};
+use kernel_macros::kernel;
+
+/// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
+const WARPGROUP: u32 = 4 * WARP_SIZE;
+const WARPGROUP_ROWS: u32 = 64;
+const _: () =
+    assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == (CONSUMER_WARPGROUPS + 1) * WARPGROUP);
+/// The consumer warps of the whole pair arrive on each block's "empty" barriers.
+const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
+
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+const ROW_BYTES: u32 = 128;
+const ATOM_BYTES: u32 = 8 * ROW_BYTES;
+/// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
+const A_BYTES: u32 = A_BOX.0 * A_BOX.1 * 2;
+const B_PANEL_BYTES: u32 = B_BOX.0 * B_BOX.1 * 2;
+const _: () = assert!(A_BOX.0 * 2 == ROW_BYTES && A_BYTES + BN / B_BOX.0 * B_PANEL_BYTES == STAGE_BYTES);
+/// B's panels each block of the pair copies (and multicasts to both).
+const PANELS_PER_BLOCK: u32 = BN / B_BOX.0 / CLUSTER_M;
+/// Both blocks of the pair: ranks 0 and 1.
+const PAIR_MASK: u16 = (1 << CLUSTER_M) - 1;
+/// k values per `wgmma`.
+const MMA_K: u32 = 16;
+/// C's boxes: a warpgroup's 64 rows by 32 columns, 8 per tile; their rows are one
+/// 128-byte swizzle row of f32.
+const C_BOXES: u32 = BN / C_BOX.0;
+const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 8);
+
+/// Consumer threads of a block.
+const CONSUMER_THREADS: u32 = CONSUMER_WARPGROUPS * WARPGROUP;
+/// 16-byte pieces of a consumer thread's accumulators: the partial tile is stored as
+/// `[piece][consumer thread]`, so that each warp's 16-byte stores and loads are contiguous.
+const ACC_PIECES: u32 = M64N256_ACC as u32 / 4;
+const _: () = assert!(ACC_PIECES * 4 * CONSUMER_THREADS == PARTIAL_FLOATS);
+/// A partial tile (128 KB) reaches its owner in whole stages: chunks of 12 pieces per
+/// consumer thread (48 KB, contiguous in the workspace), the third one 8 pieces. Three
+/// stages, not four 32 KB ones: the three stages that the owner's consumers release
+/// before their last k tile can hold the whole partial, so no chunk waits for the stage of
+/// the last k tile to be released.
+const CHUNK_PIECES: u32 = STAGE_BYTES / (CONSUMER_THREADS * 16);
+const CHUNKS: u32 = ACC_PIECES.div_ceil(CHUNK_PIECES);
+const _: () = assert!(CHUNK_PIECES == 12 && CHUNKS == 3 && CHUNKS < STAGES);
+
+/// 16-byte pieces per consumer thread in chunk `chunk` of a partial tile.
+const fn chunk_pieces(chunk: u32) -> u32 {
+    let left = ACC_PIECES - chunk * CHUNK_PIECES;
+    if left < CHUNK_PIECES { left } else { CHUNK_PIECES }
+}
+/// The producer warpgroup's warp that raises contributors' flags (warp 0's first thread
+/// issues the copies), and the named barrier at which the consumers hand it a stored
+/// partial (ids 1 and 2 are the consumer warpgroups' own, in the epilogue).
+const FLAG_WARP: u32 = 1;
+const PARTIAL_BARRIER: u32 = 3;
+const PARTIAL_BARRIER_THREADS: u32 = CONSUMER_THREADS + WARP_SIZE;
+
+/// `C = A · B` as t16 computes it, each cluster's stream-K share before its whole units.
+///
+/// # Safety
+/// As t16 (`workspace` holding `t17::workspace_bytes(blocks)` bytes).
+#[inline(always)]
+unsafe fn shares_first_gemm<const BF16: bool>(
+    a_map: *const u8,
+    b_map: *const u8,
+    c_map: *const u8,
+    m: u32,
+    n: u32,
+    k: u32,
+    workspace: *mut f32,
+) {
+    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
+    let a_stage = |s: u32| base + s * STAGE_BYTES;
+    let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
+    let c_box = |w: u32, b: u32| base + STAGES * STAGE_BYTES + (w * C_BUFFERS + b) * C_BOX_BYTES;
+    let barriers = base + STAGES * STAGE_BYTES + C_STAGING_BYTES;
+    let full = |s: u32| barriers + s * 8;
+    let empty = |s: u32| barriers + (STAGES + s) * 8;
+    let tid = thread_idx();
+    let rank = cluster_rank();
+    let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
+    let pair_rows = tile_rows.div_ceil(CLUSTER_M);
+    let k_tiles = k.div_ceil(BK);
+    let schedule = StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned)
+        .with_shares_first();
+    let cluster = cluster_idx();
+    let origin = |unit: u32| {
+        let (pair_row, col) = grouped_tile(unit, pair_rows, tile_cols, GROUP_ROWS);
+        ((pair_row * CLUSTER_M + rank) * BM, col * BN)
+    };
+    // Block b's partial tile, and its flag after all the partial tiles.
+    let blocks = schedule.clusters * CLUSTER_M;
+    let partial = |cluster: u32| {
+        // SAFETY (of the `add`s): inside the workspace, which holds a partial per block.
+        unsafe { workspace.add(((cluster * CLUSTER_M + rank) * PARTIAL_FLOATS) as usize) }
+    };
+    let flag = |cluster: u32| {
+        // SAFETY: inside the workspace, after the partials.
+        unsafe {
+            (workspace.add((blocks * PARTIAL_FLOATS) as usize) as *mut u32)
+                .add((cluster * CLUSTER_M + rank) as usize)
+        }
+    };
+
+    if tid == CONSUMER_WARPGROUPS * WARPGROUP {
+        // SAFETY: the maps' global addresses, as the launch passes them.
+        unsafe {
+            prefetch_tensor_map(a_map);
+            prefetch_tensor_map(b_map);
+            prefetch_tensor_map(c_map);
+        }
+    }
+    if tid == 0 {
+        for s in 0..STAGES {
+            // SAFETY: barriers inside the dynamic shared memory, used after the cluster
+            // barrier below.
+            unsafe {
+                mbarrier_init(full(s), 1);
+                mbarrier_init(empty(s), CONSUMER_WARPS * CLUSTER_M);
+            }
+        }
+        fence_barrier_init();
+    }
+    // Relaxed: the fence above released the initialization.
+    cluster_sync_relaxed();
+
+    let warpgroup = tid / WARPGROUP;
+    if warpgroup == CONSUMER_WARPGROUPS {
+        release_registers::<PRODUCER_REGISTERS>();
+        let producer_thread = tid - CONSUMER_WARPGROUPS * WARPGROUP;
+        if producer_thread == 0 {
+            let mut it = 0;
+            for piece in schedule.pieces(cluster) {
+                let (row0, col0) = origin(piece.unit);
+                for t in piece.k_begin..piece.k_end {
+                    let s = it % STAGES;
+                    // SAFETY (the pair): as t8; both blocks of the pair walk the same
+                    // pieces, so their stages stay in step.
+                    unsafe {
+                        if it >= STAGES {
+                            mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
+                        }
+                        mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
+                        copy_tensor_2d(a_stage(s), a_map, t * BK, row0, full(s));
+                        for p in 0..PANELS_PER_BLOCK {
+                            let panel = rank * PANELS_PER_BLOCK + p;
+                            let dst = b_stage(s) + panel * B_PANEL_BYTES;
+                            copy_tensor_2d_multicast(
+                                dst,
+                                b_map,
+                                col0 + panel * B_BOX.0,
+                                t * BK,
+                                full(s),
+                                PAIR_MASK,
+                            );
+                        }
+                    }
+                    it += 1;
+                }
+                // An owner's contributors' partials follow its last k tile down the
+                // pipeline, a chunk per stage (both blocks of the pair own the unit, so
+                // both send the same number of chunks and their stages stay in step).
+                if let Role::Owner { first, contributors } = piece.role {
+                    for j in first..first + contributors {
+                        // SAFETY: the contributor's flag; it is raised once, after its
+                        // partial, and reset here for the next launch.
+                        unsafe {
+                            while load_acquire_u32(flag(j)) == 0 {}
+                            store_relaxed_u32(flag(j), 0);
+                        }
+                        fence_proxy_async_global();
+                        for chunk in 0..CHUNKS {
+                            let s = it % STAGES;
+                            // SAFETY: stage s as for a k tile; the chunk lies inside the
+                            // contributor's partial, written and flagged before the acquire
+                            // above, and fits in the stage.
+                            unsafe {
+                                if it >= STAGES {
+                                    mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
+                                }
+                                let bytes = chunk_pieces(chunk) * CONSUMER_THREADS * 16;
+                                mbarrier_arrive_expect_tx(full(s), bytes);
+                                let src = partial(j).add((chunk * CHUNK_PIECES * CONSUMER_THREADS * 4) as usize);
+                                copy_bulk(a_stage(s), src as *const u8, bytes, full(s));
+                            }
+                            it += 1;
+                        }
+                    }
+                }
+            }
+        } else if producer_thread / WARP_SIZE == FLAG_WARP {
+            // A contributor's consumers arrive here after storing the partial: raise the
+            // flag for them, fenced so that the owner who sees it sees the partial.
+            for piece in schedule.pieces(cluster) {
+                if piece.role == Role::Contributor {
+                    sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
+                    if producer_thread % WARP_SIZE == 0 {
+                        fence_acq_rel_gpu();
+                        // SAFETY: this block's flag.
+                        unsafe { store_release_u32(flag(cluster), 1) };
+                    }
+                }
+            }
+        }
+    } else {
+        claim_registers::<CONSUMER_REGISTERS>();
+        let lane = tid % WARP_SIZE;
+        let release = |s: u32| {
+            if lane == 0 {
+                for r in 0..CLUSTER_M {
+                    // SAFETY: an initialized barrier of a block of the pair, which waits
+                    // at the final cluster barrier before it exits.
+                    unsafe { mbarrier_arrive_remote(map_shared_to_rank(empty(s), r)) };
+                }
+            }
+        };
+        let warp = (tid % WARPGROUP) / WARP_SIZE;
+        let (g, t4) = (lane / 4, lane % 4);
+        let row_order = (g % 4) ^ (g % 4 / 2);
+        let storer = tid % WARPGROUP == 0;
+        let mut it = 0;
+        for piece in schedule.pieces(cluster) {
+            let (row0, col0) = origin(piece.unit);
+            let mut acc = [0.0f32; M64N256_ACC];
+            for t in piece.k_begin..piece.k_end {
+                let s = it % STAGES;
+                // SAFETY: an initialized barrier; phase it / STAGES is this k tile's arrival.
+                unsafe { mbarrier_wait(full(s), (it / STAGES) % 2) };
+                wgmma::fence();
+                unroll!(4, kk => {
+                    let a_desc = descriptor(
+                        a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk as u32 * MMA_K * 2,
+                        0,
+                        ATOM_BYTES,
+                    );
+                    let b_desc = descriptor(b_stage(s) + kk as u32 * MMA_K * ROW_BYTES, B_PANEL_BYTES, ATOM_BYTES);
+                    // SAFETY: the whole warpgroup, after the fence; neither block refills
+                    // stage s before this warp has released it.
+                    unsafe {
+                        if BF16 {
+                            mma_m64n256k16_bf16(&mut acc, a_desc, b_desc)
+                        } else {
+                            mma_m64n256k16_f16(&mut acc, a_desc, b_desc)
+                        }
+                    };
+                });
+                wgmma::commit_group();
+                wgmma::wait_group::<1>();
+                if t > piece.k_begin {
+                    release((it - 1) % STAGES);
+                }
+                it += 1;
+            }
+            wgmma::wait_group::<0>();
+            release((it - 1) % STAGES);
+
+            match piece.role {
+                Role::Contributor => {
+                    // Leave the partial tile for the owner and hand it to the flag warp.
+                    let mine = partial(cluster);
+                    unroll_pieces(|i| {
+                        // SAFETY: piece i of this thread's slot, inside this block's partial.
+                        unsafe {
+                            store_f32x4(
+                                mine.add(((i * CONSUMER_THREADS + tid) * 4) as usize),
+                                [
+                                    acc[4 * i as usize],
+                                    acc[4 * i as usize + 1],
+                                    acc[4 * i as usize + 2],
+                                    acc[4 * i as usize + 3],
+                                ],
+                            )
+                        }
+                    });
+                    arrive_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
+                    continue;
+                }
+                Role::Owner { first, contributors } => {
+                    // Each contributor's partial arrives in the next CHUNKS stages. (The
+                    // loops are written out, their bounds constant, so that `acc` is only
+                    // ever indexed by constants.)
+                    for _ in first..first + contributors {
+                        unroll!(4, chunk => {
+                            let chunk = chunk as u32;
+                            if chunk < CHUNKS {
+                                let s = it % STAGES;
+                                // SAFETY: an initialized barrier; this phase completes when
+                                // the producer's copy of the chunk has landed.
+                                unsafe { mbarrier_wait(full(s), (it / STAGES) % 2) };
+                                // SAFETY: the chunk, laid out as the contributor stored it.
+                                let stage: SharedArray<f32> = unsafe { SharedArray::from_address(a_stage(s)) };
+                                unroll!(4, a => {
+                                    unroll!(4, b => {
+                                        let p = (a * 4 + b) as u32;
+                                        if p < chunk_pieces(chunk) {
+                                            let i = (chunk * CHUNK_PIECES + p) as usize;
+                                            // SAFETY: piece p of this thread's slot, inside
+                                            // the chunk.
+                                            let v = unsafe { stage.load_v4((p * CONSUMER_THREADS + tid) * 4) };
+                                            for e in 0..4 {
+                                                acc[4 * i + e] += v[e];
+                                            }
+                                        }
+                                    });
+                                });
+                                // Every lane's reads are done before lane 0 frees the stage.
+                                sync_warp(u32::MAX);
+                                release(s);
+                                it += 1;
+                            }
+                        });
+                    }
+                }
+                Role::Whole => {}
+            }
+
+            // The epilogue: t9's.
+            unroll!(8, j => {
+                let buffer = c_box(warpgroup, j as u32 % C_BUFFERS);
+                if storer {
+                    bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
+                }
+                sync_named(1 + warpgroup, WARPGROUP);
+                // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
+                let staging: SharedArray<f32> = unsafe { SharedArray::from_address(buffer) };
+                unroll!(4, step => {
+                    // An 8-byte store is served in two half-warp phases: rows g and g ^ 1
+                    // of a half would XOR the same column group onto the same two chunks
+                    // (a 2-way conflict per phase), so each row takes the groups in its
+                    // own order, q = step ^ gray(g % 4), which keeps the four rows of a
+                    // half on four different pairs of chunks.
+                    let q = step as u32 ^ row_order;
+                    unroll!(2, half => {
+                        let row = warp * 16 + g + 8 * half as u32;
+                        let chunk = (2 * q + t4 / 2) ^ g;
+                        let at = (row * ROW_BYTES + chunk * 16 + (t4 % 2) * 8) / 4;
+                        let first = 4 * 4 * j + 2 * half;
+                        let pair = [pick(&acc, first, q), pick(&acc, first + 1, q)];
+                        // SAFETY: `at` is even and inside the 8 KB box.
+                        unsafe { staging.store_v2(at, pair) };
+                    });
+                });
+                fence_proxy_async_shared();
+                sync_named(1 + warpgroup, WARPGROUP);
+                if storer {
+                    // SAFETY: the box is written and fenced by the whole warpgroup.
+                    unsafe {
+                        store_tensor_2d(c_map, col0 + j as u32 * C_BOX.0, row0 + warpgroup * WARPGROUP_ROWS, buffer)
+                    };
+                    bulk_commit_group();
+                }
+            });
+        }
+        if storer {
+            // C's last boxes are read out of shared memory before the block exits.
+            bulk_wait_group_read::<0>();
+        }
+    }
+    cluster_sync();
+}
+
+/// Calls `f` for each 16-byte piece index of a consumer thread's accumulators, written
+/// out (a loop would index `acc` at run time and move it to local memory).
+#[inline(always)]
+fn unroll_pieces(mut f: impl FnMut(u32)) {
+    unroll!(8, a => {
+        unroll!(4, b => {
+            f((a * 4 + b) as u32);
+        });
+    });
+}
+
+/// `acc[first + 4q]` for a run-time `q` in 0..4, by selects: indexing the accumulators at
+/// run time would move them to local memory.
+#[inline(always)]
+fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
+    let low = if q & 1 == 0 { acc[first] } else { acc[first + 4] };
+    let high = if q & 1 == 0 { acc[first + 8] } else { acc[first + 12] };
+    if q & 2 == 0 { low } else { high }
+}
+
+/// [`shares_first_gemm`] for f16 inputs.
+///
+/// # Safety
+/// As `shares_first_gemm`.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn t17_shares_first_f16(
+    a_map: *const u8,
+    b_map: *const u8,
+    c_map: *const u8,
+    m: u32,
+    n: u32,
+    k: u32,
+    workspace: *mut f32,
+) {
+    // SAFETY: forwarded.
+    unsafe { shares_first_gemm::<false>(a_map, b_map, c_map, m, n, k, workspace) }
+}
+
+/// [`shares_first_gemm`] for bf16 inputs.
+///
+/// # Safety
+/// As `shares_first_gemm`.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn t17_shares_first_bf16(
+    a_map: *const u8,
+    b_map: *const u8,
+    c_map: *const u8,
+    m: u32,
+    n: u32,
+    k: u32,
+    workspace: *mut f32,
+) {
+    // SAFETY: forwarded.
+    unsafe { shares_first_gemm::<true>(a_map, b_map, c_map, m, n, k, workspace) }
+}

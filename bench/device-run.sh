@@ -47,11 +47,11 @@ for part in $parts; do
               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum \
               -k "regex:t4_warp_tile_f16|t3_pipeline_f16" $b/host -k t3_pipeline_f16,t4_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
             grep -E "^  t|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Stall|hmma|bank_conflicts|wavefronts|inst_executed" "$out/ncu-t4.txt" | head -60 ;;
-    stream-k) # the stream-K steps (t11, t15–t17) and their twins on the awkward shapes, each under a time
+    stream-k) # the steps with a workspace (g11, t11, t15–t17) and their twins on the awkward shapes, each under a time
             # limit (an owner waits for flags: a wrong schedule hangs rather than fails), the
             # sanitizers on t15–t17, then three rounds of timing at 4096³ beside t10, t12 and cuBLAS
             export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
-            for f in t11_stream_k t15_aligned_stream_k t16_pipelined_fixup t17_shares_first; do
+            for f in g11_split_k t11_stream_k t15_aligned_stream_k t16_pipelined_fixup t17_shares_first; do
               timeout 150 $b/tests/gpu $f --test-threads=1 > "$out/tests-$f.log" 2>&1
               echo "tests $f: exit $?; $(grep -E '^test result' "$out/tests-$f.log")"; grep -E "FAIL|panicked" "$out/tests-$f.log" | head -4
             done

@@ -88,9 +88,11 @@ pub struct GemmKernel {
     /// K and N must be multiples of this (8 for kernels that move 16-byte rows of 16-bit
     /// values); 1 when any shape works.
     pub kn_multiple: u32,
-    /// Bytes of global workspace a launch of that many blocks (the whole grid) needs,
-    /// zeroed once before the first launch and left zero by each (the seventh argument);
-    /// `None` for none.
+    /// Bytes of global workspace a launch of that many blocks (the whole grid) needs (the
+    /// seventh argument), laid out as partial tiles, then one 4-byte word per block (flags
+    /// or counters): zeroed once before the first launch, the words left zero by each, the
+    /// partial tiles written before they are read (the check poisons them); `None` for
+    /// none.
     pub workspace: Option<fn(u32) -> u64>,
     /// Whether the grid's z cuts each tile's K into slices, one block per slice
     /// (split-K), as many as [`common::gemm::g11::slices`] picks for the shape and the

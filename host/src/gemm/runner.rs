@@ -42,8 +42,9 @@ struct PreparedLaunch {
     /// Blocks per cluster (1: a plain launch).
     cluster: u32,
     args: Vec<Arg>,
-    /// The kernel's workspace, kept alive while the launch may run.
-    _workspace: Option<DeviceBuffer>,
+    /// The kernel's workspace (kept alive while the launch may run) and the 4-byte words
+    /// of it that hold partial tiles, all but the last word per block.
+    workspace: Option<(DeviceBuffer, usize)>,
 }
 
 /// One shape's A, B (random) and C on the device, with the reference for the entries a
@@ -148,15 +149,16 @@ impl<'g> GemmBench<'g> {
         let mut args = vec![Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
         let workspace = match kernel.workspace {
             Some(bytes) => {
-                let bytes = bytes(gx * gy * slices) as usize;
+                let blocks = gx * gy * slices;
+                let bytes = bytes(blocks) as usize;
                 let buffer = DeviceBuffer::alloc(self.gpu, bytes, &format!("{}'s workspace", kernel.id))?;
                 buffer.fill_words(self.gpu, 0, bytes / 4)?;
                 args.push(Arg::U64(buffer.ptr()));
-                Some(buffer)
+                Some((buffer, bytes / 4 - blocks as usize))
             }
             None => None,
         };
-        Ok(PreparedLaunch { function, cfg, cluster, args, _workspace: workspace })
+        Ok(PreparedLaunch { function, cfg, cluster, args, workspace })
     }
 
     /// Launches a prepared kernel on this bench's buffers.
@@ -228,10 +230,15 @@ impl<'g> GemmBench<'g> {
 
     pub fn check_kernel(&self, kernel: &GemmKernel, code: Code) -> Result<GemmCheck> {
         let launch = self.prepare(kernel, code)?;
-        if kernel.workspace.is_some() {
+        if let Some((workspace, partial_words)) = &launch.workspace {
             // The timed runs reuse one workspace: check the launch that finds it as the
-            // first one left it, so that a kernel which does not leave it clean fails here.
+            // first one left it, so that a kernel which does not leave its flags clean fails
+            // here. Its partial tiles, though, are poisoned in between: a second launch on
+            // the same inputs writes the same partials, so a reader that ran ahead of a
+            // writer's stores (a missing fence) would otherwise find the right values left
+            // by the first launch, and pass.
             self.launch(&launch)?;
+            workspace.fill_words(self.gpu, POISON, *partial_words)?;
         }
         let check = self.check(|| self.launch(&launch))?;
         Ok(GemmCheck { registers: crate::twins::registers(&launch.function), ..check })

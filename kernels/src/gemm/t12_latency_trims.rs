@@ -269,7 +269,6 @@ unsafe fn trimmed_gemm<const BF16: bool>(
             });
             unit += cluster_count();
         }
-        // C's last boxes are written before the block exits.
         if tid % WARPGROUP == 0 {
             // C's last boxes are read out of shared memory before the block exits.
             bulk_wait_group_read::<0>();

@@ -16,8 +16,9 @@
 //!       length, equal for all clusters to one tile) for every cluster: at any moment the
 //!       clusters read one of two k tiles, a few microseconds apart. The owner of a cut
 //!       unit is now the cluster that computes its *last* k tiles, in the second piece of
-//!       its share; its contributors wrote their partials at the end of their first piece
-//!       (or their whole share), so the owner waits for none of them.
+//!       its share; its contributors wrote their partials at the end of their first piece,
+//!       long before (or, where shares are shorter than a unit, at the end of their whole
+//!       share, about when the owner ends).
 //!       Also t12's three trims (tensor maps prefetched, a relaxed cluster arrival at entry,
 //!       a read-only wait for the last stores at exit), which t11 predates.
 //! Changes from t11: the schedule's share order (`KAligned`; the owner's contributors are

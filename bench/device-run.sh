@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests stream-k
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests stream-k stream-k-sanitize
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -47,21 +47,23 @@ for part in $parts; do
               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum \
               -k "regex:t4_warp_tile_f16|t3_pipeline_f16" $b/host -k t3_pipeline_f16,t4_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
             grep -E "^  t|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Stall|hmma|bank_conflicts|wavefronts|inst_executed" "$out/ncu-t4.txt" | head -60 ;;
-    stream-k) # the steps with a workspace (g11, t11, t15–t17) and their twins on the awkward shapes, each under a time
-            # limit (an owner waits for flags: a wrong schedule hangs rather than fails), the
-            # sanitizers on t15–t17, then three rounds of timing at 4096³ beside t10, t12 and cuBLAS
+    stream-k) # the steps with a workspace (g11, t11, t15–t17) and their twins on the awkward shapes, each
+            # under a time limit (an owner waits for flags: a wrong schedule hangs rather than
+            # fails), then three rounds of timing at 4096³, 2048³ and 4097 rows beside t10, t12
+            # and cuBLAS (the sanitizers are `stream-k-sanitize`, a call of their own)
             export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
             for f in g11_split_k t11_stream_k t15_aligned_stream_k t16_pipelined_fixup t17_shares_first; do
               timeout 150 $b/tests/gpu $f --test-threads=1 > "$out/tests-$f.log" 2>&1
               echo "tests $f: exit $?; $(grep -E '^test result' "$out/tests-$f.log")"; grep -E "FAIL|panicked" "$out/tests-$f.log" | head -4
             done
-            bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16
             for round in 1 2 3; do
               timeout 150 $b/host -k t10,t12,t15,t16,t17 --twins off --gemm 4096,2048,4097x4096x4096 --min-samples 50 \
                 --json "$out/stream-k-$round.json" > "$out/stream-k-$round.txt" 2>/dev/null
               echo "round $round: host exit $?"
               grep -E "^(cuBLAS|t1[0-7]_)|GEMM" "$out/stream-k-$round.txt" | awk '{print $1, $2, $(NF-7)}' | sed 's/(f32 accumulate) GEMM C = A·B, M×N×K =//'
             done ;;
+    stream-k-sanitize) # memcheck, racecheck and synccheck on t15–t17 (f16: the bf16 entries run the same code)
+            bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
     gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
             timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
               -k "regex:t5_wgmma_bf16|t6_tma_bf16|t12_latency_trims_bf16" $b/host -k t5_wgmma_bf16,t6_tma_bf16,t12_latency_trims_bf16 \

@@ -32,6 +32,8 @@
 //!       2048³ 80.9 / 78.7 (t11 76.0 / 74.5); 4097 × 4096 × 4096 91.6 / 92.5 (t11 91.4 /
 //!       92.4, t12 84.2 / 84.9). What is left at 4096³ is the partial tile's round trip:
 //!       the contributor's store and fence, the owner's reads (t16).
+//!       Checked in that run on those shapes (sampled entries); its awkward-shape GPU tests
+//!       and the sanitizers are still to run.
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{

@@ -30,7 +30,8 @@
 //!       since a third walker of the schedule (the flag warp) shares its registers. Each
 //!       partial takes three passes through the pipeline.
 //! Requires: as t15.
-//! Result: (measured below in docs/benchmarks.md; filled in after the runs).
+//! Result: none yet. Built and its twin compiled, but not yet run on a GPU: neither
+//!       verified on the awkward shapes nor measured (`bench/device-run.sh OUT stream-k`).
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{

@@ -13,7 +13,8 @@
 //! Changes from t16: the schedule is `with_shares_first()`.
 //! Cost: as t16.
 //! Requires: as t16.
-//! Result: (not yet measured: to run beside t12, t15, t16 and cuBLAS).
+//! Result: none yet. Built and its twin compiled, but not yet run on a GPU: neither
+//!       verified on the awkward shapes nor measured (`bench/device-run.sh OUT stream-k`).
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{

@@ -556,6 +556,11 @@ fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() 
                         }
                     }
                 }
+                assert_eq!(
+                    schedule.contributes(c),
+                    pieces.iter().any(|p| p.role == Role::Contributor),
+                    "{case}: cluster {c}: contributes() against its pieces {pieces:?}"
+                );
                 // In k order, every cluster's share starts at k tile 0 of its unit or is one
                 // piece, and its second piece (if any) ends at its unit's last k tile.
                 if matches!(order, ShareOrder::KAligned) && share == 2 {

@@ -399,6 +399,23 @@ impl StreamK {
 }
 
 impl StreamK {
+    /// Whether cluster `c` leaves a partial tile for another cluster's unit (one of its
+    /// pieces is a [`Role::Contributor`]; a cluster contributes at most once). The piece
+    /// that contributes is the share's end in k order ([`ShareOrder::KAligned`]: a share
+    /// that ends inside a unit) or its start ([`ShareOrder::Offsets`]: a share that
+    /// starts inside one), so this is one division, for a warp that needs no more of the
+    /// schedule than that.
+    pub const fn contributes(&self, c: u32) -> bool {
+        if c >= self.sk_clusters {
+            return false;
+        }
+        let cut = match self.order {
+            ShareOrder::Offsets => self.sk_start(c),
+            ShareOrder::KAligned => self.sk_start(c + 1),
+        };
+        cut % self.k_tiles as u64 != 0
+    }
+
     /// Cluster `c`'s pieces of work, in order: its whole units (`c`, `c + clusters`, …),
     /// then its stream-K share's pieces in the schedule's [`ShareOrder`] (or the share
     /// first, for a schedule [`with_shares_first`](Self::with_shares_first)). An iterator

@@ -151,6 +151,12 @@ struct StreamK {
         return Piece{dp_units + (unsigned)local, k_begin, k_end, role, first, c - first};
     }
 
+    // Whether cluster c leaves a partial tile for another cluster's unit (once at most): its
+    // share ends inside a unit.
+    __device__ __forceinline__ bool contributes(unsigned c) const {
+        return c < sk_clusters && sk_start(c + 1) % k_tiles != 0;
+    }
+
     __device__ __forceinline__ Pieces pieces(unsigned c) const;
 };
 
@@ -294,17 +300,13 @@ __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const vo
                 }
             }
         } else if ((tid - CONSUMER_WARPGROUPS * WARPGROUP) / WARP_SIZE == FLAG_WARP) {
-            // A contributor's consumers arrive here after storing the partial: raise the flag
-            // for them, fenced so that the owner who sees it sees the partial.
-            Pieces pieces = schedule.pieces(cluster);
-            Piece piece;
-            while (pieces.next(piece)) {
-                if (piece.role == Role::Contributor) {
-                    sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
-                    if (tid % WARP_SIZE == 0) {
-                        fence_acq_rel_gpu();
-                        store_release_u32(flag(cluster), 1);
-                    }
+            // A contributor's consumers arrive here after storing the partial (once at most):
+            // raise the flag for them, fenced so that the owner who sees it sees the partial.
+            if (schedule.contributes(cluster)) {
+                sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
+                if (tid % WARP_SIZE == 0) {
+                    fence_acq_rel_gpu();
+                    store_release_u32(flag(cluster), 1);
                 }
             }
         }

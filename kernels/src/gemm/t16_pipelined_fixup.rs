@@ -24,11 +24,13 @@
 //!       `fence.proxy.async.global` after the acquire, so that the copy engine reads what the
 //!       contributor wrote), the owner's fix-up reads stages; the contributor's barrier
 //!       becomes an arrival, and a second producer warp raises the flags.
-//! Cost: 168 registers at entry, 225 KB of shared memory, the 17 MB workspace (as t15);
-//!       ptxas keeps one 4-byte value of the schedule on the stack across the calls of its
-//!       64-bit division (8 bytes, reloaded once per piece, outside the k loop; t15: none),
-//!       since a third walker of the schedule (the flag warp) shares its registers. Each
-//!       partial takes three passes through the pipeline.
+//! Cost: 168 registers at entry, no spills, 225 KB of shared memory, the 17 MB workspace
+//!       (as t15). The flag warp asks the schedule only whether its cluster contributes
+//!       (`StreamK::contributes`, one division): walking the whole schedule, as the other
+//!       warps do, made ptxas keep a value of it on the stack. (Its C++ twin, the same
+//!       code, keeps 20 bytes of the schedule there, reloaded per piece outside the k loop;
+//!       t17's twin, which differs only in the walk's order, none: ptxas's choice at the
+//!       168-register cap.) Each partial takes three passes through the pipeline.
 //! Requires: as t15.
 //! Result: none yet. Built and its twin compiled, but not yet run on a GPU: neither
 //!       verified on the awkward shapes nor measured (`bench/device-run.sh OUT stream-k`).
@@ -246,16 +248,15 @@ unsafe fn pipelined_fixup_gemm<const BF16: bool>(
                 }
             }
         } else if producer_thread / WARP_SIZE == FLAG_WARP {
-            // A contributor's consumers arrive here after storing the partial: raise the
-            // flag for them, fenced so that the owner who sees it sees the partial.
-            for piece in schedule.pieces(cluster) {
-                if piece.role == Role::Contributor {
-                    sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
-                    if producer_thread % WARP_SIZE == 0 {
-                        fence_acq_rel_gpu();
-                        // SAFETY: this block's flag.
-                        unsafe { store_release_u32(flag(cluster), 1) };
-                    }
+            // A contributor's consumers arrive here after storing the partial (once at
+            // most): raise the flag for them, fenced so that the owner who sees it sees
+            // the partial.
+            if schedule.contributes(cluster) {
+                sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
+                if producer_thread % WARP_SIZE == 0 {
+                    fence_acq_rel_gpu();
+                    // SAFETY: this block's flag.
+                    unsafe { store_release_u32(flag(cluster), 1) };
                 }
             }
         }

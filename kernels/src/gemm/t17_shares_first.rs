@@ -229,16 +229,15 @@ unsafe fn shares_first_gemm<const BF16: bool>(
                 }
             }
         } else if producer_thread / WARP_SIZE == FLAG_WARP {
-            // A contributor's consumers arrive here after storing the partial: raise the
-            // flag for them, fenced so that the owner who sees it sees the partial.
-            for piece in schedule.pieces(cluster) {
-                if piece.role == Role::Contributor {
-                    sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
-                    if producer_thread % WARP_SIZE == 0 {
-                        fence_acq_rel_gpu();
-                        // SAFETY: this block's flag.
-                        unsafe { store_release_u32(flag(cluster), 1) };
-                    }
+            // A contributor's consumers arrive here after storing the partial (once at
+            // most): raise the flag for them, fenced so that the owner who sees it sees
+            // the partial.
+            if schedule.contributes(cluster) {
+                sync_named(PARTIAL_BARRIER, PARTIAL_BARRIER_THREADS);
+                if producer_thread % WARP_SIZE == 0 {
+                    fence_acq_rel_gpu();
+                    // SAFETY: this block's flag.
+                    unsafe { store_release_u32(flag(cluster), 1) };
                 }
             }
         }

@@ -5,6 +5,7 @@
 // Launch as the Rust step: 384 threads, t13::SHARED_BYTES of dynamic shared memory, a
 // persistent grid in clusters of 2 along x (cuLaunchKernelEx), tensor maps of A, B, C.
 #include "hopper.cuh"
+#include "schedule.cuh"
 
 namespace t13 {
 
@@ -42,22 +43,6 @@ constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
 constexpr unsigned C_BOXES = BN / C_BOX_X;
 static_assert(C_BOX_Y == WARPGROUP_ROWS && C_BOX_X * 4 == ROW_BYTES && C_BOXES == 4);
-
-// u32::div_ceil, as Rust computes it.
-__device__ __forceinline__ unsigned div_ceil(unsigned a, unsigned b) { return a / b + (a % b != 0 ? 1 : 0); }
-
-// common::gemm::grouped_tile: tile (row, col) of `unit` in a walk over a rows x cols grid of
-// tiles in bands of `group` tile rows, each band walked column by column.
-__device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsigned cols, unsigned group,
-                                             unsigned& row, unsigned& col) {
-    const unsigned per_band = group * cols;
-    const unsigned band = unit / per_band;
-    const unsigned first = band * group;
-    const unsigned height = rows - first < group ? rows - first : group;
-    const unsigned within = unit - band * per_band;
-    row = first + within % height;
-    col = within / height;
-}
 
 // acc[first + 4q] for a run-time q in 0..4, by selects (a run-time index would put acc in
 // local memory).

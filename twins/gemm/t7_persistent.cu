@@ -4,6 +4,7 @@
 // 288 threads, a 1-D grid of at most ceil(M/128) * ceil(N/256) blocks (one per SM),
 // t7::SHARED_BYTES (= t6's) of dynamic shared memory; a_map / b_map as t6.
 #include "hopper.cuh"
+#include "schedule.cuh"
 
 namespace t7 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2, GROUP_ROWS = 16;
@@ -19,19 +20,6 @@ constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_
 constexpr unsigned MMA_K = 16;
 static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t7 shape");
 static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t7 boxes");
-
-// common::gemm::grouped_tile: (row, col) of tile `unit` in a walk over bands of `group` tile rows,
-// each band walked column by column.
-__device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsigned cols, unsigned group,
-                                             unsigned& row, unsigned& col) {
-    const unsigned per_band = group * cols;
-    const unsigned band = unit / per_band;
-    const unsigned first = band * group;
-    const unsigned height = rows - first < group ? rows - first : group;
-    const unsigned within = unit - band * per_band;
-    row = first + within % height;
-    col = within / height;
-}
 
 template <bool BF16>
 __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b_map, float* c, unsigned m,

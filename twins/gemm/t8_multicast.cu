@@ -5,6 +5,7 @@
 // __cluster_dims__, as the Rust PTX has no .reqnctapercluster), t8::SHARED_BYTES (= t6's) of
 // dynamic shared memory; a_map / b_map as t6.
 #include "hopper.cuh"
+#include "schedule.cuh"
 
 namespace t8 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
@@ -25,19 +26,6 @@ constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
 static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t8 shape");
 static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t8 boxes");
-
-// common::gemm::grouped_tile: (row, col) of tile `unit` in a walk over bands of `group` tile rows,
-// each band walked column by column.
-__device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsigned cols, unsigned group,
-                                             unsigned& row, unsigned& col) {
-    const unsigned per_band = group * cols;
-    const unsigned band = unit / per_band;
-    const unsigned first = band * group;
-    const unsigned height = rows - first < group ? rows - first : group;
-    const unsigned within = unit - band * per_band;
-    row = first + within % height;
-    col = within / height;
-}
 
 template <bool BF16>
 __device__ __forceinline__ void multicast_gemm(const void* a_map, const void* b_map, float* c, unsigned m,

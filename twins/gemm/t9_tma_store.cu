@@ -7,6 +7,7 @@
 // In C++ the staging stores are plain float2 stores through a pointer into `smem` (the Rust
 // writes st.shared.v2.f32 by address); both give st.shared.v2.f32.
 #include "hopper.cuh"
+#include "schedule.cuh"
 
 namespace t9 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
@@ -31,19 +32,6 @@ constexpr unsigned C_BOXES = BN / C_BOX_X;
 static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t9 shape");
 static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t9 boxes");
 static_assert(C_BOX_Y == WARPGROUP_ROWS && C_BOX_X * 4 == ROW_BYTES && C_BOXES == 8, "t9 C boxes");
-
-// common::gemm::grouped_tile: (row, col) of tile `unit` in a walk over bands of `group` tile rows,
-// each band walked column by column.
-__device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsigned cols, unsigned group,
-                                             unsigned& row, unsigned& col) {
-    const unsigned per_band = group * cols;
-    const unsigned band = unit / per_band;
-    const unsigned first = band * group;
-    const unsigned height = rows - first < group ? rows - first : group;
-    const unsigned within = unit - band * per_band;
-    row = first + within % height;
-    col = within / height;
-}
 
 // acc[first + 4q] for a run-time q in 0..4, by selects: a run-time index would move the
 // accumulators to local memory.

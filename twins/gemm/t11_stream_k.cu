@@ -85,7 +85,7 @@ __device__ __forceinline__ void stream_k_gemm(const void* a_map, const void* b_m
     const unsigned tile_rows = div_ceil(m, BM), tile_cols = div_ceil(n, BN);
     const unsigned pair_rows = div_ceil(tile_rows, CLUSTER_M);
     const unsigned k_tiles = div_ceil(k, BK);
-    const StreamK schedule(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT);
+    const StreamK schedule = StreamK(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::Offsets);
     const unsigned cluster = cluster_idx();
     // The pair's unit -> this block's tile origin (row0, col0); the rank picks the row.
     auto origin = [&](unsigned unit, unsigned& row0, unsigned& col0) {
@@ -195,16 +195,16 @@ __device__ __forceinline__ void stream_k_gemm(const void* a_map, const void* b_m
                 continue;
             }
             if (piece.role == Role::Owner) {
-                for (unsigned j = 1; j <= piece.contributors; ++j) {
+                for (unsigned j = piece.first; j < piece.first + piece.contributors; ++j) {
                     if (tid == 0) {
                         // The contributor raises its flag once, after its partial; reset it
                         // for the next launch.
-                        while (load_acquire_u32(flag(cluster + j)) == 0) {
+                        while (load_acquire_u32(flag(j)) == 0) {
                         }
-                        store_relaxed_u32(flag(cluster + j), 0);
+                        store_relaxed_u32(flag(j), 0);
                     }
                     sync_named(CONSUMERS_BARRIER, CONSUMER_THREADS);
-                    const float4* theirs = reinterpret_cast<const float4*>(partial(cluster + j)) + tid;
+                    const float4* theirs = reinterpret_cast<const float4*>(partial(j)) + tid;
 #pragma unroll
                     for (unsigned i = 0; i < ACC_PIECES; ++i) {
                         const float4 p = __ldcg(theirs + i * CONSUMER_THREADS);

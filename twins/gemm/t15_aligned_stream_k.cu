@@ -10,6 +10,7 @@
 // once), tensor maps of A, B, C, and the workspace, t15::workspace_bytes(blocks) bytes, its
 // flags zero (each launch leaves them zero).
 #include "hopper.cuh"
+#include "schedule.cuh"
 
 namespace t15 {
 
@@ -60,120 +61,6 @@ constexpr unsigned CONSUMERS_BARRIER = 3;
 constexpr unsigned ACC_PIECES = M64N256_ACC / 4;
 static_assert(ACC_PIECES * 4 * CONSUMER_THREADS == PARTIAL_FLOATS);
 
-// u32::div_ceil, as Rust computes it.
-__device__ __forceinline__ unsigned div_ceil(unsigned a, unsigned b) { return a / b + (a % b != 0 ? 1 : 0); }
-
-// common::gemm::grouped_tile: tile (row, col) of `unit` in a walk over a rows x cols grid of
-// tiles in bands of `group` tile rows, each band walked column by column.
-__device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsigned cols, unsigned group,
-                                             unsigned& row, unsigned& col) {
-    const unsigned per_band = group * cols;
-    const unsigned band = unit / per_band;
-    const unsigned first = band * group;
-    const unsigned height = rows - first < group ? rows - first : group;
-    const unsigned within = unit - band * per_band;
-    row = first + within % height;
-    col = within / height;
-}
-
-// common::gemm::{StreamK, Role, Piece} in the order ShareOrder::KAligned: how a stream-K
-// grid shares the work. The first floor(units / clusters) * clusters units go whole, one per
-// cluster at a time; the k tiles of the rest, laid end to end, are split evenly over
-// sk_clusters clusters. A unit cut among clusters is owned by the one computing its last k
-// tiles; the others contribute partials.
-enum class Role { Whole, Owner, Contributor };
-
-// One piece of a cluster's work: unit `unit`, k tiles k_begin..k_end; `first` and
-// `contributors` (the clusters first .. first + contributors computed the rest) are
-// meaningful for Role::Owner only.
-struct Piece {
-    unsigned unit, k_begin, k_end;
-    Role role;
-    unsigned first, contributors;
-};
-
-struct Pieces;
-
-struct StreamK {
-    unsigned units, k_tiles, clusters;
-    unsigned dp_units;                   // units computed whole in the data-parallel waves
-    unsigned sk_clusters;                // clusters sharing the remaining units' k tiles
-    unsigned long long sk_iterations;    // k tiles of the remaining units, end to end
-
-    __device__ __forceinline__ StreamK(unsigned units_, unsigned k_tiles_, unsigned clusters_, unsigned max_split)
-        : units(units_), k_tiles(k_tiles_), clusters(clusters_) {
-        dp_units = units / clusters * clusters;
-        const unsigned sk_units = units - dp_units;
-        const unsigned split = sk_units * max_split < clusters ? sk_units * max_split : clusters;
-        sk_iterations = (unsigned long long)sk_units * k_tiles;
-        // Never more sharing clusters than k tiles to share.
-        sk_clusters = (unsigned long long)split < sk_iterations ? split : (unsigned)sk_iterations;
-    }
-
-    // Cluster c's stream-K k tiles are the offsets sk_start(c)..sk_start(c + 1).
-    __device__ __forceinline__ unsigned long long sk_start(unsigned c) const {
-        return sk_clusters == 0 ? 0 : (unsigned long long)c * sk_iterations / sk_clusters;
-    }
-
-    // Cluster c's stream-K piece starting at offset `at`, to the end of its unit or of the
-    // share, whichever comes first.
-    __device__ __forceinline__ Piece sk_piece(unsigned c, unsigned long long at) const {
-        const unsigned long long end = sk_start(c + 1);
-        const unsigned long long kt = k_tiles;
-        const unsigned long long local = at / kt;
-        const unsigned k_begin = (unsigned)(at % kt);
-        const unsigned long long unit_start = local * kt;
-        const unsigned long long unit_end = unit_start + kt;
-        const unsigned k_end = end < unit_end ? (unsigned)(end - unit_start) : k_tiles;
-        Role role = Role::Contributor;
-        unsigned first = c;
-        if (k_begin == 0 && k_end == k_tiles) {
-            role = Role::Whole;
-        } else if (k_end == k_tiles) {
-            // Every earlier cluster whose share ends inside this unit contributes.
-            while (first > 0 && sk_start(first) > unit_start) --first;
-            role = Role::Owner;
-        }
-        return Piece{dp_units + (unsigned)local, k_begin, k_end, role, first, c - first};
-    }
-
-    __device__ __forceinline__ Pieces pieces(unsigned c) const;
-};
-
-// Cluster c's pieces, in order: its whole units (c, c + clusters, ...), then its stream-K
-// share's pieces, the second first (the Rust iterator; next() returns false at the end).
-struct Pieces {
-    StreamK schedule;
-    unsigned cluster;
-    unsigned unit;                // the next whole unit, while below dp_units
-    unsigned long long at, end;   // the next stream-K offset, and the end of the share
-
-    __device__ __forceinline__ bool next(Piece& piece) {
-        const StreamK& s = schedule;
-        if (unit < s.dp_units) {
-            piece = Piece{unit, 0, s.k_tiles, Role::Whole, 0, 0};
-            unit += s.clusters;
-            return true;
-        }
-        if (at >= end) return false;
-        piece = s.sk_piece(cluster, at);
-        const unsigned long long after = at + (piece.k_end - piece.k_begin);
-        if (after < end) {
-            // Two pieces: the second first; the share then ends where the first does.
-            end = after;
-            piece = s.sk_piece(cluster, after);
-            return true;
-        }
-        at = after;
-        return true;
-    }
-};
-
-__device__ __forceinline__ Pieces StreamK::pieces(unsigned c) const {
-    const bool shares = c < sk_clusters;
-    return Pieces{*this, c, c, shares ? sk_start(c) : 0, shares ? sk_start(c + 1) : 0};
-}
-
 // acc[first + 4q] for a run-time q in 0..4, by selects (a run-time index would put acc in
 // local memory).
 __device__ __forceinline__ float pick(const float (&acc)[M64N256_ACC], unsigned first, unsigned q) {
@@ -200,7 +87,7 @@ __device__ __forceinline__ void aligned_stream_k_gemm(const void* a_map, const v
     const unsigned tile_rows = div_ceil(m, BM), tile_cols = div_ceil(n, BN);
     const unsigned pair_rows = div_ceil(tile_rows, CLUSTER_M);
     const unsigned k_tiles = div_ceil(k, BK);
-    const StreamK schedule(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT);
+    const StreamK schedule = StreamK(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned);
     const unsigned cluster = cluster_idx();
     // The pair's unit -> this block's tile origin (row0, col0); the rank picks the row.
     auto origin = [&](unsigned unit, unsigned& row0, unsigned& col0) {

@@ -27,10 +27,10 @@
 //! Cost: 168 registers at entry, no spills, 225 KB of shared memory, the 17 MB workspace
 //!       (as t15). The flag warp asks the schedule only whether its cluster contributes
 //!       (`StreamK::contributes`, one division): walking the whole schedule, as the other
-//!       warps do, made ptxas keep a value of it on the stack. (Its C++ twin, the same
-//!       code, keeps 20 bytes of the schedule there, reloaded per piece outside the k loop;
-//!       t17's twin, which differs only in the walk's order, none: ptxas's choice at the
-//!       168-register cap.) Each partial takes three passes through the pipeline.
+//!       warps do, made ptxas keep a value of it on the stack. (At the 168-register cap
+//!       such spills come and go with small changes to the schedule's code: t15's twin
+//!       keeps 4 bytes there, reloaded per piece outside the k loop.) Each partial takes
+//!       three passes through the pipeline.
 //! Requires: as t15.
 //! Result: none yet. Built and its twin compiled, but not yet run on a GPU: neither
 //!       verified on the awkward shapes nor measured (`bench/device-run.sh OUT stream-k`).

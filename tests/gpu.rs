@@ -88,7 +88,29 @@ fn main() {
         }
         None => compile,
     });
+    if let Some(only) = std::env::var_os(ONLY_TESTS_ENV) {
+        trials = only_listed(trials, std::path::Path::new(&only)).unwrap_or_else(|e| {
+            eprintln!("error: {ONLY_TESTS_ENV}: {e}");
+            std::process::exit(2)
+        });
+    }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The environment variable naming a file of test names, one per line: only those run.
+/// The sanitizer runs racecheck in parts this way (`RACECHECK_PART_TESTS` in
+/// `xtask/src/sanitize.rs`, whose `ONLY_TESTS_ENV` is the same name).
+const ONLY_TESTS_ENV: &str = "GPU_TESTS_ONLY";
+
+/// The trials named in the file at `path`; an error names a line that is no test.
+fn only_listed(trials: Vec<Trial>, path: &std::path::Path) -> Result<Vec<Trial>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let names: std::collections::HashSet<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    let known: std::collections::HashSet<&str> = trials.iter().map(Trial::name).collect();
+    if let Some(unknown) = names.iter().find(|n| !known.contains(*n)) {
+        return Err(format!("{}: no test is called `{unknown}`", path.display()));
+    }
+    Ok(trials.into_iter().filter(|t| names.contains(t.name())).collect())
 }
 
 /// The device, opened once for all tests.

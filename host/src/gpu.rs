@@ -427,6 +427,15 @@ pub mod watchdog {
     static WAITS: Mutex<(u64, Vec<Wait>)> = Mutex::new((0, Vec::new()));
     static WAKE: Condvar = Condvar::new();
     static START: Once = Once::new();
+    /// What the run says last when it is stopped here ([`last_words`]).
+    static LAST_WORDS: Mutex<Option<Box<dyn Fn() + Send>>> = Mutex::new(None);
+
+    /// Sets what the watchdog prints after its error, before it stops the process: the
+    /// run's note of what it did not run, which the run's own error path cannot print
+    /// when the process ends from here.
+    pub fn last_words(say: impl Fn() + Send + 'static) {
+        *LAST_WORDS.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(say));
+    }
 
     /// A wait in progress, watched until dropped.
     pub struct Watch(u64);
@@ -469,6 +478,9 @@ pub mod watchdog {
                         hung.what,
                         crate::progress::duration(hung.limit)
                     );
+                    if let Some(say) = LAST_WORDS.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+                        say();
+                    }
                     std::process::exit(EXIT_HUNG);
                 }
                 crate::progress::waiting(longest);

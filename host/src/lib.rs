@@ -171,6 +171,9 @@ pub fn run(options: &Options) -> Result<bool> {
     work.extend(probes.iter().map(|p| p.id.to_string()));
     work.extend(gemm::suite::work(&gemms, &options.gemm));
     output.start(work, header)?;
+    // A hung kernel ends the process from the watchdog's thread: the note comes from there.
+    let (pending, kept) = (output.not_run_later(), kept_files(options));
+    gpu::watchdog::last_words(move || report_not_run(&pending(), &kept));
 
     let selection = Selection { kernels: &kernels, probes: &probes, gemms: &gemms, twins: &twin_mode };
     let outcome = run_selection(&gpu, &timer, options, &selection, seed, &date, &mut output);
@@ -183,7 +186,7 @@ pub fn run(options: &Options) -> Result<bool> {
     output.set("conditions", monitor.json(&start_conditions, &end_conditions));
     let closed = output.close(outcome.is_ok());
     if outcome.is_err() {
-        report_not_run(output.not_run(), options);
+        report_not_run(&output.not_run(), &kept_files(options));
     }
     let passed = outcome?;
     closed?;
@@ -198,16 +201,19 @@ struct Selection<'a> {
     twins: &'a twins::TwinMode<'a>,
 }
 
-/// Says on stderr what an unfinished run did not run, and where the rest is.
-fn report_not_run(not_run: &[String], options: &Options) {
+/// The files that keep a run's records as they are measured (`--json`, `--csv`).
+fn kept_files(options: &Options) -> Vec<String> {
+    [&options.json, &options.csv].into_iter().flatten().map(|p| p.display().to_string()).collect()
+}
+
+/// Says on stderr what an unfinished run did not run, and where the rest is (`kept`).
+fn report_not_run(not_run: &[String], kept: &[String]) {
     if not_run.is_empty() {
         return;
     }
     let names: Vec<&str> = not_run.iter().take(NOT_RUN_SHOWN).map(String::as_str).collect();
     let more = not_run.len().saturating_sub(NOT_RUN_SHOWN);
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-    let kept: Vec<String> =
-        [&options.json, &options.csv].into_iter().flatten().map(|p| p.display().to_string()).collect();
     let kept = if kept.is_empty() {
         String::new()
     } else {

@@ -18,6 +18,7 @@ use crate::records::{self, Record};
 use crate::table::Table;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// A run's outputs and its list of work.
 pub struct Output {
@@ -28,8 +29,9 @@ pub struct Output {
     header: Value,
     records: Vec<Record>,
     failures: Vec<String>,
-    /// Units of work planned and not yet finished, in the order they run.
-    pending: Vec<String>,
+    /// Units of work planned and not yet finished, in the order they run; shared with
+    /// [`Output::not_run_later`].
+    pending: Arc<Mutex<Vec<String>>>,
 }
 
 /// The name of the temporary file `path` is written through.
@@ -97,16 +99,16 @@ impl Output {
             header: Value::Null,
             records: Vec::new(),
             failures: Vec::new(),
-            pending: Vec::new(),
+            pending: Arc::default(),
         })
     }
 
     /// The run's units of work, in order, and the document's header (device, date, …);
     /// writes the files once, with no records yet.
     pub fn start(&mut self, work: Vec<String>, header: Value) -> Result<()> {
-        self.pending = work;
+        crate::progress::start(work.len());
+        *self.pending() = work;
         self.header = header;
-        crate::progress::start(self.pending.len());
         self.write()
     }
 
@@ -139,10 +141,12 @@ impl Output {
 
     /// The unit of work `item` is finished with these records: they are written now.
     pub fn finished(&mut self, item: &str, records: Vec<Record>) -> Result<()> {
-        if let Some(at) = self.pending.iter().position(|p| p == item) {
-            self.pending.remove(at);
+        let mut pending = self.pending();
+        if let Some(at) = pending.iter().position(|p| p == item) {
+            pending.remove(at);
             crate::progress::done_one();
         }
+        drop(pending);
         self.add(records)
     }
 
@@ -168,15 +172,26 @@ impl Output {
     }
 
     /// The units of work not finished, in order.
-    pub fn not_run(&self) -> &[String] {
-        &self.pending
+    pub fn not_run(&self) -> Vec<String> {
+        self.pending().clone()
+    }
+
+    /// [`Output::not_run`] for whoever must ask after the `Output` is out of reach: the
+    /// GPU watchdog, which stops the process from its own thread when a kernel hangs.
+    pub fn not_run_later(&self) -> impl Fn() -> Vec<String> + Send + 'static {
+        let pending = Arc::clone(&self.pending);
+        move || pending.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The last write: `complete` says whether every unit of work ran, `not_run` lists
     /// those that did not.
     pub fn close(&mut self, complete: bool) -> Result<()> {
         self.header["complete"] = complete.into();
-        self.header["not_run"] = self.pending.clone().into();
+        self.header["not_run"] = self.not_run().into();
         self.write()
     }
 
@@ -192,7 +207,7 @@ impl Output {
             header["failures"] = self.failures.clone().into();
             if header.get("complete").is_none() {
                 header["complete"] = false.into();
-                header["not_run"] = self.pending.clone().into();
+                header["not_run"] = self.not_run().into();
             }
             replace_file(path, &records::results_json(header, &self.records))?;
         }
@@ -246,6 +261,9 @@ mod tests {
         let mut out = Output::prepare(Some(&json), Some(&csv), None).unwrap();
         let header = serde_json::json!({ "date_utc": "2026-11-23T00:00:00Z", "device": { "name": "GPU" } });
         out.start(vec!["a".into(), "b".into(), "c".into()], header).unwrap();
+        // What the watchdog would say if a kernel hung now, and after "a".
+        let later = out.not_run_later();
+        assert_eq!(later(), ["a", "b", "c"]);
         let read = || -> Value { serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap() };
         assert_eq!(read()["records"].as_array().unwrap().len(), 0);
         assert_eq!(read()["complete"], false);
@@ -253,6 +271,7 @@ mod tests {
         let doc = read();
         assert_eq!(doc["records"][0]["kernel"], "a");
         assert_eq!(doc["not_run"], serde_json::json!(["b", "c"]));
+        assert_eq!(later(), ["b", "c"]);
         assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 2, "header and one record");
         out.close(false).unwrap();
         assert_eq!(out.not_run(), ["b", "c"]);

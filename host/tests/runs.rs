@@ -177,8 +177,8 @@ fn ctrl_c_keeps_the_records() -> Result<(), Failed> {
 }
 
 /// A kernel that never ends is queued after h6 ran (the test-only `--inject-hang`): with
-/// `--hang-after 3` the run stops in seconds with exit status 3, naming the step, and h6's
-/// record kept.
+/// `--hang-after 3` the run stops in seconds with exit status 3, naming the step, saying
+/// what it did not run, and h6's record kept.
 fn a_hung_kernel_stops_the_run() -> Result<(), Failed> {
     let dir = scratch("hang");
     let json = dir.join("r.json");
@@ -200,6 +200,10 @@ fn a_hung_kernel_stops_the_run() -> Result<(), Failed> {
     ensure(
         stderr.contains("endless pointer chase") && stderr.contains("still busy after 3 s (--hang-after)"),
         || format!("the error does not name the hung step and the limit:\n{stderr}"),
+    )?;
+    ensure(
+        stderr.contains("not run (1 of the selection): p7_sync; the records of what finished are in"),
+        || format!("no note of what was not run:\n{stderr}"),
     )?;
     let doc = results(&json)?;
     let kernels: Vec<&str> =

@@ -140,7 +140,9 @@ const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 #   ./run.sh --sanitize [--tool memcheck,racecheck] [FILTER] [--exact] [-- TEST-ARGS...]
 #                            the GPU tests under compute-sanitizer (default: memcheck, racecheck,
 #                            synccheck, initcheck), one line per tool, as `cargo xtask sanitize`;
-#                            full logs in sanitize/<tool>.log here (or $SANITIZE_LOGS); exit 0
+#                            racecheck over more than 24 tests in parts of 24, a process and a
+#                            line each; full logs in sanitize/<tool>.log (racecheck in parts:
+#                            racecheck-<part>.log) here (or $SANITIZE_LOGS); exit 0
 #                            when every tool is clean, 1 when one is not, 2 when none could run
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

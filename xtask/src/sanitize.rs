@@ -27,6 +27,13 @@
 //! without a GPU where every test is ignored, checks nothing), and compute-sanitizer exited 0
 //! (it passes on the test binary's status). A missing summary line means the tool did not
 //! finish: a failure, never a pass.
+//!
+//! Racecheck runs in parts when the selection holds more than [`RACECHECK_PART_TESTS`]
+//! tests: the tests are listed (`--list`, with the same filters), cut into parts of that
+//! many in the list's order, and each part runs in a process of its own, told its tests
+//! by a file named in [`ONLY_TESTS_ENV`]; one line and one log
+//! (`racecheck-<part>.log`) per part. One racecheck process over the whole suite outgrew
+//! the 128 GiB of host memory of the lent machines.
 
 use crate::Result;
 use ptx_builder::Workspace;
@@ -52,6 +59,16 @@ pub const SKIPPED: [&str; 2] = ["n_past", "all_kernels/n_past_2^32"];
 /// initcheck still run the test; racecheck still checks every kernel of this project.
 pub const RACECHECK_SKIPPED: [&str; 1] = ["cublas/"];
 
+/// The most tests one racecheck process runs. Racecheck's host memory grows with each
+/// test a process runs: over the whole suite (92 tests then) one process reached 124 GiB
+/// and was killed by the OOM killer at its last test, on a machine of 128 GiB (H200,
+/// 2026-11-23), while the same tests in two processes were clean.
+pub const RACECHECK_PART_TESTS: usize = 24;
+
+/// The environment variable that names a file of test names, one per line: the GPU test
+/// binary (`tests/gpu.rs`) then runs only those, and fails if one of them does not exist.
+pub const ONLY_TESTS_ENV: &str = "GPU_TESTS_ONLY";
+
 /// Where the sanitizer is looked for after `$PATH`, in order: `$CUDA_HOME/bin`, then this.
 pub const DEFAULT_CUDA_BIN: &str = "/usr/local/cuda/bin";
 
@@ -67,7 +84,8 @@ pub const USAGE: &str = "usage: cargo xtask sanitize [--tool LIST] [FILTER] [--e
 Runs the GPU tests under compute-sanitizer, once per tool (default: memcheck,racecheck,synccheck,initcheck),
 prints one line per tool and exits non-zero if any tool found something, failed to run, or a test failed.
 FILTER, --exact and whatever follows `--` go to the test binary (e.g. `-- g10 --skip awkward`).
-Full logs: target/sanitize/<tool>.log.";
+Racecheck runs a selection of more than 24 tests in parts of 24, a process each (a line each).
+Full logs: target/sanitize/<tool>.log (racecheck in parts: racecheck-<part>.log).";
 
 /// What `sanitize` was asked to do.
 #[derive(Debug, PartialEq)]
@@ -147,8 +165,14 @@ fn is_executable(path: &Path) -> bool {
 /// `warn`, so warnings are reported and counted); racecheck also skips the cuBLAS test
 /// ([`RACECHECK_SKIPPED`]).
 pub fn sanitizer_args(tool: &str, test_binary: &Path, test_args: &[String]) -> Vec<OsString> {
-    let mut args: Vec<OsString> =
-        vec!["--tool".into(), tool.into(), test_binary.into(), "--test-threads=1".into()];
+    let mut args: Vec<OsString> = vec!["--tool".into(), tool.into(), test_binary.into()];
+    args.extend(binary_args(tool, test_args));
+    args
+}
+
+/// The test binary's arguments under `tool`: one test thread, the skips, the user's.
+pub fn binary_args(tool: &str, test_args: &[String]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["--test-threads=1".into()];
     let racecheck_only: &[&str] = if tool == "racecheck" { &RACECHECK_SKIPPED } else { &[] };
     for skip in SKIPPED.iter().chain(racecheck_only) {
         args.push("--skip".into());
@@ -156,6 +180,19 @@ pub fn sanitizer_args(tool: &str, test_binary: &Path, test_args: &[String]) -> V
     }
     args.extend(test_args.iter().map(OsString::from));
     args
+}
+
+/// The test names in the output of the test binary's `--list` (`name: test` lines).
+pub fn listed_tests(list: &str) -> Vec<String> {
+    list.lines().filter_map(|l| l.strip_suffix(": test")).map(String::from).collect()
+}
+
+/// The processes `tool` runs in: `None`, one process over the selection; or the selection
+/// cut into parts of at most [`RACECHECK_PART_TESTS`] tests, in the listed order (racecheck
+/// only, and only when the selection is larger than one part).
+pub fn parts(tool: &str, listed: &[String]) -> Option<Vec<Vec<String>>> {
+    (tool == "racecheck" && listed.len() > RACECHECK_PART_TESTS)
+        .then(|| listed.chunks(RACECHECK_PART_TESTS).map(<[String]>::to_vec).collect())
 }
 
 /// A tool's summary line, read from its log.
@@ -364,31 +401,91 @@ pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
             RACECHECK_SKIPPED.join(", ")
         );
     }
-    let mut failed = 0;
-    for tool in &options.tools {
-        let log = logs.join(format!("{tool}.log"));
-        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let ptx_dir = ws.ptx_dir();
+    let run = |tool: &str, log: &Path, only: Option<&Path>| -> Result<Outcome> {
+        let file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
         let stderr = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
-        eprintln!("running {tool} over the GPU tests ...");
-        let start = Instant::now();
-        let status = Command::new(&sanitizer)
+        let mut command = Command::new(&sanitizer);
+        command
             .args(sanitizer_args(tool, test_binary, &options.test_args))
-            .env("GPU_KERNELS_PTX_DIR", ws.ptx_dir())
+            .env("GPU_KERNELS_PTX_DIR", &ptx_dir);
+        if let Some(only) = only {
+            command.env(ONLY_TESTS_ENV, only);
+        }
+        let start = Instant::now();
+        let status = command
             .stdout(file)
             .stderr(stderr)
             .status()
             .map_err(|e| format!("could not start {}: {e}", sanitizer.display()))?;
         let seconds = start.elapsed().as_secs_f64();
-        let text = std::fs::read(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let text = std::fs::read(log).map_err(|e| format!("{}: {e}", log.display()))?;
         let outcome = Outcome::from_log(tool, &String::from_utf8_lossy(&text), shell_status(status), seconds);
-        let shown = log.strip_prefix(&ws.root).unwrap_or(&log);
+        let shown = log.strip_prefix(&ws.root).unwrap_or(log);
         println!("{}", outcome.line(&shown.display().to_string()));
-        failed += usize::from(!outcome.passed());
+        Ok(outcome)
+    };
+    let (mut runs, mut failed) = (0, 0);
+    for tool in &options.tools {
+        let listed = if tool == "racecheck" {
+            list_tests(test_binary, tool, &options.test_args, &ptx_dir)?
+        } else {
+            Vec::new()
+        };
+        match parts(tool, &listed) {
+            None => {
+                eprintln!("running {tool} over the GPU tests ...");
+                let outcome = run(tool, &logs.join(format!("{tool}.log")), None)?;
+                runs += 1;
+                failed += usize::from(!outcome.passed());
+            }
+            Some(parts) => {
+                eprintln!(
+                    "{tool} runs the {} tests in {} processes of at most {RACECHECK_PART_TESTS} (see RACECHECK_PART_TESTS)",
+                    listed.len(),
+                    parts.len()
+                );
+                for (i, part) in parts.iter().enumerate() {
+                    let names = logs.join(format!("{tool}-{}.tests", i + 1));
+                    std::fs::write(&names, part.join("\n") + "\n")
+                        .map_err(|e| format!("{}: {e}", names.display()))?;
+                    eprintln!(
+                        "running {tool} part {} of {}: {} to {} ...",
+                        i + 1,
+                        parts.len(),
+                        part[0],
+                        part[part.len() - 1]
+                    );
+                    let outcome = run(tool, &logs.join(format!("{tool}-{}.log", i + 1)), Some(&names))?;
+                    runs += 1;
+                    failed += usize::from(!outcome.passed());
+                }
+            }
+        }
     }
     if failed > 0 {
-        return Err(format!("{failed} of {} sanitizer runs failed: see the logs above", options.tools.len()));
+        return Err(format!("{failed} of {runs} sanitizer runs failed: see the logs above"));
     }
     Ok(())
+}
+
+/// The tests the binary would run under `tool` with `test_args` (its `--list`).
+fn list_tests(test_binary: &Path, tool: &str, test_args: &[String], ptx_dir: &Path) -> Result<Vec<String>> {
+    let output = Command::new(test_binary)
+        .arg("--list")
+        .args(binary_args(tool, test_args))
+        .env("GPU_KERNELS_PTX_DIR", ptx_dir)
+        .output()
+        .map_err(|e| format!("could not start {}: {e}", test_binary.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "listing the GPU tests ({} --list) failed: {}\n{}",
+            test_binary.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(listed_tests(&String::from_utf8_lossy(&output.stdout)))
 }
 
 /// The bash half of `run.sh --sanitize`: the same runs, patterns, lines and exit status as
@@ -397,6 +494,8 @@ pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
 pub fn bash() -> String {
     let skipped: Vec<String> = RACECHECK_SKIPPED.iter().map(|s| format!("'{s}'")).collect();
     BASH.replace("RACECHECK_SKIPPED_VALUE", &skipped.join(" "))
+        .replace("RACECHECK_PART_TESTS_VALUE", &RACECHECK_PART_TESTS.to_string())
+        .replace("ONLY_TESTS_ENV_VALUE", ONLY_TESTS_ENV)
 }
 
 /// [`bash`] before the racecheck exclusion is filled in.
@@ -413,6 +512,9 @@ sanitizer_tools="memcheck racecheck synccheck initcheck"
 # racecheck skips the tests that run only cuBLAS's kernels: see RACECHECK_SKIPPED in
 # xtask/src/sanitize.rs.
 racecheck_skipped=(RACECHECK_SKIPPED_VALUE)
+# racecheck runs a selection of more tests than this in parts, a process each, told its tests
+# by a file named in ONLY_TESTS_ENV_VALUE: see RACECHECK_PART_TESTS in xtask/src/sanitize.rs.
+racecheck_part_tests=RACECHECK_PART_TESTS_VALUE
 
 find_sanitizer() {
   local dir
@@ -495,22 +597,54 @@ sanitize() {
   echo "compute-sanitizer: $cs" >&2
   echo "skipping all_kernels/n_past_2^32 under the sanitizers (16 GiB of input: hours, and shadow memory on top)" >&2
   for tool in "${list[@]}"; do
-    log="$logs/$tool.log"
-    local skips=() skip
+    local skips=() skip listed=() part parts
     if [ "$tool" = racecheck ]; then
       for skip in "${racecheck_skipped[@]}"; do skips+=(--skip "$skip"); done
       echo "racecheck skips ${racecheck_skipped[*]}: it runs only cuBLAS's kernels (vendor code)" >&2
+      local test_args=(--test-threads=1 --skip n_past --skip 'all_kernels/n_past_2^32' ${skips[@]+"${skips[@]}"}
+        ${args[@]+"${args[@]}"})
+      if ! part=$("$here/tests/gpu" --list "${test_args[@]}"); then
+        echo "error: listing the GPU tests ($here/tests/gpu --list) failed" >&2
+        return 2
+      fi
+      mapfile -t listed < <(sed -n 's/: test$//p' <<<"$part")
     fi
-    echo "running $tool over the GPU tests ..." >&2
-    start=$(date +%s.%N)
-    "$cs" --tool "$tool" "$here/tests/gpu" --test-threads=1 --skip n_past --skip 'all_kernels/n_past_2^32' \
-      ${skips[@]+"${skips[@]}"} \
-      ${args[@]+"${args[@]}"} >"$log" 2>&1
-    rc=$?
-    secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    sanitizer_line "$tool" "$log" "$rc" "$secs" "$log" || status=1
+    if [ ${#listed[@]} -le $racecheck_part_tests ]; then
+      log="$logs/$tool.log"
+      echo "running $tool over the GPU tests ..." >&2
+      sanitizer_run "$tool" "$log" "" ${skips[@]+"${skips[@]}"} ${args[@]+"${args[@]}"} || status=1
+      continue
+    fi
+    parts=$(( (${#listed[@]} + racecheck_part_tests - 1) / racecheck_part_tests ))
+    echo "$tool runs the ${#listed[@]} tests in $parts processes of at most $racecheck_part_tests (see RACECHECK_PART_TESTS)" >&2
+    for ((part = 1; part <= parts; part++)); do
+      local names="$logs/$tool-$part.tests" first=$(( (part - 1) * racecheck_part_tests ))
+      printf '%s\n' "${listed[@]:first:racecheck_part_tests}" >"$names"
+      echo "running $tool part $part of $parts: $(head -n 1 "$names") to $(tail -n 1 "$names") ..." >&2
+      sanitizer_run "$tool" "$logs/$tool-$part.log" "$names" ${skips[@]+"${skips[@]}"} ${args[@]+"${args[@]}"} ||
+        status=1
+    done
   done
   return $status
+}
+
+# sanitizer_run TOOL LOG NAMES [TEST-ARGS...]: one compute-sanitizer process over the tests
+# (those listed in the file NAMES, when not empty), its line printed; fails when it did.
+# Uses $cs and $here from sanitize.
+sanitizer_run() {
+  local tool=$1 log=$2 names=$3 start rc secs
+  shift 3
+  start=$(date +%s.%N)
+  if [ -n "$names" ]; then
+    ONLY_TESTS_ENV_VALUE="$names" "$cs" --tool "$tool" "$here/tests/gpu" --test-threads=1 --skip n_past \
+      --skip 'all_kernels/n_past_2^32' "$@" >"$log" 2>&1
+  else
+    "$cs" --tool "$tool" "$here/tests/gpu" --test-threads=1 --skip n_past --skip 'all_kernels/n_past_2^32' \
+      "$@" >"$log" 2>&1
+  fi
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  sanitizer_line "$tool" "$log" "$rc" "$secs" "$log"
 }
 "#;
 
@@ -724,6 +858,127 @@ test fill_matches_the_cpu_generator ... ok
         assert_eq!(find_sanitizer(&[empty]), None);
         std::fs::remove_dir_all(&home).unwrap();
         assert!(MISSING.contains("CUDA toolkit") && MISSING.contains("nvidia-cuda-sanitizer-api"));
+    }
+
+    #[test]
+    fn racecheck_runs_large_selections_in_parts() {
+        let list = "fill: test\nh0/block_64/awkward_sizes: test\n\nnot a test line\n";
+        assert_eq!(listed_tests(list), ["fill", "h0/block_64/awkward_sizes"]);
+        let names = |n: usize| (0..n).map(|i| format!("t{i:03}/awkward_shapes")).collect::<Vec<_>>();
+        let all = names(2 * RACECHECK_PART_TESTS + 1);
+        assert_eq!(parts("memcheck", &all), None, "only racecheck is split");
+        assert_eq!(
+            parts("racecheck", &names(RACECHECK_PART_TESTS)),
+            None,
+            "one part: one process, as before"
+        );
+        let split = parts("racecheck", &all).expect("parts");
+        assert_eq!(
+            split.iter().map(Vec::len).collect::<Vec<_>>(),
+            [RACECHECK_PART_TESTS, RACECHECK_PART_TESTS, 1]
+        );
+        assert_eq!(split.concat(), all, "every test once, in the listed order");
+        assert!(
+            USAGE.contains(&format!(
+                "more than {RACECHECK_PART_TESTS} tests in parts of {RACECHECK_PART_TESTS}"
+            ))
+        );
+        // The GPU test binary reads the same variable.
+        let gpu_tests = include_str!("../../tests/gpu.rs");
+        assert!(gpu_tests.contains(&format!("const ONLY_TESTS_ENV: &str = \"{ONLY_TESTS_ENV}\";")));
+    }
+
+    /// run.sh's racecheck in parts, end to end, with a fake sanitizer and a fake test binary:
+    /// the same parts as [`parts`], each process told its tests, one line per part.
+    #[test]
+    fn bash_runs_racecheck_in_the_same_parts() {
+        if Command::new("bash").arg("--version").output().is_err() {
+            eprintln!("no bash here: the bash half is not checked");
+            return;
+        }
+        let here = std::env::temp_dir().join(format!("xtask-sanitize-parts-{}", std::process::id()));
+        let (bin, tests) = (here.join("bin"), here.join("tests"));
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&tests).unwrap();
+        let total = RACECHECK_PART_TESTS + 5;
+        // The fake test binary: `--list` lists `total` tests, skipping n_past and cublas/ as
+        // asked; a run reports one passed test per name in the ONLY_TESTS_ENV file.
+        let fake_tests = format!(
+            r#"#!/usr/bin/env bash
+for a in "$@"; do [ "$a" = --list ] && listing=1; done
+if [ -n "${{listing:-}}" ]; then
+  echo "cublas/row_major_matches_the_reference: test"
+  for i in $(seq 1 {total}); do printf 't%03d/awkward_shapes: test
+' "$i"; done
+  exit 0
+fi
+n={total}
+if [ -n "${{{ONLY_TESTS_ENV}:-}}" ]; then n=$(wc -l < "${{{ONLY_TESTS_ENV}}}"); echo "only: $(head -n 1 "${{{ONLY_TESTS_ENV}}}")"; fi
+echo "test result: ok. $n passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.00s"
+"#
+        );
+        let fake_sanitizer = r#"#!/usr/bin/env bash
+tool=$2; shift 2
+"$@"
+if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+else echo "========= ERROR SUMMARY: 0 errors"; fi
+"#;
+        // `--list` honours the skips only in a real binary; the fake's cuBLAS line shows
+        // that the names come from the listing as it is.
+        let gpu = tests.join("gpu");
+        std::fs::write(&gpu, fake_tests).unwrap();
+        let sanitizer = bin.join("compute-sanitizer");
+        std::fs::write(&sanitizer, fake_sanitizer).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            for f in [&gpu, &sanitizer] {
+                std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        }
+        let script = format!(
+            "{}\nhere='{}'\nSANITIZE_LOGS='{}/logs'\nPATH='{}':\"$PATH\"\nsanitize --tool racecheck,memcheck",
+            bash(),
+            here.display(),
+            here.display(),
+            bin.display()
+        );
+        let out = Command::new("bash").arg("-c").arg(&script).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        let listed: Vec<String> = std::iter::once("cublas/row_major_matches_the_reference".to_string())
+            .chain((1..=total).map(|i| format!("t{i:03}/awkward_shapes")))
+            .collect();
+        let expected = parts("racecheck", &listed).expect("more than one part");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), expected.len() + 1, "{stdout}");
+        for (i, part) in expected.iter().enumerate() {
+            let log = here.join("logs").join(format!("racecheck-{}.log", i + 1));
+            let names = std::fs::read_to_string(here.join("logs").join(format!("racecheck-{}.tests", i + 1)))
+                .unwrap();
+            assert_eq!(names.lines().collect::<Vec<_>>(), *part, "part {}", i + 1);
+            let text = std::fs::read_to_string(&log).unwrap();
+            assert!(
+                text.contains(&format!("only: {}", part[0])),
+                "part {} was told its tests: {text}",
+                i + 1
+            );
+            let rust = Outcome::from_log("racecheck", &text, 0, 0.0);
+            assert!(rust.passed());
+            assert!(
+                lines[i].starts_with(&format!(
+                    "racecheck ok   hazards 0 (errors 0, warnings 0); tests ok: {} passed",
+                    part.len()
+                )),
+                "{}",
+                lines[i]
+            );
+        }
+        assert!(
+            lines[expected.len()].starts_with(&format!("memcheck  ok   errors 0; tests ok: {total} passed"))
+        );
+        std::fs::remove_dir_all(&here).unwrap();
     }
 
     /// run.sh's bash reads the same logs into the same lines and verdicts as the Rust code.

@@ -888,12 +888,21 @@ test fill_matches_the_cpu_generator ... ok
         assert!(gpu_tests.contains(&format!("const ONLY_TESTS_ENV: &str = \"{ONLY_TESTS_ENV}\";")));
     }
 
+    /// Whether this machine has no bash (then the bash half of `run.sh` goes unchecked, and
+    /// the test says so).
+    fn no_bash() -> bool {
+        let missing = Command::new("bash").arg("--version").output().is_err();
+        if missing {
+            eprintln!("no bash here: the bash half is not checked");
+        }
+        missing
+    }
+
     /// run.sh's racecheck in parts, end to end, with a fake sanitizer and a fake test binary:
     /// the same parts as [`parts`], each process told its tests, one line per part.
     #[test]
     fn bash_runs_racecheck_in_the_same_parts() {
-        if Command::new("bash").arg("--version").output().is_err() {
-            eprintln!("no bash here: the bash half is not checked");
+        if no_bash() {
             return;
         }
         let here = std::env::temp_dir().join(format!("xtask-sanitize-parts-{}", std::process::id()));
@@ -984,8 +993,7 @@ else echo "========= ERROR SUMMARY: 0 errors"; fi
     /// run.sh's bash reads the same logs into the same lines and verdicts as the Rust code.
     #[test]
     fn bash_and_rust_agree() {
-        if Command::new("bash").arg("--version").output().is_err() {
-            eprintln!("no bash here: the bash half is not checked");
+        if no_bash() {
             return;
         }
         let dir = std::env::temp_dir().join(format!("xtask-sanitize-bash-{}", std::process::id()));

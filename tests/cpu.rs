@@ -881,7 +881,8 @@ fn link_figures_from_pcie_generation_and_bus_ids_in_either_spelling() {
 #[test]
 fn nccl_that_cannot_be_loaded_is_explained() {
     let missing = "/nonexistent/libnccl.so.2".to_string();
-    let Err(message) = host::multi::nccl::Nccl::load_from(&[missing.clone()], "install it") else {
+    let Err(message) = host::multi::nccl::Nccl::load_from(std::slice::from_ref(&missing), "install it")
+    else {
         panic!("a library that does not exist loaded");
     };
     assert!(message.contains(&missing) && message.ends_with("install it"), "{message}");

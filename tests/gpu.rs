@@ -159,9 +159,9 @@ fn with_bench<T>(
     static BENCHES: OnceLock<Mutex<HashMap<usize, ReduceBench<'static>>>> = OnceLock::new();
     let gpu = gpu()?;
     let mut benches = BENCHES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    if !benches.contains_key(&n) {
+    if let std::collections::hash_map::Entry::Vacant(e) = benches.entry(n) {
         let seed = host::clock_seed() ^ n as u64;
-        benches.insert(n, ReduceBench::new(gpu, n, seed).map_err(|e| e.to_string())?);
+        e.insert(ReduceBench::new(gpu, n, seed).map_err(|e| e.to_string())?);
     }
     body(&benches[&n])
 }
@@ -460,11 +460,11 @@ fn with_gemm_bench<T>(
     let gpu = gpu()?;
     let mut benches = BENCHES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
     let key = (precision, shape);
-    if !benches.contains_key(&key) {
+    if let std::collections::hash_map::Entry::Vacant(e) = benches.entry(key) {
         let (m, n, k) = shape;
         let bench = host::gemm::runner::GemmBench::new(gpu, precision, m, n, k, host::clock_seed())
             .map_err(|e| e.to_string())?;
-        benches.insert(key, bench);
+        e.insert(bench);
     }
     body(&benches[&key])
 }

@@ -73,7 +73,11 @@ pub mod g11 {
     /// split: g10 with one extra branch) when the tiles alone fill a wave. At 1024³ on 132
     /// SMs (64 tiles, 264 blocks at once): 4 slices, 256 blocks.
     pub const fn slices(tiles: u32, k: u32, resident: u32) -> u32 {
-        let by_wave = if tiles == 0 { 1 } else { resident / tiles };
+        // No tiles: no wave to fill (and no division by zero).
+        let by_wave = match resident.checked_div(tiles) {
+            Some(blocks) => blocks,
+            None => 1,
+        };
         let by_depth = k.div_ceil(BK) / MIN_SLICE_K_TILES;
         let s = if by_wave < by_depth { by_wave } else { by_depth };
         if s > MAX_SLICES {
@@ -239,8 +243,8 @@ pub mod t10 {
     pub const CONSUMER_REGISTERS: u32 = 232;
     const _: () = assert!(
         CONSUMER_WARPGROUPS * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= 65536
-            && PRODUCER_REGISTERS % 8 == 0
-            && CONSUMER_REGISTERS % 8 == 0
+            && PRODUCER_REGISTERS.is_multiple_of(8)
+            && CONSUMER_REGISTERS.is_multiple_of(8)
     );
 }
 

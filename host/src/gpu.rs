@@ -350,7 +350,7 @@ impl Gpu {
         cluster: u32,
         args: &[Arg],
     ) -> Result<()> {
-        if cfg.grid_dim.0 % cluster != 0 {
+        if !cfg.grid_dim.0.is_multiple_of(cluster) {
             return Err(Error::new(format!(
                 "a grid of {} blocks cannot be cut into clusters of {cluster}",
                 cfg.grid_dim.0

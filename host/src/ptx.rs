@@ -25,10 +25,10 @@ pub fn default_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os(PTX_DIR_ENV) {
         return PathBuf::from(dir);
     }
-    if let Some(beside) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("ptx"))) {
-        if beside.is_dir() {
-            return beside;
-        }
+    if let Some(beside) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("ptx")))
+        && beside.is_dir()
+    {
+        return beside;
     }
     PathBuf::from(BUILT_DIR)
 }

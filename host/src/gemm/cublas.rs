@@ -79,6 +79,8 @@ impl Cublas {
     ///
     /// # Safety
     /// `a`, `b` are device pointers to M·K and K·N elements of `precision`, `c` to M·N `f32`.
+    // The arguments of the product itself, as cuBLAS takes them: a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn gemm(
         &self,
         precision: Precision,

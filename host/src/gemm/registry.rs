@@ -125,7 +125,7 @@ impl GemmKernel {
     /// Why this kernel refuses an `m × n × k` product, or `None` when it takes it.
     pub fn refusal(&self, _m: u32, n: u32, k: u32) -> Option<String> {
         let q = self.kn_multiple;
-        (n % q != 0 || k % q != 0).then(|| {
+        (!n.is_multiple_of(q) || !k.is_multiple_of(q)).then(|| {
             format!("{} needs K and N multiples of {q} (16-byte rows), got N = {n}, K = {k}", self.id)
         })
     }

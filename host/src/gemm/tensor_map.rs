@@ -40,7 +40,7 @@ pub fn encode(
 ) -> Result<[u64; 16]> {
     const SWIZZLE_ROW_BYTES: u32 = 128;
     let bytes = element.bytes();
-    if (cols * bytes) % 16 != 0 || box_cols * bytes > SWIZZLE_ROW_BYTES {
+    if !(cols * bytes).is_multiple_of(16) || box_cols * bytes > SWIZZLE_ROW_BYTES {
         return Err(Error::new(format!(
             "a tensor map of a {rows} × {cols} matrix of {bytes}-byte elements with {box_cols}-wide boxes: rows \
              must be multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"

@@ -200,7 +200,7 @@ impl Path<'_> {
     /// One transfer of `bytes` from a random source over a poisoned destination: `None`
     /// when the destination equals the source and nothing past it was written.
     fn verify(&self, bytes: usize, seed: u64) -> Result<Option<String>> {
-        assert!(bytes % 16 == 0 && bytes <= self.capacity(), "verification size");
+        assert!(bytes.is_multiple_of(16) && bytes <= self.capacity(), "verification size");
         let words = bytes / 4;
         let source: Vec<u32> = match self.from {
             End::Device(gpu, buffer) => {

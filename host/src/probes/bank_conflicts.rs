@@ -68,7 +68,7 @@ pub fn check_bank(
 }
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
-    const { assert!(REPS % BANK_PROBE_UNROLL == 0) };
+    const { assert!(REPS.is_multiple_of(BANK_PROBE_UNROLL)) };
     let gpu = ctx.gpu;
     let grid = gpu.info.multiprocessors * BLOCKS_PER_SM;
     let threads = (grid * BLOCK) as usize;

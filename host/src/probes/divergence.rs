@@ -30,8 +30,8 @@ impl Choice {
     fn path_a(self, g: usize) -> bool {
         let t = g % BLOCK as usize;
         match self {
-            Choice::ThreadParity => t % 2 == 0,
-            Choice::WarpParity => (t / 32) % 2 == 0,
+            Choice::ThreadParity => t.is_multiple_of(2),
+            Choice::WarpParity => (t / 32).is_multiple_of(2),
         }
     }
 }

@@ -36,7 +36,7 @@ fn launch_stream_sum(
     grid: u32,
     block: u32,
 ) -> Result<()> {
-    assert!(n * 4 <= input.bytes() && block % 32 == 0, "input too small or block not whole warps");
+    assert!(n * 4 <= input.bytes() && block.is_multiple_of(32), "input too small or block not whole warps");
     let function = gpu.function(kernel)?;
     result.fill_words(gpu, 0, 1)?;
     let args = [Arg::U64(input.ptr()), Arg::U64(result.ptr()), Arg::U64(n as u64)];

@@ -84,7 +84,7 @@ pub fn copy_ceiling_gbs(
     elements: usize,
     failures: &mut Vec<String>,
 ) -> Result<(f64, Timing)> {
-    assert!(elements % 4 == 0, "the copy ceiling copies whole 16-byte units");
+    assert!(elements.is_multiple_of(4), "the copy ceiling copies whole 16-byte units");
     failures.extend(check_copy_16b(ctx.gpu, src, dst, elements / 4)?);
     let timing = ctx.timer.measure(ctx.gpu, || launch_copy_16b(ctx.gpu, src, dst, elements / 4))?;
     Ok((gbs(2.0 * (elements * 4) as f64, &timing), timing))

@@ -31,12 +31,8 @@ const POISON: u32 = 0x7FC0_DEAD;
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
-    let (node, nccl) = match super::node_with_nccl(ctx)? {
-        Ok(both) => both,
-        Err(reason) => {
-            out.skipped = Some(reason);
-            return Ok(out);
-        }
+    let Some((node, nccl)) = super::node_with_nccl(ctx, &mut out)? else {
+        return Ok(out);
     };
     let gpus = node.gpus();
     let ranks = gpus.len();

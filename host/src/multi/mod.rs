@@ -78,16 +78,25 @@ pub fn too_few_gpus(node: &Node, needed: usize) -> Option<String> {
     })
 }
 
-/// The node and NCCL for a collective probe, or why it cannot run here (fewer than two
-/// GPUs, or no NCCL): the probe then reports itself skipped and the run goes on.
+/// The node and NCCL for a collective probe, or `None` when it cannot run here (fewer
+/// than two GPUs, or no NCCL): then `out` says why, the probe reports itself skipped and
+/// the run goes on.
 pub fn node_with_nccl<'a>(
     ctx: &ProbeContext<'a>,
-) -> Result<std::result::Result<(Node<'a>, nccl::Nccl), String>> {
+    out: &mut crate::probes::ProbeOutput,
+) -> Result<Option<(Node<'a>, nccl::Nccl)>> {
     let node = Node::open(ctx)?;
-    if let Some(reason) = too_few_gpus(&node, 2) {
-        return Ok(Err(reason));
+    let both = match too_few_gpus(&node, 2) {
+        Some(reason) => Err(reason),
+        None => nccl::Nccl::load().map(|nccl| (node, nccl)),
+    };
+    match both {
+        Ok(both) => Ok(Some(both)),
+        Err(reason) => {
+            out.skipped = Some(reason);
+            Ok(None)
+        }
     }
-    Ok(nccl::Nccl::load().map(|nccl| (node, nccl)))
 }
 
 /// Whether kernels on `from` can address `to`'s memory once peer access is on

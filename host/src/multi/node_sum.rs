@@ -43,12 +43,8 @@ struct Part<'g> {
 
 pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
-    let (node, nccl) = match super::node_with_nccl(ctx)? {
-        Ok(both) => both,
-        Err(reason) => {
-            out.skipped = Some(reason);
-            return Ok(out);
-        }
+    let Some((node, nccl)) = super::node_with_nccl(ctx, &mut out)? else {
+        return Ok(out);
     };
     let kernel = step()?;
     let gpus = node.gpus();

@@ -56,12 +56,23 @@ for part in $parts; do
               timeout 150 $b/tests/gpu $f --test-threads=1 > "$out/tests-$f.log" 2>&1
               echo "tests $f: exit $?; $(grep -E '^test result' "$out/tests-$f.log")"; grep -E "FAIL|panicked" "$out/tests-$f.log" | head -4
             done
+            # the SM clock, power and clock-event reasons every 100 ms while the rounds run: whether
+            # 4096³ runs at a power cap (then cuBLAS and every step share one energy budget)
+            fields=timestamp,clocks.sm,power.draw,power.limit,temperature.gpu
+            reasons=clocks_event_reasons.active  # older drivers: clocks_throttle_reasons.active
+            nvidia-smi --query-gpu=$reasons --format=csv > /dev/null 2>&1 || reasons=clocks_throttle_reasons.active
+            nvidia-smi --query-gpu=$fields,$reasons --format=csv,noheader -lms 100 > "$out/clocks.csv" 2>&1 &
+            logger=$!
             for round in 1 2 3; do
               timeout 150 $b/host -k t10,t12,t15,t16,t17 --twins off --gemm 4096,2048,4097x4096x4096 --min-samples 50 \
                 --json "$out/stream-k-$round.json" > "$out/stream-k-$round.txt" 2>/dev/null
               echo "round $round: host exit $?"
               grep -E "^(cuBLAS|t1[0-7]_)|GEMM" "$out/stream-k-$round.txt" | awk '{print $1, $2, $(NF-7)}' | sed 's/(f32 accumulate) GEMM C = A·B, M×N×K =//'
-            done ;;
+            done
+            kill $logger 2>/dev/null
+            echo "clocks: $(wc -l < "$out/clocks.csv") samples; SM MHz min/median/max, W max:"
+            awk -F', ' '$2+0 > 0 { print $2+0, $3+0 }' "$out/clocks.csv" | sort -n | awk '{ c[NR] = $1; if ($2 > w) w = $2 } END { if (NR) print c[1], c[int((NR + 1) / 2)], c[NR], w }'
+            cut -d, -f6- "$out/clocks.csv" | sort | uniq -c | sort -rn | head -4 ;;
     stream-k-sanitize) # memcheck, racecheck and synccheck on t15–t17 (f16: the bf16 entries run the same code)
             bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
     gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk

@@ -260,7 +260,8 @@ __device__ __forceinline__ void copy_tensor_2d_multicast(unsigned dst, const voi
 // contiguous bytes (16-byte aligned, a multiple of 16) from global `src` to shared `dst`,
 // completing its bytes on `bar` (used by t16).
 __device__ __forceinline__ void copy_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+    asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %1;"
+                 " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [g], %2, [%3]; }"
                  :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
 // fence.proxy.async.global: global writes this thread has seen (through an acquire) become

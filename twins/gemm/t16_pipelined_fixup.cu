@@ -1,8 +1,8 @@
 // Twin of kernels/src/gemm/t16_pipelined_fixup.rs (step t16): t15, with the partial tile's
 // round trip off the consumers' path. An owner's producer waits for each contributor's flag,
-// then sends the partial down the operand pipeline behind the last k tiles, a 32 KB chunk per
-// stage (cp.async.bulk, completing on the stage's full barrier); the consumers add each chunk
-// from shared memory and release the stage. A contributor's consumers store the partial and
+// then sends the partial down the operand pipeline behind the last k tiles, in three whole
+// stages of 48, 48 and 32 KB (cp.async.bulk, completing on the stage's full barrier); the
+// consumers add each chunk from shared memory and release the stage. A contributor's consumers store the partial and
 // arrive (bar.arrive) at a named barrier where a warp of the producer warpgroup waits, then
 // fences and raises the flag.
 //
@@ -261,7 +261,10 @@ __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const vo
                             acc[4 * i + 2] += v.z;
                             acc[4 * i + 3] += v.w;
                         }
-                        // Every lane's reads are done before lane 0 frees the stage.
+                        // The copy engine (the async proxy) will write this stage
+                        // next: order this thread's ordinary reads of it before
+                        // that, then every lane's before lane 0 frees the stage.
+                        fence_proxy_async_shared();
                         __syncwarp();
                         release(s);
                         ++it;

@@ -257,7 +257,10 @@ __device__ __forceinline__ void shares_first_gemm(const void* a_map, const void*
                             acc[4 * i + 2] += v.z;
                             acc[4 * i + 3] += v.w;
                         }
-                        // Every lane's reads are done before lane 0 frees the stage.
+                        // The copy engine (the async proxy) will write this stage
+                        // next: order this thread's ordinary reads of it before
+                        // that, then every lane's before lane 0 frees the stage.
+                        fence_proxy_async_shared();
                         __syncwarp();
                         release(s);
                         ++it;

@@ -169,7 +169,7 @@ pub unsafe fn copy_bulk(dst: u32, src: *const u8, bytes: u32, bar: u32) {
     // SAFETY: the caller's contract.
     unsafe {
         asm!(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
+            "{{ .reg .b64 g; cvta.to.global.u64 g, {s}; cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [g], {n}, [{b}]; }}",
             d = in(reg32) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg32) bar, options(nostack)
         )
     }

@@ -22,8 +22,10 @@
 //!       warpgroup, idle until now, waits there, then fences and raises the flag.
 //! Changes from t15: the flag wait and the partial's reads move to the producer (a
 //!       `fence.proxy.async.global` after the acquire, so that the copy engine reads what the
-//!       contributor wrote), the owner's fix-up reads stages; the contributor's barrier
-//!       becomes an arrival, and a second producer warp raises the flags.
+//!       contributor wrote), the owner's fix-up reads stages (each thread fences its
+//!       ordinary reads of a stage, `fence.proxy.async.shared::cta`, before the stage goes
+//!       back to the copy engine); the contributor's barrier becomes an arrival, and a
+//!       second producer warp raises the flags.
 //! Cost: 168 registers at entry, no spills, 225 KB of shared memory, the 17 MB workspace
 //!       (as t15). The flag warp asks the schedule only whether its cluster contributes
 //!       (`StreamK::contributes`, one division): walking the whole schedule, as the other
@@ -361,7 +363,10 @@ unsafe fn pipelined_fixup_gemm<const BF16: bool>(
                                         }
                                     });
                                 });
-                                // Every lane's reads are done before lane 0 frees the stage.
+                                // The copy engine (the async proxy) will write this stage
+                                // next: order this thread's ordinary reads of it before
+                                // that, then every lane's before lane 0 frees the stage.
+                                fence_proxy_async_shared();
                                 sync_warp(u32::MAX);
                                 release(s);
                                 it += 1;

@@ -342,7 +342,10 @@ unsafe fn shares_first_gemm<const BF16: bool>(
                                         }
                                     });
                                 });
-                                // Every lane's reads are done before lane 0 frees the stage.
+                                // The copy engine (the async proxy) will write this stage
+                                // next: order this thread's ordinary reads of it before
+                                // that, then every lane's before lane 0 frees the stage.
+                                fence_proxy_async_shared();
                                 sync_warp(u32::MAX);
                                 release(s);
                                 it += 1;

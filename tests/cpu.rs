@@ -486,12 +486,16 @@ fn grouped_tile_walk_visits_every_tile_once() {
     }
 }
 
+/// The stream-K orders the steps use: t11's, t15/t16's, and t17's.
+const STREAM_K_ORDERS: [(common::gemm::ShareOrder, bool); 3] = [
+    (common::gemm::ShareOrder::Offsets, false),
+    (common::gemm::ShareOrder::KAligned, false),
+    (common::gemm::ShareOrder::KAligned, true),
+];
+
 #[test]
 fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() {
-    use common::gemm::{Role, ShareOrder, StreamK};
-    for (order, shares_first) in
-        [(ShareOrder::Offsets, false), (ShareOrder::KAligned, false), (ShareOrder::KAligned, true)]
-    {
+    for (order, shares_first) in STREAM_K_ORDERS {
         for (units, k_tiles, clusters) in [
             (256, 64, 66),
             (16, 16, 66),
@@ -503,83 +507,116 @@ fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() 
             (5, 200, 3),
             (258, 64, 66),
         ] {
-            let case = format!(
-                "{order:?} (shares first: {shares_first}), {units} units × {k_tiles} k tiles on {clusters} clusters"
-            );
-            let mut schedule = StreamK::new(units, k_tiles, clusters, 4, order);
-            if shares_first {
-                schedule = schedule.with_shares_first();
-            }
-            let mut covered = vec![0u32; (units * k_tiles) as usize];
-            // unit → (owner, the clusters it expects); unit → clusters that contributed.
-            let mut owners = std::collections::HashMap::new();
-            let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
-            for c in 0..clusters {
-                let pieces: Vec<_> = schedule.pieces(c).collect();
-                let whole = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
-                let share = pieces.len() - whole;
-                assert!(share <= 2, "{case}: cluster {c}: {pieces:?}");
-                // Where the share's pieces are: after the whole units, or before them.
-                let share_at = if shares_first { 0 } else { whole };
-                assert!(
-                    pieces[share_at..share_at + share].iter().all(|p| p.unit >= schedule.dp_units)
-                        && pieces.iter().filter(|p| p.unit < schedule.dp_units).count() == whole,
-                    "{case}: cluster {c}: whole units and share pieces out of order: {pieces:?}"
-                );
-                for (i, piece) in pieces.iter().enumerate() {
-                    assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{case}: {piece:?}");
-                    for k in piece.k_begin..piece.k_end {
-                        covered[(piece.unit * k_tiles + k) as usize] += 1;
-                    }
-                    // A share's contribution is its first piece and an ownership its last,
-                    // so an owner never waits for its own cluster.
-                    let first_of_share = i == share_at;
-                    let last_of_share = i + 1 == share_at + share;
-                    match piece.role {
-                        Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles), "{case}"),
-                        Role::Owner { first, contributors } => {
-                            match order {
-                                ShareOrder::Offsets => {
-                                    assert_eq!((piece.k_begin, first), (0, c + 1), "{case}")
-                                }
-                                ShareOrder::KAligned => {
-                                    assert_eq!((piece.k_end, first + contributors), (k_tiles, c), "{case}")
-                                }
-                            }
-                            assert!(last_of_share && contributors >= 1, "{case}: cluster {c}: {piece:?}");
-                            let expected: Vec<u32> = (first..first + contributors).collect();
-                            assert!(owners.insert(piece.unit, (c, expected)).is_none(), "{case}: two owners");
-                        }
-                        Role::Contributor => {
-                            assert!(first_of_share, "{case}: cluster {c}: a contribution that is not first");
-                            contributed.entry(piece.unit).or_default().push(c);
-                        }
-                    }
-                }
-                assert_eq!(
-                    schedule.contributes(c),
-                    pieces.iter().any(|p| p.role == Role::Contributor),
-                    "{case}: cluster {c}: contributes() against its pieces {pieces:?}"
-                );
-                // In k order, every cluster's share starts at k tile 0 of its unit or is one
-                // piece, and its second piece (if any) ends at its unit's last k tile.
-                if matches!(order, ShareOrder::KAligned) && share == 2 {
-                    assert_eq!(pieces[share_at].k_begin, 0, "{case}: cluster {c}");
-                    assert_eq!(pieces[share_at + 1].k_end, k_tiles, "{case}: cluster {c}");
-                }
-            }
-            assert!(covered.iter().all(|&n| n == 1), "{case}: a k tile computed 0 or 2 times");
-            for (unit, (owner, mut expected)) in owners {
-                let mut got = contributed.remove(&unit).unwrap_or_default();
-                got.sort();
-                expected.sort();
-                assert_eq!(got, expected, "{case}: unit {unit}'s contributors (owner {owner})");
-            }
-            assert!(contributed.is_empty(), "{case}: contributions to units without an owner");
-            // No unit is shared by more clusters than asked.
-            assert!(schedule.sk_clusters <= clusters);
+            check_stream_k(order, shares_first, units, k_tiles, clusters);
         }
     }
+}
+
+/// The same properties over every small schedule: one unit or many, fewer k tiles than
+/// clusters, more clusters than units, a share cut by `max_split`. A kernel that met a
+/// schedule breaking one of them would hang (an owner waiting for a flag no one raises) or
+/// add a partial twice, so the sweep is wide rather than picked.
+#[test]
+fn stream_k_properties_hold_on_every_small_schedule() {
+    for (order, shares_first) in STREAM_K_ORDERS {
+        for units in 1..=40 {
+            for k_tiles in 1..=10 {
+                for clusters in 1..=24 {
+                    check_stream_k(order, shares_first, units, k_tiles, clusters);
+                }
+            }
+        }
+    }
+}
+
+/// Every k tile computed once; a whole unit's pieces and a share's in the schedule's
+/// order; at most one contribution per cluster, the first piece of its share, and an
+/// ownership only as its last, so that no cluster waits for a flag before it has raised
+/// its own (no cycle of waits); each cut unit with one owner that names exactly the
+/// clusters that contributed; `contributes()` agreeing with the pieces.
+fn check_stream_k(
+    order: common::gemm::ShareOrder,
+    shares_first: bool,
+    units: u32,
+    k_tiles: u32,
+    clusters: u32,
+) {
+    use common::gemm::{Role, ShareOrder, StreamK};
+    let case = format!(
+        "{order:?} (shares first: {shares_first}), {units} units × {k_tiles} k tiles on {clusters} clusters"
+    );
+    let mut schedule = StreamK::new(units, k_tiles, clusters, 4, order);
+    if shares_first {
+        schedule = schedule.with_shares_first();
+    }
+    let mut covered = vec![0u32; (units * k_tiles) as usize];
+    // unit → (owner, the clusters it expects); unit → clusters that contributed.
+    let mut owners = std::collections::HashMap::new();
+    let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+    for c in 0..clusters {
+        let pieces: Vec<_> = schedule.pieces(c).collect();
+        let whole = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
+        let share = pieces.len() - whole;
+        assert!(share <= 2, "{case}: cluster {c}: {pieces:?}");
+        // Where the share's pieces are: after the whole units, or before them.
+        let share_at = if shares_first { 0 } else { whole };
+        assert!(
+            pieces[share_at..share_at + share].iter().all(|p| p.unit >= schedule.dp_units)
+                && pieces.iter().filter(|p| p.unit < schedule.dp_units).count() == whole,
+            "{case}: cluster {c}: whole units and share pieces out of order: {pieces:?}"
+        );
+        for (i, piece) in pieces.iter().enumerate() {
+            assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{case}: {piece:?}");
+            for k in piece.k_begin..piece.k_end {
+                covered[(piece.unit * k_tiles + k) as usize] += 1;
+            }
+            // A share's contribution is its first piece and an ownership its last,
+            // so an owner never waits for its own cluster.
+            let first_of_share = i == share_at;
+            let last_of_share = i + 1 == share_at + share;
+            match piece.role {
+                Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles), "{case}"),
+                Role::Owner { first, contributors } => {
+                    match order {
+                        ShareOrder::Offsets => {
+                            assert_eq!((piece.k_begin, first), (0, c + 1), "{case}")
+                        }
+                        ShareOrder::KAligned => {
+                            assert_eq!((piece.k_end, first + contributors), (k_tiles, c), "{case}")
+                        }
+                    }
+                    assert!(last_of_share && contributors >= 1, "{case}: cluster {c}: {piece:?}");
+                    let expected: Vec<u32> = (first..first + contributors).collect();
+                    assert!(owners.insert(piece.unit, (c, expected)).is_none(), "{case}: two owners");
+                }
+                Role::Contributor => {
+                    assert!(first_of_share, "{case}: cluster {c}: a contribution that is not first");
+                    contributed.entry(piece.unit).or_default().push(c);
+                }
+            }
+        }
+        assert_eq!(
+            schedule.contributes(c),
+            pieces.iter().any(|p| p.role == Role::Contributor),
+            "{case}: cluster {c}: contributes() against its pieces {pieces:?}"
+        );
+        // In k order, every cluster's share starts at k tile 0 of its unit or is one
+        // piece, and its second piece (if any) ends at its unit's last k tile.
+        if matches!(order, ShareOrder::KAligned) && share == 2 {
+            assert_eq!(pieces[share_at].k_begin, 0, "{case}: cluster {c}");
+            assert_eq!(pieces[share_at + 1].k_end, k_tiles, "{case}: cluster {c}");
+        }
+    }
+    assert!(covered.iter().all(|&n| n == 1), "{case}: a k tile computed 0 or 2 times");
+    for (unit, (owner, mut expected)) in owners {
+        let mut got = contributed.remove(&unit).unwrap_or_default();
+        got.sort();
+        expected.sort();
+        assert_eq!(got, expected, "{case}: unit {unit}'s contributors (owner {owner})");
+    }
+    assert!(contributed.is_empty(), "{case}: contributions to units without an owner");
+    // No unit is shared by more clusters than asked.
+    assert!(schedule.sk_clusters <= clusters);
 }
 
 #[test]

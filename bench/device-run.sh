@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests stream-k stream-k-sanitize
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests stream-k stream-k-sanitize clusters
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -73,6 +73,8 @@ for part in $parts; do
             echo "clocks: $(wc -l < "$out/clocks.csv") samples; SM MHz min/median/max, W max:"
             awk -F', ' '$2+0 > 0 { print $2+0, $3+0 }' "$out/clocks.csv" | sort -n | awk '{ c[NR] = $1; if ($2 > w) w = $2 } END { if (NR) print c[1], c[int((NR + 1) / 2)], c[NR], w }'
             cut -d, -f6- "$out/clocks.csv" | sort | uniq -c | sort -rn | head -4 ;;
+    clusters) # how many clusters of 1, 2, 4 and 8 of t12's blocks fit at once (do clusters of four keep every SM?)
+            python3 bench/max-clusters.py $b/ptx/sm_90a/kernels.ptx 2>&1 | tee "$out/clusters.txt" ;;
     stream-k-sanitize) # memcheck, racecheck and synccheck on t15–t17 (f16: the bf16 entries run the same code)
             bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
     gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk

@@ -26,11 +26,6 @@ pub struct Row {
     pub twin: TwinResult,
 }
 
-/// Effective bandwidth in GB/s: bytes the algorithm must read over the median time.
-pub fn gigabytes_per_second(bytes: usize, timing: &Timing) -> f64 {
-    bytes as f64 / (timing.median_ms * 1e-3) / 1e9
-}
-
 /// The record of one kernel's reduction of `n` elements (`bytes` read).
 pub fn record(info: &DeviceInfo, n: usize, bytes: usize, row: &Row) -> Record {
     let peak = info.theoretical_bandwidth();
@@ -39,7 +34,7 @@ pub fn record(info: &DeviceInfo, n: usize, bytes: usize, row: &Row) -> Record {
     record.precision = Some("i32".into());
     record.n = Some(n as u64);
     if let Some(timing) = &row.timing {
-        let gbs = gigabytes_per_second(bytes, timing);
+        let gbs = timing.gigabytes_per_second(bytes as f64);
         record.set_timing(timing);
         record.figure = finite(gbs);
         record.unit = Some("GB/s".into());

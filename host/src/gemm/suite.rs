@@ -79,7 +79,7 @@ fn record(kernel: &str, bench: &GemmBench, check: &GemmCheck, timing: Option<&Ti
     (record.m, record.n, record.k) = (Some(inputs.m.into()), Some(inputs.n.into()), Some(inputs.k.into()));
     if let Some(timing) = timing {
         record.set_timing(timing);
-        record.figure = finite(bench.flops() / (timing.median_ms * 1e-3) / 1e12);
+        record.figure = finite(timing.teraflops(bench.flops()));
         record.unit = Some("TFLOP/s".into());
     }
     record.passed = Some(check.passed());

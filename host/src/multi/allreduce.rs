@@ -86,7 +86,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 || Ok(()),
                 || unsafe { comms.all_reduce(&gpus, &send, &recv, count, dtype) },
             )?;
-            let algorithm = bytes as f64 / (timing.median_ms * 1e-3) / 1e9;
+            let algorithm = timing.gigabytes_per_second(bytes as f64);
             let bus = allreduce_bus_bandwidth(algorithm, ranks);
             points.push((bytes as f64, bus));
             table.push(vec![

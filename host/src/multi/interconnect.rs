@@ -434,7 +434,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 break; // a wrong path is reported, never timed
             }
             let timing = path.time(timer_of(path.issuer), bytes, 1)?;
-            let gbs = bytes as f64 / (timing.median_ms * 1e-3) / 1e9;
+            let gbs = timing.gigabytes_per_second(bytes as f64);
             points.push((bytes as f64, gbs));
             bandwidth.push(vec![
                 path.name.clone().into(),

@@ -125,7 +125,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             if count == gpus.len() {
                 scaling_at_largest = Some((log2, count, efficiency));
             }
-            let gbs = (n * 4) as f64 / (total.median_ms * 1e-3) / 1e9;
+            let gbs = total.gigabytes_per_second((n * 4) as f64);
             series[count - 1].points.push((n as f64, gbs));
             table.push(vec![
                 Cell::Int(count as i64),

@@ -88,7 +88,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 continue;
             }
             let timing = ctx.timer.measure(gpu, || launch_bank(gpu, kernel, &sums, stride, grid))?;
-            let gbs = (threads as f64 * f64::from(REPS) * f64::from(width)) / (timing.median_ms * 1e-3) / 1e9;
+            let gbs = timing.gigabytes_per_second(threads as f64 * f64::from(REPS) * f64::from(width));
             let base = *unit_stride_gbs.get_or_insert(gbs);
             table.push(vec![
                 Cell::Int(i64::from(width)),

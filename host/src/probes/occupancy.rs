@@ -94,7 +94,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 let timing = ctx.timer.measure(gpu, || {
                     launch_stream_sum(gpu, kernel, &input, &result, ELEMENTS, grid, block)
                 })?;
-                let gbs = (ELEMENTS * 4) as f64 / (timing.median_ms * 1e-3) / 1e9;
+                let gbs = timing.gigabytes_per_second((ELEMENTS * 4) as f64);
                 let threads_per_sm = per_sm * block;
                 let in_flight = f64::from(threads_per_sm * ilp * LOAD_BYTES);
                 rows.push((

@@ -85,7 +85,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     out.failures.extend(check_saxpy(gpu, &x, &y, ELEMENTS, ctx.seed)?);
     // Timed runs keep updating y; the values stay finite (|y| grows by at most 2.5 a run).
     let timing = ctx.timer.measure(gpu, || launch_saxpy(gpu, &x, &y, ELEMENTS))?;
-    let saxpy = 3.0 * bytes as f64 / (timing.median_ms * 1e-3) / 1e9;
+    let saxpy = timing.gigabytes_per_second(3.0 * bytes as f64);
     // The copy ceiling, on the same buffers (x copied over y, then y is not needed).
     let (ceiling, copy_timing) = copy_ceiling_gbs(ctx, &x, &y, ELEMENTS, &mut out.failures)?;
     let peak = gpu.info.theoretical_bandwidth() / 1e9;

@@ -23,10 +23,6 @@ const BLOCK: u32 = 256;
 /// Written over the destination before each run: what a skipped element still holds.
 const POISON: u32 = 0xFFFF_FFFF;
 
-fn gbs(bytes: f64, t: &Timing) -> f64 {
-    bytes / (t.median_ms * 1e-3) / 1e9
-}
-
 /// `cuMemcpyDtoDAsync` of `bytes`, timed; GB/s counting the bytes read and written.
 pub fn memcpy_gbs(ctx: &ProbeContext, src: &DeviceBuffer, dst: &DeviceBuffer, bytes: usize) -> Result<f64> {
     let stream = ctx.gpu.stream.cu_stream();
@@ -36,7 +32,7 @@ pub fn memcpy_gbs(ctx: &ProbeContext, src: &DeviceBuffer, dst: &DeviceBuffer, by
             .result()
             .context("device-to-device memcpy")
     })?;
-    Ok(gbs(2.0 * bytes as f64, &timing))
+    Ok(timing.gigabytes_per_second(2.0 * bytes as f64))
 }
 
 /// One `copy_16b` on `gpu` of `units` 16-byte units from `src` to `dst` (either may be on
@@ -87,7 +83,7 @@ pub fn copy_ceiling_gbs(
     assert!(elements.is_multiple_of(4), "the copy ceiling copies whole 16-byte units");
     failures.extend(check_copy_16b(ctx.gpu, src, dst, elements / 4)?);
     let timing = ctx.timer.measure(ctx.gpu, || launch_copy_16b(ctx.gpu, src, dst, elements / 4))?;
-    Ok((gbs(2.0 * (elements * 4) as f64, &timing), timing))
+    Ok((timing.gigabytes_per_second(2.0 * (elements * 4) as f64), timing))
 }
 
 /// One `stride_copy_f32` of `count` elements at `stride` between buffers of `elements`.
@@ -168,9 +164,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             continue;
         }
         let timing = ctx.timer.measure(gpu, || launch_strided(gpu, &src, &dst, count, stride))?;
-        let useful = gbs((2 * count * 4) as f64, &timing);
+        let useful = timing.gigabytes_per_second((2 * count * 4) as f64);
         let moved_bytes = 2 * sectors_touched(count as u64, 4, stride as u64) * SECTOR_BYTES;
-        let moved = gbs(moved_bytes as f64, &timing);
+        let moved = timing.gigabytes_per_second(moved_bytes as f64);
         table.push(vec![
             Cell::Int(stride as i64),
             Cell::Size(count as u64),

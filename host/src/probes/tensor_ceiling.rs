@@ -425,7 +425,7 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             None => Some(timer.measure(gpu, || prepared.launch(gpu, iters, seed, &out))?),
             Some(_) => None,
         };
-        let tflops = timing.map(|t| config.flop(sms, iters) / (t.median_ms * 1e-3) / 1e12);
+        let tflops = timing.map(|t| t.teraflops(config.flop(sms, iters)));
         if let Some(tflops) = tflops {
             ceilings.record(config.instruction, config.precision, tflops);
             rates.push((table.rows.len(), config.instruction, config.precision, tflops));

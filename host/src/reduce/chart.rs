@@ -4,7 +4,7 @@
 
 use crate::gpu::DeviceInfo;
 use crate::plot::ladder::LadderChart;
-use crate::report::{Row, gigabytes_per_second};
+use crate::report::Row;
 
 /// The chart of one input size's rows: `reduce-ladder-n2p30.svg`. `cub` is CUB's
 /// `DeviceReduce::Sum` in GB/s over the same bytes, when the run has it (the host does not
@@ -20,7 +20,7 @@ pub fn ladder(
     let mut chart = LadderChart::reduction(n, &info.name, date);
     chart.note = format!("{:.3} GB read per sum", bytes as f64 / 1e9);
     for row in rows {
-        let value = row.timing.as_ref().map(|t| gigabytes_per_second(bytes, t));
+        let value = row.timing.as_ref().map(|t| t.gigabytes_per_second(bytes as f64));
         let note = if row.check.passed() { "not timed" } else { "WRONG" };
         chart.step(row.kernel.id, row.kernel.ladder.title(), value, note);
     }

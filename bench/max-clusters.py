@@ -79,7 +79,7 @@ check(
 )
 
 print(f"{name.value.decode()}, {sms.value} SMs: {kernel}, {threads} threads, {shared} bytes of shared memory a block")
-for size in (1, 2, 4, 8):
+for size in (1, 2, 3, 4, 6, 8):
     attribute = LaunchAttribute()
     attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
     attribute.value[0], attribute.value[1], attribute.value[2] = size, 1, 1
@@ -90,8 +90,11 @@ for size in (1, 2, 4, 8):
     config.attrs = ctypes.pointer(attribute)
     config.numAttrs = 1
     clusters = ctypes.c_int()
-    check(
-        cuda.cuOccupancyMaxActiveClusters(ctypes.byref(clusters), function, ctypes.byref(config)),
-        f"cuOccupancyMaxActiveClusters for clusters of {size}",
-    )
+    result = cuda.cuOccupancyMaxActiveClusters(ctypes.byref(clusters), function, ctypes.byref(config))
+    if result != 0:
+        # A size the driver refuses (not a divisor of the GPC, say) is reported, not fatal.
+        error = ctypes.c_char_p()
+        cuda.cuGetErrorName(result, ctypes.byref(error))
+        print(f"clusters of {size}: refused ({error.value.decode() if error.value else result})")
+        continue
     print(f"clusters of {size}: {clusters.value} at once, {clusters.value * size} of {sms.value} SMs")

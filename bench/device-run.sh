@@ -33,13 +33,14 @@ for part in $parts; do
             done ;;
     probes) $b/host -k p --json "$out/probes.json" --plots "$out" > "$out/probes.txt" 2> "$out/probes-progress.log"
             cat "$out/probes.txt" ;;
-    gemm) # the GEMM ladder beside cuBLAS on the shapes of the benchmark notes
-            $b/host -k g,t --gemm 1024,2048,4096,8192,4096x4096x512,8192x1024x8192,1000x1000x1000,4097x4096x4096 \
+    gemm) # the GEMM ladder beside cuBLAS on the shapes of the benchmark notes (the C++ twins are
+          # left out: they double the time and were measured on their own, runs/2026-11-23-twins)
+            $b/host -k g,t --twins off --gemm 1024,2048,4096,8192,4096x4096x512,8192x1024x8192,1000x1000x1000,4097x4096x4096 \
               --json "$out/gemm.json" > "$out/gemm.txt" 2> /tmp/gemm-progress.log
             echo "host exit $?" ;;
     gemm-small|gemm-large) # the same shapes as `gemm`, in two calls that each fit a 10-minute limit
             if [ $part = gemm-small ]; then shapes=1024,2048,1000x1000x1000,4096x4096x512; else shapes=4096,8192,8192x1024x8192,4097x4096x4096; fi
-            $b/host -k g,t --gemm $shapes --json "$out/$part.json" > "$out/$part.txt" 2> /tmp/$part-progress.log
+            $b/host -k g,t --twins off --gemm $shapes --json "$out/$part.json" > "$out/$part.txt" 2> /tmp/$part-progress.log
             echo "host exit $?" ;;
     t4-ncu) # why t4 stays under the mma.sync ceiling: its tensor pipe, issue slots, stalls and shared-memory traffic at 4096³
             timeout 300 ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
@@ -75,8 +76,9 @@ for part in $parts; do
             cut -d, -f6- "$out/clocks.csv" | sort | uniq -c | sort -rn | head -4 ;;
     clusters) # how many clusters of 1, 2, 4 and 8 of t12's blocks fit at once (do clusters of four keep every SM?)
             python3 bench/max-clusters.py $b/ptx/sm_90a/kernels.ptx 2>&1 | tee "$out/clusters.txt" ;;
-    stream-k-sanitize) # memcheck, racecheck and synccheck on t15–t17 (f16: the bf16 entries run the same code)
-            bench/sanitize-hopper.sh "$out/sanitize" t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
+    stream-k-sanitize) # memcheck, racecheck and synccheck on the steps with a workspace, t11 and t15–t17
+            # (f16: the bf16 entries run the same code) and g11
+            bench/sanitize-hopper.sh "$out/sanitize" g11_split_k t11_stream_k_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
     gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
             timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
               -k "regex:t5_wgmma_bf16|t6_tma_bf16|t12_latency_trims_bf16" $b/host -k t5_wgmma_bf16,t6_tma_bf16,t12_latency_trims_bf16 \

@@ -65,6 +65,15 @@ pub const RACECHECK_SKIPPED: [&str; 1] = ["cublas/"];
 /// 2026-11-23), while the same tests in two processes were clean.
 pub const RACECHECK_PART_TESTS: usize = 24;
 
+/// Racecheck's buffer of raw hazard records, as compute-sanitizer reads it from the
+/// environment, and the size every run here gives it unless the caller set one. The
+/// default buffer overflows on the stream-K steps whose owners read a partial tile out of a
+/// pipeline stage with ordinary loads before the copy engine refills it (t16, t17): the tool
+/// then prints "Maximum number of hazards reached" and counts it as a warning, so the line
+/// read as a failure while its analysis had found no race (H100, 2026-11-23). With this
+/// buffer the same tests report 0 hazards, 0 warnings (H200, the same day).
+pub const RACECHECK_HAZARD_BUFFER: (&str, &str) = ("NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS", "20000000");
+
 /// The environment variable that names a file of test names, one per line: the GPU test
 /// binary (`tests/gpu.rs`) then runs only those, and fails if one of them does not exist.
 pub const ONLY_TESTS_ENV: &str = "GPU_TESTS_ONLY";
@@ -409,6 +418,10 @@ pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
         command
             .args(sanitizer_args(tool, test_binary, &options.test_args))
             .env("GPU_KERNELS_PTX_DIR", &ptx_dir);
+        let (buffer, size) = RACECHECK_HAZARD_BUFFER;
+        if std::env::var_os(buffer).is_none() {
+            command.env(buffer, size);
+        }
         if let Some(only) = only {
             command.env(ONLY_TESTS_ENV, only);
         }
@@ -496,6 +509,8 @@ pub fn bash() -> String {
     BASH.replace("RACECHECK_SKIPPED_VALUE", &skipped.join(" "))
         .replace("RACECHECK_PART_TESTS_VALUE", &RACECHECK_PART_TESTS.to_string())
         .replace("ONLY_TESTS_ENV_VALUE", ONLY_TESTS_ENV)
+        .replace("RACECHECK_HAZARD_BUFFER_NAME", RACECHECK_HAZARD_BUFFER.0)
+        .replace("RACECHECK_HAZARD_BUFFER_SIZE", RACECHECK_HAZARD_BUFFER.1)
 }
 
 /// [`bash`] before the racecheck exclusion is filled in.
@@ -515,6 +530,8 @@ racecheck_skipped=(RACECHECK_SKIPPED_VALUE)
 # racecheck runs a selection of more tests than this in parts, a process each, told its tests
 # by a file named in ONLY_TESTS_ENV_VALUE: see RACECHECK_PART_TESTS in xtask/src/sanitize.rs.
 racecheck_part_tests=RACECHECK_PART_TESTS_VALUE
+# racecheck's buffer of raw hazards, unless the caller set it: see RACECHECK_HAZARD_BUFFER.
+export RACECHECK_HAZARD_BUFFER_NAME="${RACECHECK_HAZARD_BUFFER_NAME:-RACECHECK_HAZARD_BUFFER_SIZE}"
 
 find_sanitizer() {
   local dir

@@ -33,7 +33,9 @@
 //! many in the list's order, and each part runs in a process of its own, told its tests
 //! by a file named in [`ONLY_TESTS_ENV`]; one line and one log
 //! (`racecheck-<part>.log`) per part. One racecheck process over the whole suite outgrew
-//! the 128 GiB of host memory of the lent machines.
+//! the 128 GiB of host memory of the lent machines. The tests named in [`RACECHECK_ALONE`]
+//! (those that nearly fill racecheck's hazard buffer, [`RACECHECK_HAZARD_BUFFER`]) each
+//! get a part of their own.
 
 use crate::Result;
 use ptx_builder::Workspace;
@@ -68,11 +70,19 @@ pub const RACECHECK_PART_TESTS: usize = 24;
 /// Racecheck's buffer of raw hazard records, as compute-sanitizer reads it from the
 /// environment, and the size every run here gives it unless the caller set one. The
 /// default buffer overflows on the stream-K steps whose owners read a partial tile out of a
-/// pipeline stage with ordinary loads before the copy engine refills it (t16, t17): the tool
-/// then prints "Maximum number of hazards reached" and counts it as a warning, so the line
-/// read as a failure while its analysis had found no race (H100, 2026-11-23). With this
-/// buffer the same tests report 0 hazards, 0 warnings (H200, the same day).
+/// pipeline stage with ordinary loads before the copy engine refills it (t16, t17): every
+/// byte read and then rewritten is a raw record, as racecheck does not follow the ordering
+/// through the stage's cluster-scope `mbarrier`. The tool then prints "Maximum number of
+/// hazards reached", counted as a warning, with no race found (H100, 2026-11-23). With this
+/// buffer each of those tests alone reports 0 hazards, 0 warnings (H200, the same day); the
+/// records are kept in host memory for the whole process, so a larger buffer does not
+/// scale: 200 M records over the t-steps in one process was killed for memory at t17.
 pub const RACECHECK_HAZARD_BUFFER: (&str, &str) = ("NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS", "20000000");
+
+/// Tests (substrings of their names) that racecheck runs in a process of their own: those
+/// that fill [`RACECHECK_HAZARD_BUFFER`] nearly alone, so that no test before them in the
+/// same process leaves too little of it.
+pub const RACECHECK_ALONE: [&str; 2] = ["t16_pipelined_fixup", "t17_shares_first"];
 
 /// The environment variable that names a file of test names, one per line: the GPU test
 /// binary (`tests/gpu.rs`) then runs only those, and fails if one of them does not exist.
@@ -93,7 +103,8 @@ pub const USAGE: &str = "usage: cargo xtask sanitize [--tool LIST] [FILTER] [--e
 Runs the GPU tests under compute-sanitizer, once per tool (default: memcheck,racecheck,synccheck,initcheck),
 prints one line per tool and exits non-zero if any tool found something, failed to run, or a test failed.
 FILTER, --exact and whatever follows `--` go to the test binary (e.g. `-- g10 --skip awkward`).
-Racecheck runs a selection of more than 24 tests in parts of 24, a process each (a line each).
+Racecheck runs a selection of more than 24 tests in parts of 24, a process each (a line each);
+t16_pipelined_fixup and t17_shares_first each in a process of their own.
 Full logs: target/sanitize/<tool>.log (racecheck in parts: racecheck-<part>.log).";
 
 /// What `sanitize` was asked to do.
@@ -197,11 +208,32 @@ pub fn listed_tests(list: &str) -> Vec<String> {
 }
 
 /// The processes `tool` runs in: `None`, one process over the selection; or the selection
-/// cut into parts of at most [`RACECHECK_PART_TESTS`] tests, in the listed order (racecheck
-/// only, and only when the selection is larger than one part).
+/// cut, in the listed order, into parts of at most [`RACECHECK_PART_TESTS`] tests, each test
+/// named in [`RACECHECK_ALONE`] a part of its own (racecheck only, and only when that makes
+/// more than one part).
 pub fn parts(tool: &str, listed: &[String]) -> Option<Vec<Vec<String>>> {
-    (tool == "racecheck" && listed.len() > RACECHECK_PART_TESTS)
-        .then(|| listed.chunks(RACECHECK_PART_TESTS).map(<[String]>::to_vec).collect())
+    if tool != "racecheck" {
+        return None;
+    }
+    let alone = |test: &str| RACECHECK_ALONE.iter().any(|pattern| test.contains(pattern));
+    let (mut parts, mut part) = (Vec::new(), Vec::new());
+    for test in listed {
+        if alone(test) {
+            if !part.is_empty() {
+                parts.push(std::mem::take(&mut part));
+            }
+            parts.push(vec![test.clone()]);
+            continue;
+        }
+        part.push(test.clone());
+        if part.len() == RACECHECK_PART_TESTS {
+            parts.push(std::mem::take(&mut part));
+        }
+    }
+    if !part.is_empty() {
+        parts.push(part);
+    }
+    (parts.len() > 1).then_some(parts)
 }
 
 /// A tool's summary line, read from its log.
@@ -454,9 +486,10 @@ pub fn sanitize(ws: &Workspace, args: &[String]) -> Result<()> {
             }
             Some(parts) => {
                 eprintln!(
-                    "{tool} runs the {} tests in {} processes of at most {RACECHECK_PART_TESTS} (see RACECHECK_PART_TESTS)",
+                    "{tool} runs the {} tests in {} processes of at most {RACECHECK_PART_TESTS} (see RACECHECK_PART_TESTS; {} alone)",
                     listed.len(),
-                    parts.len()
+                    parts.len(),
+                    RACECHECK_ALONE.join(" ")
                 );
                 for (i, part) in parts.iter().enumerate() {
                     let names = logs.join(format!("{tool}-{}.tests", i + 1));
@@ -506,9 +539,11 @@ fn list_tests(test_binary: &Path, tool: &str, test_args: &[String], ptx_dir: &Pa
 /// `$SANITIZE_LOGS`). Defines `find_sanitizer`, `sanitizer_line` and `sanitize`.
 pub fn bash() -> String {
     let skipped: Vec<String> = RACECHECK_SKIPPED.iter().map(|s| format!("'{s}'")).collect();
+    let alone: Vec<String> = RACECHECK_ALONE.iter().map(|s| format!("'{s}'")).collect();
     BASH.replace("RACECHECK_SKIPPED_VALUE", &skipped.join(" "))
         .replace("RACECHECK_PART_TESTS_VALUE", &RACECHECK_PART_TESTS.to_string())
         .replace("ONLY_TESTS_ENV_VALUE", ONLY_TESTS_ENV)
+        .replace("RACECHECK_ALONE_VALUE", &alone.join(" "))
         .replace("RACECHECK_HAZARD_BUFFER_NAME", RACECHECK_HAZARD_BUFFER.0)
         .replace("RACECHECK_HAZARD_BUFFER_SIZE", RACECHECK_HAZARD_BUFFER.1)
 }
@@ -530,6 +565,8 @@ racecheck_skipped=(RACECHECK_SKIPPED_VALUE)
 # racecheck runs a selection of more tests than this in parts, a process each, told its tests
 # by a file named in ONLY_TESTS_ENV_VALUE: see RACECHECK_PART_TESTS in xtask/src/sanitize.rs.
 racecheck_part_tests=RACECHECK_PART_TESTS_VALUE
+# ... and each test whose name holds one of these in a process of its own: see RACECHECK_ALONE.
+racecheck_alone=(RACECHECK_ALONE_VALUE)
 # racecheck's buffer of raw hazards, unless the caller set it: see RACECHECK_HAZARD_BUFFER.
 export RACECHECK_HAZARD_BUFFER_NAME="${RACECHECK_HAZARD_BUFFER_NAME:-RACECHECK_HAZARD_BUFFER_SIZE}"
 
@@ -626,17 +663,34 @@ sanitize() {
       fi
       mapfile -t listed < <(sed -n 's/: test$//p' <<<"$part")
     fi
-    if [ ${#listed[@]} -le $racecheck_part_tests ]; then
+    # The parts, as `parts` in xtask/src/sanitize.rs cuts them: each a newline-ended list.
+    local cuts=() current="" count=0 test pattern lone
+    for test in ${listed[@]+"${listed[@]}"}; do
+      lone=0
+      for pattern in "${racecheck_alone[@]}"; do
+        if [[ $test == *"$pattern"* ]]; then lone=1; fi
+      done
+      if [ $lone = 1 ]; then
+        if [ $count -gt 0 ]; then cuts+=("$current"); current=""; count=0; fi
+        cuts+=("$test"$'\n')
+        continue
+      fi
+      current+="$test"$'\n'
+      count=$((count + 1))
+      if [ $count -eq $racecheck_part_tests ]; then cuts+=("$current"); current=""; count=0; fi
+    done
+    if [ $count -gt 0 ]; then cuts+=("$current"); fi
+    if [ ${#cuts[@]} -le 1 ]; then
       log="$logs/$tool.log"
       echo "running $tool over the GPU tests ..." >&2
       sanitizer_run "$tool" "$log" "" ${skips[@]+"${skips[@]}"} ${args[@]+"${args[@]}"} || status=1
       continue
     fi
-    parts=$(( (${#listed[@]} + racecheck_part_tests - 1) / racecheck_part_tests ))
-    echo "$tool runs the ${#listed[@]} tests in $parts processes of at most $racecheck_part_tests (see RACECHECK_PART_TESTS)" >&2
+    parts=${#cuts[@]}
+    echo "$tool runs the ${#listed[@]} tests in $parts processes of at most $racecheck_part_tests (see RACECHECK_PART_TESTS; ${racecheck_alone[*]} alone)" >&2
     for ((part = 1; part <= parts; part++)); do
-      local names="$logs/$tool-$part.tests" first=$(( (part - 1) * racecheck_part_tests ))
-      printf '%s\n' "${listed[@]:first:racecheck_part_tests}" >"$names"
+      local names="$logs/$tool-$part.tests"
+      printf '%s' "${cuts[part - 1]}" >"$names"
       echo "running $tool part $part of $parts: $(head -n 1 "$names") to $(tail -n 1 "$names") ..." >&2
       sanitizer_run "$tool" "$logs/$tool-$part.log" "$names" ${skips[@]+"${skips[@]}"} ${args[@]+"${args[@]}"} ||
         status=1
@@ -895,6 +949,16 @@ test fill_matches_the_cpu_generator ... ok
             [RACECHECK_PART_TESTS, RACECHECK_PART_TESTS, 1]
         );
         assert_eq!(split.concat(), all, "every test once, in the listed order");
+        // A test named in RACECHECK_ALONE closes the part before it and is a part of its own,
+        // even in a selection that would otherwise be one part.
+        let mut few = names(5);
+        few.insert(2, format!("{}_f16/awkward_shapes", RACECHECK_ALONE[0]));
+        let split = parts("racecheck", &few).expect("parts");
+        assert_eq!(split.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 3]);
+        assert_eq!(split[1], [few[2].clone()]);
+        assert_eq!(split.concat(), few);
+        assert_eq!(parts("racecheck", &few[2..3]), None, "alone already");
+        assert_eq!(parts("memcheck", &few), None);
         assert!(
             USAGE.contains(&format!(
                 "more than {RACECHECK_PART_TESTS} tests in parts of {RACECHECK_PART_TESTS}"
@@ -927,6 +991,8 @@ test fill_matches_the_cpu_generator ... ok
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&tests).unwrap();
         let total = RACECHECK_PART_TESTS + 5;
+        // One of the tests that racecheck runs alone, listed after the third.
+        let alone = RACECHECK_ALONE[1];
         // The fake test binary: `--list` lists `total` tests, skipping n_past and cublas/ as
         // asked; a run reports one passed test per name in the ONLY_TESTS_ENV file.
         let fake_tests = format!(
@@ -935,7 +1001,7 @@ for a in "$@"; do [ "$a" = --list ] && listing=1; done
 if [ -n "${{listing:-}}" ]; then
   echo "cublas/row_major_matches_the_reference: test"
   for i in $(seq 1 {total}); do printf 't%03d/awkward_shapes: test
-' "$i"; done
+' "$i"; [ "$i" = 3 ] && echo "{alone}_bf16/awkward_shapes: test"; done
   exit 0
 fi
 n={total}
@@ -974,7 +1040,10 @@ else echo "========= ERROR SUMMARY: 0 errors"; fi
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stdout}\n{stderr}");
         let listed: Vec<String> = std::iter::once("cublas/row_major_matches_the_reference".to_string())
-            .chain((1..=total).map(|i| format!("t{i:03}/awkward_shapes")))
+            .chain((1..=total).flat_map(|i| {
+                let alone = (i == 3).then(|| format!("{alone}_bf16/awkward_shapes"));
+                std::iter::once(format!("t{i:03}/awkward_shapes")).chain(alone)
+            }))
             .collect();
         let expected = parts("racecheck", &listed).expect("more than one part");
         let lines: Vec<&str> = stdout.lines().collect();

@@ -19,10 +19,18 @@
 //!       pay at most sizes; this step continues from t10.)
 //! Cost: as t10: 168 registers at entry × 384 threads, 225 KB of shared memory.
 //! Requires: as t10.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 100.0 / 99.7, 2048³ 96.8 /
-//!       96.1, 8192³ 100.6 / 101.3, 8192×1024×8192 99.1 / 98.6; H100 4096³ 99.5 / 99.8,
-//!       2048³ 95.5 / 94.5, 4096×4096×512 100.4 / 100.1. +2–3 % over t10 at 1024³–2048³,
-//!       +0.6 % at 4096³.
+//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 100.2 / 99.7,
+//!       2048³ 99.9 / 98.8, 8192³ 101.2 / 101.2, 8192×1024×8192 99.3 / 98.7; H100 4096³
+//!       99.4 / 99.5, 2048³ 97.3 / 96.9, 4096×4096×512 102.0 / 100.9. +2–3 % over t10 at
+//!       1024³–2048³, +0.5 % at 4096³. At 4096³ it is level with cuBLAS, not ahead: the
+//!       same tile, the same bytes through TMA (ncu), both at a power-held SM clock of
+//!       about 1.6 GHz (ncu, H100).
+//! Variants that did not pay (H100, 4096³): the two consumer warpgroups started 1, 2 or
+//!       3 k tiles apart, so that one's epilogue falls in the other's main loop (98.9–99.5
+//!       against 99.2–99.5 %: the epilogue is already hidden); walks of 1, 2, 4, 16 or 32
+//!       pair rows per group instead of 8 (DRAM reads 174–187 MB against 149 MB, time level
+//!       or worse); the tensor maps' L2 promotion off, 64 or 128 bytes instead of 256 (L2
+//!       and fabric traffic down to cuBLAS's, time unchanged).
 
 use crate::device::cluster::{
     cluster_count, cluster_idx, cluster_rank, cluster_sync, cluster_sync_relaxed, map_shared_to_rank,

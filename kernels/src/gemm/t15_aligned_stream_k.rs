@@ -26,14 +26,14 @@
 //! Cost: as t11: 168 registers at entry, the consumers at most 232, no spills; 225 KB of
 //!       shared memory; a 17 MB workspace.
 //! Requires: as t11.
-//! Result (H100, 2026-11-23, one run of t10–t15, % of cuBLAS f16 / bf16): 4096³ 96.3 /
-//!       96.3 against t11's 92.2 / 91.2 (190.7 against 199.3 µs f16: the 8.6 µs that the
-//!       misaligned pieces lost, as the timeline had it), still behind t12's 100.0 / 100.2;
-//!       2048³ 80.9 / 78.7 (t11 76.0 / 74.5); 4097 × 4096 × 4096 91.6 / 92.5 (t11 91.4 /
-//!       92.4, t12 84.2 / 84.9). What is left at 4096³ is the partial tile's round trip:
-//!       the contributor's store and fence, the owner's reads (t16).
-//!       Checked in that run on those shapes (sampled entries); its awkward-shape GPU tests
-//!       and the sanitizers are still to run.
+//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): 4096³ H100 95.5 / 95.3
+//!       against t11's 92.0 / 91.0 (191.5 against 198.7 µs f16: about the 8.6 µs that the
+//!       misaligned pieces lost, as the timeline had it), H200 96.1 / 95.8; still behind
+//!       t12 (99.4–100.2). 4097 × 4096 × 4096 H100 90.2 / 91.7, H200 91.6 / 91.5 (t12 83–84);
+//!       8192³ 102.2–102.5 on both; 2048³ 78–84 (t12 97–100). What is left at 4096³ is the
+//!       partial tile's round trip: the contributor's store and fence, the owner's reads
+//!       (t16). Verified on the awkward shapes (Rust and twin, f16 and bf16) on both GPUs;
+//!       memcheck, racecheck, synccheck and initcheck clean.
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{

@@ -34,8 +34,15 @@
 //!       keeps 4 bytes there, reloaded per piece outside the k loop.) Each partial takes
 //!       three passes through the pipeline.
 //! Requires: as t15.
-//! Result: none yet. Built and its twin compiled, but not yet run on a GPU: neither
-//!       verified on the awkward shapes nor measured (`bench/device-run.sh OUT stream-k`).
+//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): the best of the stream-K
+//!       steps. 4097 × 4096 × 4096 H100 90.4 / 92.0, H200 91.9 / 91.9 (the ladder's best
+//!       there; t12 83–84); 8192³ H100 102.3 / 102.6, H200 102.4 / 102.7 (the ladder's
+//!       best); 4096³ H100 97.3 / 96.7 (187.9 µs f16 against t15's 191.5), H200 97.7 / 97.6,
+//!       still behind t12's 99.4–100.2; 2048³ 82–86 (every unit cut, so the round trip is
+//!       all there is). Three timing rounds per GPU agree to ±0.5 %. Verified on the
+//!       awkward shapes (Rust and twin, f16 and bf16) on both GPUs; memcheck, synccheck,
+//!       initcheck clean; racecheck clean when this step's test runs in a process of its
+//!       own (its fix-up reads fill racecheck's raw-hazard buffer: `RACECHECK_ALONE`).
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{

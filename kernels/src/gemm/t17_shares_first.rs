@@ -13,8 +13,12 @@
 //! Changes from t16: the schedule is `with_shares_first()`.
 //! Cost: as t16.
 //! Requires: as t16.
-//! Result: none yet. Built and its twin compiled, but not yet run on a GPU: neither
-//!       verified on the awkward shapes nor measured (`bench/device-run.sh OUT stream-k`).
+//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): no better than t16, and
+//!       worse at 4096³ (H100 95.6 / 95.2, H200 96.8 / 96.8 against t16's 97.3–97.7):
+//!       the whole units after the shares do not start together either, and the spread
+//!       that t11's timeline showed at the end of the waves stays where it was. 4097 × 4096
+//!       × 4096 89.5–91.8, 8192³ 102.1–102.6, level with t16. Verified as t16 (awkward
+//!       shapes, twins, both GPUs, the four sanitizers; racecheck alone, as t16).
 
 use crate::device::atomic::{fence_acq_rel_gpu, load_acquire_u32, store_relaxed_u32, store_release_u32};
 use crate::device::cluster::{

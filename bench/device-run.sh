@@ -74,7 +74,7 @@ for part in $parts; do
             echo "clocks: $(wc -l < "$out/clocks.csv") samples; SM MHz min/median/max, W max:"
             awk -F', ' '$2+0 > 0 { print $2+0, $3+0 }' "$out/clocks.csv" | sort -n | awk '{ c[NR] = $1; if ($2 > w) w = $2 } END { if (NR) print c[1], c[int((NR + 1) / 2)], c[NR], w }'
             cut -d, -f6- "$out/clocks.csv" | sort | uniq -c | sort -rn | head -4 ;;
-    clusters) # how many clusters of 1, 2, 4 and 8 of t12's blocks fit at once (do clusters of four keep every SM?)
+    clusters) # how many clusters of 1, 2, 3, 4, 6 and 8 of t12's blocks fit at once (do clusters of four keep every SM?)
             python3 bench/max-clusters.py $b/ptx/sm_90a/kernels.ptx 2>&1 | tee "$out/clusters.txt" ;;
     stream-k-sanitize) # memcheck, racecheck and synccheck on the steps with a workspace, t11 and t15–t17
             # (f16: the bf16 entries run the same code) and g11

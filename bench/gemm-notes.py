@@ -11,10 +11,9 @@ It reads the JSON rather than the printed tables, whose columns change with the 
 (`--twins` adds three).
 
 Usage: gemm-notes.py [--best [-s t12,t14]] FILE.json..."""
-import json, re, sys
+import argparse, json, re, sys
 from collections import OrderedDict
 
-import argparse
 parser = argparse.ArgumentParser(description='GEMM records of one run as Markdown tables for the notes')
 parser.add_argument('files', nargs='+', metavar='FILE.json')
 parser.add_argument('--best', action='store_true', help='one line per table: the best step')

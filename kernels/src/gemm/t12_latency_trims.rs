@@ -22,7 +22,7 @@
 //! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 100.2 / 99.7,
 //!       2048³ 99.9 / 98.8, 8192³ 101.2 / 101.2, 8192×1024×8192 99.3 / 98.7; H100 4096³
 //!       99.4 / 99.5, 2048³ 97.3 / 96.9, 4096×4096×512 102.0 / 100.9. +2–3 % over t10 at
-//!       1024³–2048³, +0.5 % at 4096³. At 4096³ it is level with cuBLAS, not ahead: the
+//!       1024³–2048³, +0.4–0.7 % at 4096³. At 4096³ it is level with cuBLAS, not ahead: the
 //!       same tile, the same bytes through TMA (ncu), both at a power-held SM clock of
 //!       about 1.6 GHz (ncu, H100).
 //! Variants that did not pay (H100, 4096³): the two consumer warpgroups started 1, 2 or

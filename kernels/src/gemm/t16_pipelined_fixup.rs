@@ -39,7 +39,8 @@
 //!       there; t12 83–84); 8192³ H100 102.3 / 102.6, H200 102.4 / 102.7 (the ladder's
 //!       best); 4096³ H100 97.3 / 96.7 (187.9 µs f16 against t15's 191.5), H200 97.7 / 97.6,
 //!       still behind t12's 99.4–100.2; 2048³ 82–86 (every unit cut, so the round trip is
-//!       all there is). Three timing rounds per GPU agree to ±0.5 %. Verified on the
+//!       all there is). The timing rounds of `device-run.sh stream-k` on each GPU agree with
+//!       these to ±0.5 %. Verified on the
 //!       awkward shapes (Rust and twin, f16 and bf16) on both GPUs; memcheck, synccheck,
 //!       initcheck clean; racecheck clean when this step's test runs in a process of its
 //!       own (its fix-up reads fill racecheck's raw-hazard buffer: `RACECHECK_ALONE`).

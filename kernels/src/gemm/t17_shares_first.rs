@@ -14,7 +14,7 @@
 //! Cost: as t16.
 //! Requires: as t16.
 //! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): no better than t16, and
-//!       worse at 4096³ (H100 95.6 / 95.2, H200 96.8 / 96.8 against t16's 97.3–97.7):
+//!       worse at 4096³ (H100 95.6 / 95.2, H200 96.8 / 96.8 against t16's 96.7–97.7):
 //!       the whole units after the shares do not start together either, and the spread
 //!       that t11's timeline showed at the end of the waves stays where it was. 4097 × 4096
 //!       × 4096 89.5–91.8, 8192³ 102.1–102.6, level with t16. Verified as t16 (awkward

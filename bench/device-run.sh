@@ -5,7 +5,7 @@
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]
 set -uo pipefail
 out=${1:?output folder}; shift
-parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t4-ncu sass sanitize-tests stream-k stream-k-sanitize clusters
+parts=${*:-"info tests ladder sweep cub errors sanitize"}  # also: suite charts probes gemm gemm-small gemm-large gemm-dram t04-ncu sass sanitize-tests stream-k stream-k-sanitize clusters
 b=dist/gpu-bundle
 powers=2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30
 mkdir -p "$out"
@@ -42,11 +42,11 @@ for part in $parts; do
             if [ $part = gemm-small ]; then shapes=1024,2048,1000x1000x1000,4096x4096x512; else shapes=4096,8192,8192x1024x8192,4097x4096x4096; fi
             $b/host -k g,t --twins off --gemm $shapes --json "$out/$part.json" > "$out/$part.txt" 2> /tmp/$part-progress.log
             echo "host exit $?" ;;
-    t4-ncu) # why t4 stays under the mma.sync ceiling: its tensor pipe, issue slots, stalls and shared-memory traffic at 4096³
+    t4-ncu) # why t04 stays under the mma.sync ceiling: its tensor pipe, issue slots, stalls and shared-memory traffic at 4096³
             timeout 300 ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
               --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis_Tables \
               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum \
-              -k "regex:t4_warp_tile_f16|t3_pipeline_f16" $b/host -k t3_pipeline_f16,t4_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
+              -k "regex:t04_warp_tile_f16|t03_pipeline_f16" $b/host -k t03_pipeline_f16,t04_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
             grep -E "^  t|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Stall|hmma|bank_conflicts|wavefronts|inst_executed" "$out/ncu-t4.txt" | head -60 ;;
     stream-k) # the steps with a workspace (g11, t11, t15–t17) and their twins on the awkward shapes, each
             # under a time limit (an owner waits for flags: a wrong schedule hangs rather than
@@ -79,9 +79,9 @@ for part in $parts; do
     stream-k-sanitize) # memcheck, racecheck and synccheck on the steps with a workspace, t11 and t15–t17
             # (f16: the bf16 entries run the same code) and g11
             bench/sanitize-hopper.sh "$out/sanitize" g11_split_k t11_stream_k_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
-    gemm-dram) # t5, t6 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
+    gemm-dram) # t05, t06 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
             timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
-              -k "regex:t5_wgmma_bf16|t6_tma_bf16|t12_latency_trims_bf16" $b/host -k t5_wgmma_bf16,t6_tma_bf16,t12_latency_trims_bf16 \
+              -k "regex:t05_wgmma_bf16|t06_tma_bf16|t12_latency_trims_bf16" $b/host -k t05_wgmma_bf16,t06_tma_bf16,t12_latency_trims_bf16 \
               --gemm 8192 --verify-only > "$out/ncu-dram.txt" 2>&1
             grep -E "^  t|Duration|DRAM Throughput|L2 Hit Rate|SM Frequency" "$out/ncu-dram.txt" ;;
     sass) # the divergence kernels in SASS: branches and their reconvergence (BSSY/BSYNC) or selects
@@ -92,7 +92,7 @@ for part in $parts; do
             done
             # the Hopper GEMM steps: warpgroup MMAs, tensor copies and block barriers in SASS
             ptxas -arch=sm_90a $b/ptx/sm_90a/kernels.ptx -o /tmp/kernels90a.cubin
-            for k in t5_wgmma_f16 t6_tma_f16 t7_persistent_f16 t8_multicast_f16 t9_tma_store_f16 t10_setmaxnreg_f16 t11_stream_k_f16 t12_latency_trims_f16 t13_small_tile_f16 t14_narrow_tile_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16; do
+            for k in t05_wgmma_f16 t06_tma_f16 t07_persistent_f16 t08_multicast_f16 t09_tma_store_f16 t10_setmaxnreg_f16 t11_stream_k_f16 t12_latency_trims_f16 t13_small_tile_f16 t14_narrow_tile_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16; do
               cuobjdump -sass -fun $k /tmp/kernels90a.cubin > /tmp/$k.sass
               echo "$k: $(grep -c HGMMA /tmp/$k.sass) HGMMA ($(grep -m1 -o 'HGMMA[.0-9a-zA-Z]*' /tmp/$k.sass)), $(grep -c UTMALDG /tmp/$k.sass) UTMALDG ($(grep -c 'UTMALDG.*MULTICAST' /tmp/$k.sass) multicast), $(grep -c UTMASTG /tmp/$k.sass) UTMASTG, $(grep -c LDGSTS /tmp/$k.sass) LDGSTS, $(grep -c 'BAR.SYNC' /tmp/$k.sass) BAR.SYNC, $(grep -c 'USETMAXREG' /tmp/$k.sass) USETMAXREG, $(grep -cE 'MEMBAR' /tmp/$k.sass) MEMBAR, $(grep -cE '\bSTL\b|\bLDL\b' /tmp/$k.sass) STL/LDL"
             done ;;

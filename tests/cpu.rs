@@ -149,7 +149,7 @@ fn arch_choice_takes_the_newest_the_device_runs() {
 #[test]
 fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
     let t5 =
-        host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t5_wgmma_f16").expect("t5 registered");
+        host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t05_wgmma_f16").expect("t5 registered");
     let (sm90, sm90a) = (Arch::new(90, false), Arch::new(90, true));
     assert_eq!(t5.unavailable((9, 0), sm90a), None);
     let reason = t5.unavailable((8, 0), Arch::new(80, false)).expect("refused on Ampere");
@@ -157,7 +157,7 @@ fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
     assert!(t5.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
     let reason = t5.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
     assert!(reason.contains("build-ptx"), "{reason}");
-    let t4 = host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t4_warp_tile_f16").expect("t4");
+    let t4 = host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t04_warp_tile_f16").expect("t4");
     assert_eq!(t4.unavailable((10, 0), sm90), None);
 }
 
@@ -669,7 +669,7 @@ fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
     for kernel in GEMM_KERNELS {
         let want = match kernel.precision {
             Precision::F32 => None,
-            // t1–t4 issue mma.sync (sm_80 PTX); t5 onward wgmma (sm_90a PTX).
+            // t01–t04 issue mma.sync (sm_80 PTX); t05 onward wgmma (sm_90a PTX).
             _ if kernel.arch == Arch::new(80, false) => Some(TensorInstruction::MmaSync),
             _ if kernel.arch == Arch::new(90, true) => Some(TensorInstruction::Wgmma),
             _ => panic!(
@@ -825,7 +825,7 @@ fn every_twin_file_is_named_for_its_step_and_defines_only_ladder_entries() {
         let defined: Vec<&str> = symbols.iter().copied().filter(|s| defines(source.text, s)).collect();
         assert!(!defined.is_empty(), "twins/{} defines no ladder step's entry point", source.path);
         // The file is the Rust module's name: every entry it defines starts with the
-        // step's number (`t2_ldmatrix_swizzle.cu` defines `t2_ldmatrix_f16`).
+        // step's number (`t02_ldmatrix.cu` defines `t02_ldmatrix_f16`).
         let stem = source.path.rsplit('/').next().unwrap().trim_end_matches(".cu");
         let step = stem.split('_').next().unwrap();
         for symbol in &defined {

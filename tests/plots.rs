@@ -231,12 +231,12 @@ fn gemm_f16() -> LadderChart {
         LadderChart::gemm("FP16 (f32 accumulate)", "f16", (4096, 4096, 4096), "NVIDIA H100 80GB HBM3", DATE);
     chart.baseline("cuBLAS GemmEx (f32 compute)", 755.23);
     for (id, group, value) in [
-        ("t1_mma_sync_f16", "mma.sync m16n8k16", Some(25.54)),
-        ("t2_ldmatrix_f16", "mma.sync m16n8k16", Some(202.64)),
-        ("t3_pipeline_f16", "mma.sync m16n8k16", None),
-        ("t4_warp_tile_f16", "mma.sync m16n8k16", Some(342.38)),
-        ("t5_wgmma_f16", "wgmma m64n256k16", Some(499.88)),
-        ("t6_tma_f16", "wgmma m64n256k16", Some(607.62)),
+        ("t01_mma_sync_f16", "mma.sync m16n8k16", Some(25.54)),
+        ("t02_ldmatrix_f16", "mma.sync m16n8k16", Some(202.64)),
+        ("t03_pipeline_f16", "mma.sync m16n8k16", None),
+        ("t04_warp_tile_f16", "mma.sync m16n8k16", Some(342.38)),
+        ("t05_wgmma_f16", "wgmma m64n256k16", Some(499.88)),
+        ("t06_tma_f16", "wgmma m64n256k16", Some(607.62)),
     ] {
         chart.step(id, group, value, "WRONG");
     }
@@ -258,8 +258,8 @@ fn gemm_ladders_show_each_step_against_cublas_and_the_ceilings() {
             "FP16 (f32 accumulate) GEMM, M×N×K = 4096×4096×4096: TFLOP/s of each step",
             "NVIDIA H100 80GB HBM3, run of 2026-11-22 14:03 UTC",
             "TFLOP/s (2·M·N·K / median time)",
-            "t1_mma_sync_f16",
-            "t6_tma_f16",
+            "t01_mma_sync_f16",
+            "t06_tma_f16",
             "t14_narrow_tile_f16",
             "cuBLAS GemmEx (f32 compute): 755 TFLOP/s",
             "mma.sync m16n8k16 ceiling (p8): 612 TFLOP/s",

@@ -1,4 +1,4 @@
-// twins/hopper.cuh: Hopper (sm_90a) instructions for the CUDA C++ twins of the GEMM steps t5-t14.
+// twins/hopper.cuh: Hopper (sm_90a) instructions for the CUDA C++ twins of the GEMM steps t05-t14.
 //
 // One thin inline-PTX wrapper per wrapper of kernels/src/device/{wgmma,tma,cluster}.rs (and the
 // sync / atomic / cp.async ones those steps use), emitting the same instruction with the same
@@ -33,7 +33,7 @@ __device__ __forceinline__ void arrive_named(unsigned id, unsigned threads) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// cp.async (device/async_copy.rs), used by t5
+// cp.async (device/async_copy.rs), used by t05
 // ---------------------------------------------------------------------------------------------
 
 // cp.async.cg.shared.global [dst], [src], 16, src_bytes: 16 bytes, zero-filled past src_bytes.

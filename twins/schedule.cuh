@@ -1,4 +1,4 @@
-// twins/schedule.cuh: how the persistent GEMM steps (t7-t14) walk their work, for their CUDA C++
+// twins/schedule.cuh: how the persistent GEMM steps (t07-t14) walk their work, for their CUDA C++
 // twins: the C++ of common::gemm's grouped_tile and StreamK, which the Rust steps share the same
 // way (from the `common` crate, so that the host sizes grids and workspaces by the same code).
 // No system headers: NVRTC compiles this without a toolkit include path.

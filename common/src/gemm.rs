@@ -96,18 +96,18 @@ pub mod g11 {
     }
 }
 
-/// t1 (tensor cores, `mma.sync` from shared memory): a 64 × 64 block tile, 4 warps of
+/// t01 (tensor cores, `mma.sync` from shared memory): a 64 × 64 block tile, 4 warps of
 /// 32 × 32, k steps of 16.
-pub mod t1 {
+pub mod t01 {
     pub const BM: u32 = 64;
     pub const BN: u32 = 64;
     pub const BK: u32 = 16;
     pub const THREADS: u32 = 128;
 }
 
-/// t2 (`ldmatrix`, swizzled tiles): a 128 × 128 block tile of 8 warps (2 × 4, each 64 × 32),
+/// t02 (`ldmatrix`, swizzled tiles): a 128 × 128 block tile of 8 warps (2 × 4, each 64 × 32),
 /// k steps of 32; A, B and N, K rows read 16 bytes at a time.
-pub mod t2 {
+pub mod t02 {
     pub const BM: u32 = 128;
     pub const BN: u32 = 128;
     pub const BK: u32 = 32;
@@ -116,23 +116,23 @@ pub mod t2 {
     pub const ALIGN: u32 = 8;
 }
 
-/// t3 (multi-stage `cp.async` pipeline): t2's tiles, `STAGES` k tiles in flight.
-pub mod t3 {
-    pub use super::t2::{ALIGN, BK, BM, BN, THREADS};
+/// t03 (multi-stage `cp.async` pipeline): t02's tiles, `STAGES` k tiles in flight.
+pub mod t03 {
+    pub use super::t02::{ALIGN, BK, BM, BN, THREADS};
     pub const STAGES: u32 = 3;
 }
 
-/// t4 (larger warp tiles): t3's 128 × 128 × 32 block tile and pipeline, but 4 warps of
+/// t04 (larger warp tiles): t03's 128 × 128 × 32 block tile and pipeline, but 4 warps of
 /// 64 × 64 each.
-pub mod t4 {
-    pub use super::t3::{ALIGN, BK, BM, BN, STAGES};
+pub mod t04 {
+    pub use super::t03::{ALIGN, BK, BM, BN, STAGES};
     pub const THREADS: u32 = 128;
 }
 
-/// t5 (Hopper `wgmma`, sm_90a): a 128 × 256 block tile of two warpgroups (each 64 × 256),
+/// t05 (Hopper `wgmma`, sm_90a): a 128 × 256 block tile of two warpgroups (each 64 × 256),
 /// k tiles of 64, `STAGES` of them in dynamic shared memory.
-pub mod t5 {
-    pub use super::t2::ALIGN;
+pub mod t05 {
+    pub use super::t02::ALIGN;
     pub const BM: u32 = 128;
     pub const BN: u32 = 256;
     pub const BK: u32 = 64;
@@ -148,10 +148,10 @@ pub mod t5 {
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + ALIGN_SLACK;
 }
 
-/// t6 (TMA copies, `mbarrier` pipeline, a producer warp; sm_90a): t5's tiles and stages,
+/// t06 (TMA copies, `mbarrier` pipeline, a producer warp; sm_90a): t05's tiles and stages,
 /// loaded by the copy engine from tensor maps the host encodes.
-pub mod t6 {
-    pub use super::t5::{ALIGN, ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES};
+pub mod t06 {
+    pub use super::t05::{ALIGN, ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES};
     /// Two consumer warpgroups and one producer warp.
     pub const CONSUMER_WARPGROUPS: u32 = 2;
     pub const THREADS: u32 = CONSUMER_WARPGROUPS * 128 + 32;
@@ -165,10 +165,10 @@ pub mod t6 {
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + BARRIER_BYTES + ALIGN_SLACK;
 }
 
-/// t7 (a persistent grid; sm_90a): t6's block, tiles, stages and tensor maps, but as many
+/// t07 (a persistent grid; sm_90a): t06's block, tiles, stages and tensor maps, but as many
 /// blocks as fit on the GPU at once, each walking output tiles in a grouped order.
-pub mod t7 {
-    pub use super::t6::{
+pub mod t07 {
+    pub use super::t06::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, SHARED_BYTES, STAGE_BYTES, STAGES,
         THREADS,
     };
@@ -178,16 +178,16 @@ pub mod t7 {
     pub const GROUP_ROWS: u32 = 16;
 }
 
-/// t8 (clusters of two with TMA multicast; sm_90a): t7, with blocks paired along M in
+/// t08 (clusters of two with TMA multicast; sm_90a): t07, with blocks paired along M in
 /// clusters; the pair shares B's tile, each block fetching half of it for both.
-pub mod t8 {
-    pub use super::t6::{
+pub mod t08 {
+    pub use super::t06::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, SHARED_BYTES, STAGE_BYTES, STAGES,
         THREADS,
     };
     /// Blocks per cluster, stacked along M: the pair computes a 256 × 256 piece of C.
     pub const CLUSTER_M: u32 = 2;
-    /// Pair rows (of `CLUSTER_M` tile rows each) in one group of the walk (t7's 16 tile
+    /// Pair rows (of `CLUSTER_M` tile rows each) in one group of the walk (t07's 16 tile
     /// rows).
     pub const GROUP_ROWS: u32 = 8;
 }
@@ -205,15 +205,15 @@ pub const fn grouped_tile(unit: u32, rows: u32, cols: u32, group: u32) -> (u32, 
     (first + within % height, within / height)
 }
 
-/// t9 (the epilogue through shared memory and TMA stores; sm_90a): t8, with each consumer
+/// t09 (the epilogue through shared memory and TMA stores; sm_90a): t08, with each consumer
 /// warpgroup's 64 × 256 piece of C staged in shared memory one 64 × 32 box at a time and
 /// stored by the copy engine from a third tensor map, of C.
-pub mod t9 {
-    pub use super::t6::{
+pub mod t09 {
+    pub use super::t06::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BARRIER_BYTES, BK, BM, BN, CONSUMER_WARPGROUPS, STAGE_BYTES,
         STAGES, THREADS,
     };
-    pub use super::t8::{CLUSTER_M, GROUP_ROWS};
+    pub use super::t08::{CLUSTER_M, GROUP_ROWS};
     /// The box one TMA store writes, (contiguous extent, rows): 32 f32 (one 128-byte
     /// swizzle row) × the 64 rows of a consumer warpgroup.
     pub const C_BOX: (u32, u32) = (32, 64);
@@ -226,10 +226,10 @@ pub mod t9 {
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
 }
 
-/// t10 (register reallocation; sm_90a): t9 with a whole producer warpgroup, which hands
+/// t10 (register reallocation; sm_90a): t09 with a whole producer warpgroup, which hands
 /// most of its registers to the two consumer warpgroups (`setmaxnreg`).
 pub mod t10 {
-    pub use super::t9::{
+    pub use super::t09::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES,
         CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, SHARED_BYTES, STAGE_BYTES, STAGES,
     };

@@ -44,7 +44,7 @@ impl Family {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub family: Family,
-    /// The registry id (`x4_packed_tally`, `t6_tma_pipeline`), `cublas` for the vendor's
+    /// The registry id (`x4_packed_tally`, `t06_tma_pipeline`), `cublas` for the vendor's
     /// GEMM, or the probe's id.
     pub kernel: String,
     /// What else tells apart records of one kernel at one size: a reduction's block size, a

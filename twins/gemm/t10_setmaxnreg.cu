@@ -1,4 +1,4 @@
-// Twin of kernels/src/gemm/t10_setmaxnreg.rs (step t10): t9 with a whole producer
+// Twin of kernels/src/gemm/t10_setmaxnreg.rs (step t10): t09 with a whole producer
 // warpgroup, which hands most of its registers to the two consumer warpgroups (setmaxnreg).
 //
 // Launch as the Rust step: 384 threads, t10::SHARED_BYTES of dynamic shared memory, a
@@ -8,7 +8,7 @@
 
 namespace t10 {
 
-// common::gemm::t10 (= t9's tiles and stages).
+// common::gemm::t10 (= t09's tiles and stages).
 constexpr unsigned BM = 128, BN = 256, BK = 64;
 constexpr unsigned STAGES = 4;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
@@ -147,7 +147,7 @@ __device__ __forceinline__ void reallocating_gemm(const void* a_map, const void*
             wgmma_wait_group<0>();
             release((it - 1) % STAGES);
 
-            // The epilogue (t9's), one 64 x 32 box of this warpgroup's piece at a time,
+            // The epilogue (t09's), one 64 x 32 box of this warpgroup's piece at a time,
             // written into the 128-byte-swizzled layout of C's TMA box.
             const unsigned warp = (tid % WARPGROUP) / WARP_SIZE;
             const unsigned g = lane / 4, t4 = lane % 4;

@@ -151,7 +151,7 @@ __device__ __forceinline__ void narrow_tile_gemm(const void* a_map, const void* 
             wgmma_wait_group<0>();
             release((it - 1) % STAGES);
 
-            // The epilogue (t9's), one 64 x 32 box of this warpgroup's piece at a time,
+            // The epilogue (t09's), one 64 x 32 box of this warpgroup's piece at a time,
             // written into the 128-byte-swizzled layout of C's TMA box.
             const unsigned warp = (tid % WARPGROUP) / WARP_SIZE;
             const unsigned g = lane / 4, t4 = lane % 4;

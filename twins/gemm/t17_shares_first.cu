@@ -268,7 +268,7 @@ __device__ __forceinline__ void shares_first_gemm(const void* a_map, const void*
                 }
             }
 
-            // The epilogue (t9's), one 64 x 32 box of this warpgroup's piece at a time,
+            // The epilogue (t09's), one 64 x 32 box of this warpgroup's piece at a time,
             // written into the 128-byte-swizzled layout of C's TMA box.
 #pragma unroll
             for (unsigned j = 0; j < C_BOXES; ++j) {

@@ -1,7 +1,7 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, g11, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t13, t14};
+use common::gemm::{TILE, g04, g05, g06, g10, g11, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t13, t14};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -151,8 +151,8 @@ impl GemmKernel {
     }
 
     /// The tensor-core instruction this kernel issues, whose peak rate at its precision
-    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t1–t4,
-    /// sm_80 PTX), `wgmma` for Hopper's (t5 on, sm_90a PTX); `None` for the FP32 steps,
+    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t01–t04,
+    /// sm_80 PTX), `wgmma` for Hopper's (t05 on, sm_90a PTX); `None` for the FP32 steps,
     /// which use no tensor core.
     pub fn tensor_instruction(&self) -> Option<TensorInstruction> {
         match self.precision {
@@ -244,26 +244,26 @@ const fn tensor(
     }
 }
 
-/// A `wgmma` step (sm_90a only) for one 16-bit input type: t5's shape.
+/// A `wgmma` step (sm_90a only) for one 16-bit input type: t05's shape.
 const fn wgmma(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
     GemmKernel {
         arch: Arch::new(90, true),
-        dynamic_shared: t5::SHARED_BYTES,
-        ..tensor(id, summary, t5::THREADS, (t5::BM, t5::BN), precision, t5::ALIGN)
+        dynamic_shared: t05::SHARED_BYTES,
+        ..tensor(id, summary, t05::THREADS, (t05::BM, t05::BN), precision, t05::ALIGN)
     }
 }
 
-/// A TMA step (sm_90a only) for one 16-bit input type: t6's shape, its tensor maps.
+/// A TMA step (sm_90a only) for one 16-bit input type: t06's shape, its tensor maps.
 const fn tma(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
     GemmKernel {
-        block: (t6::THREADS, 1),
-        dynamic_shared: t6::SHARED_BYTES,
-        operands: Operands::TensorMaps { a_box: t6::A_BOX, b_box: t6::B_BOX, c_box: None },
+        block: (t06::THREADS, 1),
+        dynamic_shared: t06::SHARED_BYTES,
+        operands: Operands::TensorMaps { a_box: t06::A_BOX, b_box: t06::B_BOX, c_box: None },
         ..wgmma(id, summary, precision)
     }
 }
 
-/// A persistent TMA step (sm_90a only): t6's block and tiles on a grid of as many blocks
+/// A persistent TMA step (sm_90a only): t06's block and tiles on a grid of as many blocks
 /// as run at once, in clusters of `cluster` blocks along M.
 const fn persistent(
     id: &'static str,
@@ -271,20 +271,20 @@ const fn persistent(
     precision: Precision,
     cluster: u32,
 ) -> GemmKernel {
-    const _: () = assert!(t7::THREADS == t6::THREADS && t8::SHARED_BYTES == t6::SHARED_BYTES);
+    const _: () = assert!(t07::THREADS == t06::THREADS && t08::SHARED_BYTES == t06::SHARED_BYTES);
     GemmKernel { grid_map: GridMap::Persistent { cluster, split: 1 }, ..tma(id, summary, precision) }
 }
 
-/// t8's persistent clusters, storing C through the copy engine from t9's staging boxes.
+/// t08's persistent clusters, storing C through the copy engine from t09's staging boxes.
 const fn tma_store(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
     GemmKernel {
-        dynamic_shared: t9::SHARED_BYTES,
-        operands: Operands::TensorMaps { a_box: t9::A_BOX, b_box: t9::B_BOX, c_box: Some(t9::C_BOX) },
-        ..persistent(id, summary, precision, t9::CLUSTER_M)
+        dynamic_shared: t09::SHARED_BYTES,
+        operands: Operands::TensorMaps { a_box: t09::A_BOX, b_box: t09::B_BOX, c_box: Some(t09::C_BOX) },
+        ..persistent(id, summary, precision, t09::CLUSTER_M)
     }
 }
 
-/// t9 with a producer warpgroup that hands its registers to the consumers.
+/// t09 with a producer warpgroup that hands its registers to the consumers.
 const fn setmaxnreg(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
     GemmKernel {
         block: (t10::THREADS, 1),
@@ -386,68 +386,68 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
     ),
     split_k("g11_split_k", "g10 on slices of K when tiles are fewer than the GPU holds, summed by the last"),
     tensor(
-        "t1_mma_sync_f16",
+        "t01_mma_sync_f16",
         "tensor cores: mma.sync m16n8k16 from shared memory",
-        t1::THREADS,
-        (t1::BM, t1::BN),
+        t01::THREADS,
+        (t01::BM, t01::BN),
         F16,
         1,
     ),
     tensor(
-        "t1_mma_sync_bf16",
+        "t01_mma_sync_bf16",
         "tensor cores: mma.sync m16n8k16 from shared memory",
-        t1::THREADS,
-        (t1::BM, t1::BN),
+        t01::THREADS,
+        (t01::BM, t01::BN),
         Bf16,
         1,
     ),
     tensor(
-        "t2_ldmatrix_f16",
+        "t02_ldmatrix_f16",
         "ldmatrix from swizzled tiles, 128 × 128 × 32",
-        t2::THREADS,
-        (t2::BM, t2::BN),
+        t02::THREADS,
+        (t02::BM, t02::BN),
         F16,
-        t2::ALIGN,
+        t02::ALIGN,
     ),
     tensor(
-        "t2_ldmatrix_bf16",
+        "t02_ldmatrix_bf16",
         "ldmatrix from swizzled tiles, 128 × 128 × 32",
-        t2::THREADS,
-        (t2::BM, t2::BN),
+        t02::THREADS,
+        (t02::BM, t02::BN),
         Bf16,
-        t2::ALIGN,
+        t02::ALIGN,
     ),
-    tensor("t3_pipeline_f16", "3-stage cp.async pipeline", t3::THREADS, (t3::BM, t3::BN), F16, t3::ALIGN),
-    tensor("t3_pipeline_bf16", "3-stage cp.async pipeline", t3::THREADS, (t3::BM, t3::BN), Bf16, t3::ALIGN),
-    tensor("t4_warp_tile_f16", "64 × 64 warp tiles, 4 warps", t4::THREADS, (t4::BM, t4::BN), F16, t4::ALIGN),
+    tensor("t03_pipeline_f16", "3-stage cp.async pipeline", t03::THREADS, (t03::BM, t03::BN), F16, t03::ALIGN),
+    tensor("t03_pipeline_bf16", "3-stage cp.async pipeline", t03::THREADS, (t03::BM, t03::BN), Bf16, t03::ALIGN),
+    tensor("t04_warp_tile_f16", "64 × 64 warp tiles, 4 warps", t04::THREADS, (t04::BM, t04::BN), F16, t04::ALIGN),
     tensor(
-        "t4_warp_tile_bf16",
+        "t04_warp_tile_bf16",
         "64 × 64 warp tiles, 4 warps",
-        t4::THREADS,
-        (t4::BM, t4::BN),
+        t04::THREADS,
+        (t04::BM, t04::BN),
         Bf16,
-        t4::ALIGN,
+        t04::ALIGN,
     ),
-    wgmma("t5_wgmma_f16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", F16),
-    wgmma("t5_wgmma_bf16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", Bf16),
-    tma("t6_tma_f16", "TMA copies from a producer warp, mbarrier pipeline", F16),
-    tma("t6_tma_bf16", "TMA copies from a producer warp, mbarrier pipeline", Bf16),
+    wgmma("t05_wgmma_f16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", F16),
+    wgmma("t05_wgmma_bf16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", Bf16),
+    tma("t06_tma_f16", "TMA copies from a producer warp, mbarrier pipeline", F16),
+    tma("t06_tma_bf16", "TMA copies from a producer warp, mbarrier pipeline", Bf16),
     persistent(
-        "t7_persistent_f16",
+        "t07_persistent_f16",
         "persistent grid, grouped tile walk, next tile's loads under the stores",
         F16,
         1,
     ),
     persistent(
-        "t7_persistent_bf16",
+        "t07_persistent_bf16",
         "persistent grid, grouped tile walk, next tile's loads under the stores",
         Bf16,
         1,
     ),
-    persistent("t8_multicast_f16", "clusters of 2 share B's tiles by TMA multicast", F16, t8::CLUSTER_M),
-    persistent("t8_multicast_bf16", "clusters of 2 share B's tiles by TMA multicast", Bf16, t8::CLUSTER_M),
-    tma_store("t9_tma_store_f16", "C staged in swizzled shared memory, stored by TMA", F16),
-    tma_store("t9_tma_store_bf16", "C staged in swizzled shared memory, stored by TMA", Bf16),
+    persistent("t08_multicast_f16", "clusters of 2 share B's tiles by TMA multicast", F16, t08::CLUSTER_M),
+    persistent("t08_multicast_bf16", "clusters of 2 share B's tiles by TMA multicast", Bf16, t08::CLUSTER_M),
+    tma_store("t09_tma_store_f16", "C staged in swizzled shared memory, stored by TMA", F16),
+    tma_store("t09_tma_store_bf16", "C staged in swizzled shared memory, stored by TMA", Bf16),
     setmaxnreg("t10_setmaxnreg_f16", "producer warpgroup gives registers to the consumers", F16),
     setmaxnreg("t10_setmaxnreg_bf16", "producer warpgroup gives registers to the consumers", Bf16),
     stream_k("t11_stream_k_f16", "stream-K: the last partial wave split along K", F16),

@@ -1,6 +1,6 @@
 //! TMA tensor maps: the 128-byte descriptors that Hopper's copy engine reads to move boxes
 //! of a tensor between global and shared memory (`cuTensorMapEncodeTiled`), uploaded for
-//! the kernels that take them (t6 on: A and B; t9 on: C too).
+//! the kernels that take them (t06 on: A and B; t09 on: C too).
 
 use crate::error::{Context, Error, Result};
 use crate::gpu::Gpu;
@@ -29,7 +29,7 @@ impl Element {
 
 /// Encodes the map of a row-major `rows × cols` matrix of `element`s at device address
 /// `ptr`, copied in boxes of `box_cols × box_rows` with the 128-byte swizzle (the layout of
-/// `device::wgmma::descriptor`, and of t9's staged C); loads past the matrix's edges fill
+/// `device::wgmma::descriptor`, and of t09's staged C); loads past the matrix's edges fill
 /// zeros, stores past them write nothing.
 pub fn encode(
     ptr: u64,

@@ -16,15 +16,15 @@
 //! | [`g09_warp_tiling`] | each warp owns a compact 32 × 64 piece: a third less shared traffic |
 //! | [`g10_fewer_instructions`] | 16 × 8 per thread, k steps written out, unchecked interior loads: more FFMAs per issue slot |
 //! | [`g11_split_k`] | g10's block on a slice of K, the slices summed by the last to finish: small products fill every SM |
-//! | [`t1_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
-//! | [`t2_ldmatrix_swizzle`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
-//! | [`t3_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
-//! | [`t4_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
-//! | `t5_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
-//! | `t6_tma` | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers (sm_90a build only) |
-//! | `t7_persistent` | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores (sm_90a) |
-//! | `t8_multicast` | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic (sm_90a) |
-//! | `t9_tma_store` | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once (sm_90a) |
+//! | [`t01_mma_sync`] | tensor cores: `mma.sync.m16n8k16` from shared memory (f16/bf16 in, f32 out) |
+//! | [`t02_ldmatrix`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
+//! | [`t03_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
+//! | [`t04_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
+//! | `t05_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
+//! | `t06_tma` | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers (sm_90a build only) |
+//! | `t07_persistent` | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores (sm_90a) |
+//! | `t08_multicast` | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic (sm_90a) |
+//! | `t09_tma_store` | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once (sm_90a) |
 //! | `t10_setmaxnreg` | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) (sm_90a) |
 //! | `t11_stream_k` | the last partial wave split along K over all clusters, partial tiles added by each unit's owner (sm_90a) |
 //! | `t12_latency_trims` | shorter waits at entry and exit: tensor maps prefetched, a relaxed cluster barrier, stores only read out (sm_90a) |
@@ -34,9 +34,9 @@
 //! | `t16_pipelined_fixup` | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags (sm_90a) |
 //! | `t17_shares_first` | each cluster's stream-K share before its whole units: all shares start together (sm_90a) |
 //!
-//! Conventions: every M, N, K ≥ 1 works for g01–g11 and t1 (loads past an edge read 0,
-//! stores past an edge are skipped); t2–t6 move 16-byte rows of 16-bit values and need K
-//! and N multiples of 8 (the host refuses other shapes before launch). t5 and t6 exist in
+//! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
+//! stores past an edge are skipped); t02–t06 move 16-byte rows of 16-bit values and need K
+//! and N multiples of 8 (the host refuses other shapes before launch). t05 and t06 exist in
 //! the sm_90a build only. Dimensions are `u32`, offsets `usize`; FP32 products use
 //! `fma.rn.f32` (`mul_add`), as nvcc does by default.
 
@@ -51,6 +51,20 @@ pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
 pub mod g10_fewer_instructions;
 pub mod g11_split_k;
+pub mod t01_mma_sync;
+pub mod t02_ldmatrix;
+pub mod t03_pipeline;
+pub mod t04_warp_tile;
+#[cfg(target_feature = "sm_90a")]
+pub mod t05_wgmma;
+#[cfg(target_feature = "sm_90a")]
+pub mod t06_tma;
+#[cfg(target_feature = "sm_90a")]
+pub mod t07_persistent;
+#[cfg(target_feature = "sm_90a")]
+pub mod t08_multicast;
+#[cfg(target_feature = "sm_90a")]
+pub mod t09_tma_store;
 #[cfg(target_feature = "sm_90a")]
 pub mod t10_setmaxnreg;
 #[cfg(target_feature = "sm_90a")]
@@ -67,17 +81,3 @@ pub mod t15_aligned_stream_k;
 pub mod t16_pipelined_fixup;
 #[cfg(target_feature = "sm_90a")]
 pub mod t17_shares_first;
-pub mod t1_mma_sync;
-pub mod t2_ldmatrix_swizzle;
-pub mod t3_pipeline;
-pub mod t4_warp_tile;
-#[cfg(target_feature = "sm_90a")]
-pub mod t5_wgmma;
-#[cfg(target_feature = "sm_90a")]
-pub mod t6_tma;
-#[cfg(target_feature = "sm_90a")]
-pub mod t7_persistent;
-#[cfg(target_feature = "sm_90a")]
-pub mod t8_multicast;
-#[cfg(target_feature = "sm_90a")]
-pub mod t9_tma_store;

@@ -3,7 +3,7 @@
 //!
 //! Idea: ptxas gives every thread of a block the same registers, sized for the block's
 //!       warpgroups: with 288 threads it plans for three (65536 / 384 → 168 per thread).
-//!       t9's consumers need 167 and its producer a few dozen, so the next step, which
+//!       t09's consumers need 167 and its producer a few dozen, so the next step, which
 //!       keeps its stream-K bookkeeping beside the accumulators, spilled at that cap. Here
 //!       the producer is a whole warpgroup (384 threads; one of its threads still issues
 //!       every copy), which starts by lowering itself to 40 registers
@@ -12,13 +12,13 @@
 //!       registers are free: 2 · 128 · 232 + 128 · 40 = 64512 of the SM's 65536. cuBLAS's
 //!       kernel for these shapes is built the same way (384 threads, 168 registers at
 //!       launch, ncu). By itself the step only makes room.
-//! Changes from t9: 384 threads (`max_threads`, the cap `setmaxnreg` needs at the
+//! Changes from t09: 384 threads (`max_threads`, the cap `setmaxnreg` needs at the
 //!       entry), the two `setmaxnreg`, each at the top of its role's branch.
 //! Cost: 168 registers per thread at entry × 384 threads; after `setmaxnreg` the consumers
-//!       hold up to 232 and the producer 40; t9's 225 KB of shared memory.
-//! Requires: as t9.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): level with t9 everywhere (H200 4096³ 99.4
-//!       / 98.9 against 99.3 / 98.7, 8192³ 100.8 / 101.1; H100 4096³ 99.1 / 99.1): t9's
+//!       hold up to 232 and the producer 40; t09's 225 KB of shared memory.
+//! Requires: as t09.
+//! Result (2026-11-23, % of cuBLAS f16 / bf16): level with t09 everywhere (H200 4096³ 99.4
+//!       / 98.9 against 99.3 / 98.7, 8192³ 100.8 / 101.1; H100 4096³ 99.1 / 99.1): t09's
 //!       consumers did not spill, so the extra registers buy nothing yet; they are the
 //!       room the later steps grow into.
 
@@ -51,7 +51,7 @@ const _: () =
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -69,10 +69,10 @@ const MMA_K: u32 = 16;
 const C_BOXES: u32 = BN / C_BOX.0;
 const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 8);
 
-/// `C = A · B` as t9 computes it, with the registers moved from producer to consumers.
+/// `C = A · B` as t09 computes it, with the registers moved from producer to consumers.
 ///
 /// # Safety
-/// As t9, launched with `t10::THREADS` threads per block.
+/// As t09, launched with `t10::THREADS` threads per block.
 #[inline(always)]
 unsafe fn reallocating_gemm<const BF16: bool>(
     a_map: *const u8,

@@ -5,7 +5,7 @@
 //!       cluster. At 4096³ that is 256 units on 66 clusters: three full waves and a fourth
 //!       of 58 units, in which 8 clusters idle; at 1024³, 16 units for 66 clusters, one
 //!       wave with 50 idle; every size whose units are not a multiple of the clusters
-//!       loses part of a wave. Here the first ⌊units / clusters⌋ waves run as in t9, and
+//!       loses part of a wave. Here the first ⌊units / clusters⌋ waves run as in t09, and
 //!       the k tiles of the units left over are laid end to end and cut into equal
 //!       shares, one per cluster ([`common::gemm::StreamK`]; a unit is shared by at most
 //!       4 clusters). A unit cut between clusters is finished by its *owner*, the cluster
@@ -14,7 +14,7 @@
 //!       partial 128 × 256 accumulators to a workspace in global memory and raises a flag
 //!       (`st.release.gpu`); the owner, whose part is the *last* piece of its share,
 //!       waits for each flag (`ld.acquire.gpu`), adds the partials (`ld.global.cg`, from
-//!       L2) and stores the tile through t9's epilogue. The owner resets each flag, so
+//!       L2) and stores the tile through t09's epilogue. The owner resets each flag, so
 //!       the workspace is ready for the next launch.
 //! Changes from t10: the walk (pieces of units instead of whole units, the same sequence
 //!       for producer and consumers), the partial/owner paths after the main loop, a
@@ -61,7 +61,7 @@ const _: () =
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -158,7 +158,7 @@ unsafe fn stream_k_gemm<const BF16: bool>(
                 let (row0, col0) = origin(piece.unit);
                 for t in piece.k_begin..piece.k_end {
                     let s = it % STAGES;
-                    // SAFETY (the pair): as t8; both blocks of the pair walk the same
+                    // SAFETY (the pair): as t08; both blocks of the pair walk the same
                     // pieces, so their stages stay in step.
                     unsafe {
                         if it >= STAGES {
@@ -287,7 +287,7 @@ unsafe fn stream_k_gemm<const BF16: bool>(
                 Role::Whole => {}
             }
 
-            // The epilogue: t9's.
+            // The epilogue: t09's.
             unroll!(8, j => {
                 let buffer = c_box(warpgroup, j as u32 % C_BUFFERS);
                 if storer {

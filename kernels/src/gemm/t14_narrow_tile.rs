@@ -50,7 +50,7 @@ const _: () =
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.

@@ -69,7 +69,7 @@ const _: () =
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -174,7 +174,7 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
                 let (row0, col0) = origin(piece.unit);
                 for t in piece.k_begin..piece.k_end {
                     let s = it % STAGES;
-                    // SAFETY (the pair): as t8; both blocks of the pair walk the same
+                    // SAFETY (the pair): as t08; both blocks of the pair walk the same
                     // pieces, so their stages stay in step.
                     unsafe {
                         if it >= STAGES {
@@ -305,7 +305,7 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
                 Role::Whole => {}
             }
 
-            // The epilogue: t9's.
+            // The epilogue: t09's.
             unroll!(8, j => {
                 let buffer = c_box(warpgroup, j as u32 % C_BUFFERS);
                 if storer {

@@ -21,7 +21,7 @@
 //!   the rate stops growing.
 //! - [`ceiling_wgmma_f16`] / `_bf16` (sm_90a build only): one block per SM, of 1, 2 or 3
 //!   warpgroups. The block fills a 64 × 64 A tile and a 64 × 256 B tile in shared memory
-//!   once, in t5's 128-byte swizzled layout; then each warpgroup loops: four `wgmma`
+//!   once, in t05's 128-byte swizzled layout; then each warpgroup loops: four `wgmma`
 //!   m64n256k16 over the tile's four k16 steps, commit, and wait until at most one group
 //!   is unfinished, so one group always waits in the queue behind the running one, as in
 //!   a GEMM's main loop. Each `wgmma` is 64 × 256 × 16, 128 cycles of an SM's tensor cores
@@ -52,8 +52,8 @@
 //! Result (H200, 2026-11-23, one run): `mma.sync` 640.7 TFLOP/s f16 and 643.3 bf16, reached
 //! with 2 warps per scheduler (1 per scheduler: 95 %, the chains' latency shows); `wgmma`
 //! 948.8 f16 and 954.3 bf16 with 3 warpgroups (1 warpgroup already 98.7 %). `wgmma` is
-//! 1.48 times `mma.sync` on the same tensor cores: the ceiling of t1–t4 is two thirds of
-//! that of t5 on. At the 1980 MHz boost clock 132 SMs would give 1070 TFLOP/s dense f16;
+//! 1.48 times `mma.sync` on the same tensor cores: the ceiling of t01–t04 is two thirds of
+//! that of t05 on. At the 1980 MHz boost clock 132 SMs would give 1070 TFLOP/s dense f16;
 //! 949 is that rate at about 1.76 GHz, the clock the GPU holds under this load.
 
 use crate::device::index::{global_thread_idx, lane_idx};

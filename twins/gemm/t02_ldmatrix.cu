@@ -1,4 +1,4 @@
-// Twin of kernels/src/gemm/t2_ldmatrix_swizzle.rs (step t2): ldmatrix fragments from
+// Twin of kernels/src/gemm/t02_ldmatrix.rs (step t02): ldmatrix fragments from
 // XOR-swizzled shared tiles, 16-byte global loads, a 128 x 128 x 32 block tile of 8 warps
 // (2 x 4, each 64 x 32 = 4 x 4 mma tiles). Requires K and N multiples of 8.
 #include "tensor.cuh"
@@ -28,10 +28,10 @@ __device__ __forceinline__ uint4 load_chunk(const unsigned short* p, unsigned ro
     }
     return make_uint4(0, 0, 0, 0);
 }
-}  // namespace t2
+}  // namespace t02
 
 template <bool BF16>
-__device__ __forceinline__ void t2_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
+__device__ __forceinline__ void t02_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
     using namespace t2;
     __shared__ __align__(16) unsigned a_tile[BM * BK / 2];
@@ -94,12 +94,12 @@ __device__ __forceinline__ void t2_mma_gemm(const unsigned short* a, const unsig
     }
 }
 
-extern "C" __global__ void t2_ldmatrix_f16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t02_ldmatrix_f16(const unsigned short* a, const unsigned short* b, float* c,
                                            unsigned m, unsigned n, unsigned k) {
-    t2_mma_gemm<false>(a, b, c, m, n, k);
+    t02_mma_gemm<false>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void t2_ldmatrix_bf16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t02_ldmatrix_bf16(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    t2_mma_gemm<true>(a, b, c, m, n, k);
+    t02_mma_gemm<true>(a, b, c, m, n, k);
 }

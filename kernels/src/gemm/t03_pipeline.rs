@@ -1,23 +1,23 @@
-//! Step t3 — a multi-stage `cp.async` pipeline: the next tiles load while this one computes.
+//! Step t03 — a multi-stage `cp.async` pipeline: the next tiles load while this one computes.
 //!
 //! Idea: keep `STAGES` (3) copies of the A and B tiles. Tile `t + 2` streams in with
 //!       `cp.async` (global to shared, no registers, the thread does not wait) while the
 //!       warps compute on tile `t`; `cp.async.wait_group 1` before each step waits only for
 //!       the oldest group, so two tiles of loads are always in flight behind the math.
-//!       The copies land straight in the swizzled layout of t2; chunks past an edge are
+//!       The copies land straight in the swizzled layout of t02; chunks past an edge are
 //!       zero-filled by the copy itself (`src_bytes` = 0).
-//! Changes from t2: `cp_async_16` instead of load + store, three stages indexed
+//! Changes from t02: `cp_async_16` instead of load + store, three stages indexed
 //!       `t % STAGES`, a prologue that fills two stages, one barrier per k step. And a
 //!       lesson from its C++ twin: each thread's fragment addresses are computed once,
 //!       and the fragments 16 rows apart are reached by an offset inside the `ldmatrix`
-//!       (`[reg+imm]`, [`ldmatrix_x4_at`]). Computed per fragment, as t2 does, they cost
+//!       (`[reg+imm]`, [`ldmatrix_x4_at`]). Computed per fragment, as t02 does, they cost
 //!       12 address registers rebuilt every tile, and ptxas issued the second k16 step's
 //!       `ldmatrix`es right before their `mma`s instead of under the first step's: 9 %
 //!       slower than the twin at 4096³ (H100), whose compiler (NVVM) folds the offsets.
 //! Cost: 48 KB of shared memory (3 × 16 KB), the static maximum.
-//! Requires: K and N multiples of 8, as t2.
+//! Requires: K and N multiples of 8, as t02.
 //! Result (H200, 2026-11-23): 346 TFLOP/s at 4096³ (f16; bf16 345), 43–45 % of cuBLAS
-//!       GemmEx in the same run, 1.7× t2; Rust ÷ C++ 1.00. Before the offsets: 314 (f16)
+//!       GemmEx in the same run, 1.7× t02; Rust ÷ C++ 1.00. Before the offsets: 314 (f16)
 //!       and, on the H100, Rust ÷ C++ 1.09.
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
@@ -26,7 +26,7 @@ use crate::device::mma::{ldmatrix_x4_at, ldmatrix_x4_trans_at, mma_m16n8k16_bf16
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::t3::{BK, BM, BN, STAGES, THREADS};
+use common::gemm::t03::{BK, BM, BN, STAGES, THREADS};
 use kernel_macros::kernel;
 
 /// 16-byte chunks per row of the A tile (BK halves) and of the B tile (BN halves).
@@ -43,10 +43,10 @@ const A_MI_BYTES: u32 = 16 * A_CHUNKS * 16;
 const B_K16_BYTES: u32 = 16 * B_CHUNKS * 16;
 
 static_shared! {
-    fn t3_a_tiles() -> [u32; (STAGES * A_WORDS) as usize];
+    fn t03_a_tiles() -> [u32; (STAGES * A_WORDS) as usize];
 }
 static_shared! {
-    fn t3_b_tiles() -> [u32; (STAGES * B_WORDS) as usize];
+    fn t03_b_tiles() -> [u32; (STAGES * B_WORDS) as usize];
 }
 
 /// Word index of chunk `c` of row `r` in the swizzled A tile.
@@ -92,7 +92,7 @@ unsafe fn copy_chunk(
 /// launched with 256 threads per block and a grid of ⌈N / 128⌉ × ⌈M / 128⌉ blocks.
 #[inline(always)]
 unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
-    let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t3_a_tiles(), t3_b_tiles());
+    let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t03_a_tiles(), t03_b_tiles());
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
     let (group, in_group) = (lane / 4, lane % 4);
@@ -128,7 +128,7 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
     // mi = 0) and each column pair of B (at kk = 0). The swizzles depend on (r / 2) % 4
     // and r % 8, which 16 rows more leave unchanged, so the other fragments lie a fixed
     // number of bytes further on: an offset inside the instruction (`[reg+imm]`), where
-    // t2 gave each of the 12 fragments an address register rebuilt every tile.
+    // t02 gave each of the 12 fragments an address register rebuilt every tile.
     let a_start: [u32; 2] = core::array::from_fn(|kk| a_chunk(warp_m * 64 + lane % 16, kk as u32 * 2 + lane / 16));
     let b_start: [u32; 2] =
         core::array::from_fn(|pair| b_chunk(lane % 16, (warp_n * 32 + pair as u32 * 16) / 8 + lane / 16));
@@ -190,7 +190,7 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t3_pipeline_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t03_pipeline_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<false>(a, b, c, m, n, k) }
 }
@@ -200,7 +200,7 @@ pub unsafe fn t3_pipeline_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32,
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t3_pipeline_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t03_pipeline_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<true>(a, b, c, m, n, k) }
 }

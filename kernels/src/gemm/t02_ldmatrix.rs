@@ -1,7 +1,7 @@
-//! Step t2 — `ldmatrix` fragments from a swizzled shared-memory layout.
+//! Step t02 — `ldmatrix` fragments from a swizzled shared-memory layout.
 //!
 //! Idea: feed the tensor cores with few, wide instructions. One `ldmatrix.x4` fills a whole
-//!       A fragment (four 8 × 8 matrices) from shared memory, where t1 needed four scalar
+//!       A fragment (four 8 × 8 matrices) from shared memory, where t01 needed four scalar
 //!       loads; `ldmatrix.x4.trans` fills the B fragments of two n8 tiles from a B tile kept
 //!       row-major, so B no longer needs transposing on the way in. Global loads move 16
 //!       bytes (8 values) per instruction. Each warp now owns a 64 × 32 piece of a
@@ -10,14 +10,14 @@
 //!       rows r and r + 2 share banks; B's are 256 bytes, so all 8 would. Each 16-byte chunk
 //!       is stored at column `c ^ (r / 2 % 4)` (A) or `c ^ (r % 8)` (B): the 8 rows of any
 //!       `ldmatrix` then fall in 8 different bank groups, and a row's chunks stay in the row.
-//! Changes from t1: `ldmatrix_x4` / `ldmatrix_x4_trans`, the XOR-swizzled tiles, 16-byte
+//! Changes from t01: `ldmatrix_x4` / `ldmatrix_x4_trans`, the XOR-swizzled tiles, 16-byte
 //!       global loads, a 128 × 128 × 32 block tile of 8 warps.
 //! Requires: K and N multiples of 8 (16-byte rows); the host refuses other shapes.
 //! Bottleneck left: loads and math still alternate: each k tile is loaded, then computed
-//!       (t3 pipelines them).
+//!       (t03 pipelines them).
 //! Cost: 16 KB of shared memory, 256 threads per block.
 //! Result: 202 TFLOP/s at 4096³ and 211 at 8192³ on an H200 (f16; bf16 alike), 27–28 % of
-//!       cuBLAS GemmEx in the same run (2026-11-22): 8× t1.
+//!       cuBLAS GemmEx in the same run (2026-11-22): 8× t01.
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::load::{I32x4, load_readonly_v4};
@@ -25,7 +25,7 @@ use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::t2::{BK, BM, BN, THREADS};
+use common::gemm::t02::{BK, BM, BN, THREADS};
 use kernel_macros::kernel;
 
 /// 16-byte chunks per row of the A tile (BK halves) and of the B tile (BN halves).
@@ -33,10 +33,10 @@ const A_CHUNKS: u32 = BK / 8;
 const B_CHUNKS: u32 = BN / 8;
 
 static_shared! {
-    fn t2_a_tile() -> [u32; (BM * BK / 2) as usize];
+    fn t02_a_tile() -> [u32; (BM * BK / 2) as usize];
 }
 static_shared! {
-    fn t2_b_tile() -> [u32; (BK * BN / 2) as usize];
+    fn t02_b_tile() -> [u32; (BK * BN / 2) as usize];
 }
 
 /// Word index of chunk `c` of row `r` in the swizzled A tile.
@@ -75,7 +75,7 @@ unsafe fn load_chunk(p: *const u16, rows: u32, cols: u32, r: u32, c: u32) -> [u3
 /// launched with 256 threads per block and a grid of ⌈N / 128⌉ × ⌈M / 128⌉ blocks.
 #[inline(always)]
 unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
-    let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t2_a_tile(), t2_b_tile());
+    let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t02_a_tile(), t02_b_tile());
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
     let (group, in_group) = (lane / 4, lane % 4);
@@ -141,7 +141,7 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t2_ldmatrix_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t02_ldmatrix_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<false>(a, b, c, m, n, k) }
 }
@@ -151,7 +151,7 @@ pub unsafe fn t2_ldmatrix_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32,
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t2_ldmatrix_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t02_ldmatrix_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<true>(a, b, c, m, n, k) }
 }

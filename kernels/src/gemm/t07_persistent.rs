@@ -1,7 +1,7 @@
-//! Step t7 — a persistent grid: one block per SM walks many output tiles, and the producer
+//! Step t07 — a persistent grid: one block per SM walks many output tiles, and the producer
 //! runs ahead into the next tile while the consumers store the last one.
 //!
-//! Idea: t6 launches one block per tile, and a block's life has three parts: the pipeline
+//! Idea: t06 launches one block per tile, and a block's life has three parts: the pipeline
 //!       fills (the first tile's loads, no `wgmma` to hide them), the main loop, and the
 //!       epilogue (128 KB of C stored from registers, no `wgmma` in flight). With one block
 //!       per SM (193 KB of shared memory) nothing overlaps the first and the last part. Here
@@ -12,19 +12,19 @@
 //!       main loop starts on loaded data. The tiles are walked in bands of 16 tile rows,
 //!       column by column ([`common::gemm::grouped_tile`]): the 132 blocks that run at one
 //!       time share 16 rows of A and about 8 columns of B, which L2 then serves, instead
-//!       of t6's launch order (4 rows by the whole width of B at 8192³, so that B is read
+//!       of t06's launch order (4 rows by the whole width of B at 8192³, so that B is read
 //!       from DRAM again for every wave).
-//! Changes from t6: the tile loop around producer and consumers, a stage counter that
+//! Changes from t06: the tile loop around producer and consumers, a stage counter that
 //!       does not restart per tile (its phase parity too), the last stage of each tile
 //!       released after the final `wait_group`, and the grid the host sizes from the
 //!       occupancy calculator (`GridMap::Persistent`) instead of one block per tile.
-//! Cost: 158 registers × 288 threads; t6's 193 KB of shared memory; one block per SM, a
+//! Cost: 158 registers × 288 threads; t06's 193 KB of shared memory; one block per SM, a
 //!       grid of 132 on an H100 or H200 (the occupancy calculator's answer).
-//! Requires: as t6.
+//! Requires: as t06.
 //! Result (2026-11-23, % of cuBLAS f16 / bf16, same process): H200 8192³ 90.6 / 90.0
-//!       (t6 78.1 / 83.9), 4096³ 81.7 / 80.9 (t6 80.3 / 79.7); H100 8192³ 85.4 / 84.6
-//!       (t6 75.0 / 70.3). The walk pays where operands outgrow the L2; at 2048³ and below
-//!       it is level with t6.
+//!       (t06 78.1 / 83.9), 4096³ 81.7 / 80.9 (t06 80.3 / 79.7); H100 8192³ 85.4 / 84.6
+//!       (t06 75.0 / 70.3). The walk pays where operands outgrow the L2; at 2048³ and below
+//!       it is level with t06.
 
 use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
 use crate::device::shared::dynamic_shared;
@@ -36,7 +36,7 @@ use crate::device::tma::{
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
 use common::gemm::grouped_tile;
-use common::gemm::t7::{
+use common::gemm::t07::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES, THREADS,
 };
 use kernel_macros::kernel;
@@ -48,7 +48,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// Every consumer warp arrives on a stage's "empty" barrier when done with it.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -58,11 +58,11 @@ const _: () = assert!(A_BOX.0 * 2 == ROW_BYTES && A_BYTES + BN / B_BOX.0 * B_PAN
 /// k values per `wgmma`.
 const MMA_K: u32 = 16;
 
-/// `C = A · B` as t6 computes it, on a persistent grid: block `b` computes tiles `b`,
+/// `C = A · B` as t06 computes it, on a persistent grid: block `b` computes tiles `b`,
 /// `b + gridDim.x`, … of the grouped walk.
 ///
 /// # Safety
-/// As t6, with any grid of at most ⌈M / 128⌉ · ⌈N / 256⌉ blocks (the host launches one per
+/// As t06, with any grid of at most ⌈M / 128⌉ · ⌈N / 256⌉ blocks (the host launches one per
 /// SM, or fewer when there are fewer tiles).
 #[inline(always)]
 unsafe fn persistent_gemm<const BF16: bool>(
@@ -176,7 +176,7 @@ unsafe fn persistent_gemm<const BF16: bool>(
             unsafe { mbarrier_arrive(empty((it - 1) % STAGES)) };
         }
 
-        // Accumulator layout: see `device::wgmma` (as t6).
+        // Accumulator layout: see `device::wgmma` (as t06).
         let warp = (tid % WARPGROUP) / WARP_SIZE;
         let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
         unroll!(8, jj => {
@@ -206,7 +206,7 @@ unsafe fn persistent_gemm<const BF16: bool>(
 /// # Safety
 /// As `persistent_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t7_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t07_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { persistent_gemm::<false>(a_map, b_map, c, m, n, k) }
 }
@@ -216,7 +216,7 @@ pub unsafe fn t7_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32,
 /// # Safety
 /// As `persistent_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t7_persistent_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t07_persistent_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { persistent_gemm::<true>(a_map, b_map, c, m, n, k) }
 }

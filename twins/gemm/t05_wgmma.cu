@@ -1,7 +1,7 @@
-// Twin of kernels/src/gemm/t5_wgmma.rs (step t5): Hopper's warpgroup MMA (wgmma.m64n256k16) reads
+// Twin of kernels/src/gemm/t05_wgmma.rs (step t05): Hopper's warpgroup MMA (wgmma.m64n256k16) reads
 // both tiles straight from 128-byte-swizzled shared memory, fed by a 4-stage cp.async pipeline.
 // 128 x 256 block tile, two warpgroups of 64 x 256, k tiles of 64; 256 threads per block,
-// grid ceil(N/256) x ceil(M/128), t5::SHARED_BYTES (4 x 48 KB + 1 KB) of dynamic shared memory.
+// grid ceil(N/256) x ceil(M/128), t05::SHARED_BYTES (4 x 48 KB + 1 KB) of dynamic shared memory.
 #include "hopper.cuh"
 
 namespace t5 {
@@ -109,13 +109,13 @@ __device__ __forceinline__ void wgmma_gemm(const unsigned short* a, const unsign
         }
     }
 }
-}  // namespace t5
+}  // namespace t05
 
-extern "C" __global__ void t5_wgmma_f16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
+extern "C" __global__ void t05_wgmma_f16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
                                         unsigned n, unsigned k) {
-    t5::wgmma_gemm<false>(a, b, c, m, n, k);
+    t05::wgmma_gemm<false>(a, b, c, m, n, k);
 }
-extern "C" __global__ void t5_wgmma_bf16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
+extern "C" __global__ void t05_wgmma_bf16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
                                          unsigned n, unsigned k) {
-    t5::wgmma_gemm<true>(a, b, c, m, n, k);
+    t05::wgmma_gemm<true>(a, b, c, m, n, k);
 }

@@ -1,9 +1,9 @@
-// Twin of kernels/src/gemm/t3_pipeline.rs (step t3): a 3-stage cp.async pipeline; k tiles
+// Twin of kernels/src/gemm/t03_pipeline.rs (step t03): a 3-stage cp.async pipeline; k tiles
 // t+1 and t+2 stream into shared memory while the warps compute on tile t.
-// t2's 128 x 128 x 32 block tile, 8 warps of 64 x 32 and swizzled layouts; chunks past an
+// t02's 128 x 128 x 32 block tile, 8 warps of 64 x 32 and swizzled layouts; chunks past an
 // edge are zero-filled by the copy itself (src_bytes = 0). 48 KB of static shared memory.
 // Requires K and N multiples of 8.
-// The fragment addresses are written per fragment, as t2 does: NVVM folds the constant
+// The fragment addresses are written per fragment, as t02 does: NVVM folds the constant
 // distances into the ldmatrix offsets by itself, which the Rust step has to spell out.
 #include "tensor.cuh"
 
@@ -32,10 +32,10 @@ __device__ __forceinline__ void copy_chunk(unsigned dst, const unsigned short* p
     const unsigned short* src = inside ? p + (size_t)r * cols + c : p;
     cp_async_16(dst, src, inside ? 16 : 0);
 }
-}  // namespace t3
+}  // namespace t03
 
 template <bool BF16>
-__device__ __forceinline__ void t3_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
+__device__ __forceinline__ void t03_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
     using namespace t3;
     __shared__ __align__(16) unsigned a_tiles[STAGES * A_WORDS];
@@ -114,12 +114,12 @@ __device__ __forceinline__ void t3_mma_gemm(const unsigned short* a, const unsig
     }
 }
 
-extern "C" __global__ void t3_pipeline_f16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t03_pipeline_f16(const unsigned short* a, const unsigned short* b, float* c,
                                            unsigned m, unsigned n, unsigned k) {
-    t3_mma_gemm<false>(a, b, c, m, n, k);
+    t03_mma_gemm<false>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void t3_pipeline_bf16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t03_pipeline_bf16(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    t3_mma_gemm<true>(a, b, c, m, n, k);
+    t03_mma_gemm<true>(a, b, c, m, n, k);
 }

@@ -1,8 +1,8 @@
-// Twin of kernels/src/gemm/t7_persistent.rs (step t7): t6 on a persistent grid: block b computes
+// Twin of kernels/src/gemm/t07_persistent.rs (step t07): t06 on a persistent grid: block b computes
 // tiles b, b + gridDim.x, ... of a grouped walk (bands of 16 tile rows), and the producer's and
 // consumers' stage counter runs on across tiles.
 // 288 threads, a 1-D grid of at most ceil(M/128) * ceil(N/256) blocks (one per SM),
-// t7::SHARED_BYTES (= t6's) of dynamic shared memory; a_map / b_map as t6.
+// t07::SHARED_BYTES (= t06's) of dynamic shared memory; a_map / b_map as t06.
 #include "hopper.cuh"
 #include "schedule.cuh"
 
@@ -103,7 +103,7 @@ __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b
         // The tile's last stage is free too (the producer may be waiting for it already).
         if (lane == 0) mbarrier_arrive(empty((it - 1) % STAGES));
 
-        // Accumulator layout: see device/wgmma.rs (as t6).
+        // Accumulator layout: see device/wgmma.rs (as t06).
         const unsigned warp = (tid % WARPGROUP) / 32;
         const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
 #pragma unroll
@@ -121,13 +121,13 @@ __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b
         }
     }
 }
-}  // namespace t7
+}  // namespace t07
 
-extern "C" __global__ void __launch_bounds__(t7::THREADS)
-    t7_persistent_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t7::persistent_gemm<false>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(t07::THREADS)
+    t07_persistent_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t07::persistent_gemm<false>(a_map, b_map, c, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t7::THREADS)
-    t7_persistent_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t7::persistent_gemm<true>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(t07::THREADS)
+    t07_persistent_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t07::persistent_gemm<true>(a_map, b_map, c, m, n, k);
 }

@@ -1,8 +1,8 @@
-//! Step t9 — the epilogue through shared memory: C is staged in swizzled boxes and
+//! Step t09 — the epilogue through shared memory: C is staged in swizzled boxes and
 //! stored by the copy engine, so each sector of C is written once, whole.
 //!
-//! Idea: ncu on t7/t8 at 4096³ (H100) finds the tensor pipe busy 66 % of the time against
-//!       cuBLAS's 86 %, and two clues in the epilogue: t8 writes 4.2 M sectors to L2 where
+//! Idea: ncu on t07/t08 at 4096³ (H100) finds the tensor pipe busy 66 % of the time against
+//!       cuBLAS's 86 %, and two clues in the epilogue: t08 writes 4.2 M sectors to L2 where
 //!       C has 2.1 M (every thread's two scalar stores, `c[col]` and `c[col + 1]`, half
 //!       fill the same 32-byte sector twice), all through L1, while cuBLAS writes each
 //!       sector once and never touches L1. A consumer warpgroup now writes its 64 × 256 f32
@@ -16,7 +16,7 @@
 //!       (`cp.async.bulk.wait_group.read 1` before a box is refilled), and it starts the
 //!       next tile as soon as its last box is handed over: the global writes drain under
 //!       the next main loop.
-//! Changes from t8: the epilogue (8 boxes per warpgroup and tile, two named barriers
+//! Changes from t08: the epilogue (8 boxes per warpgroup and tile, two named barriers
 //!       per box: the box is free, the box is written; `fence.proxy.async.shared::cta`
 //!       between the writes and the store, which the copy engine reads through the async
 //!       proxy), a third tensor map (C, f32, boxes of 32 × 64) in place of C's pointer, and
@@ -24,10 +24,10 @@
 //! Cost: 168 registers × 288 threads (the cap ptxas sets for 288 threads: it sizes the
 //!       block as three warpgroups); 225 KB of shared memory (4 × 48 KB stages, 32 KB of
 //!       staging boxes); one block per SM.
-//! Requires: as t6 (N a multiple of 8 also makes C's rows multiples of 16 bytes, as its
+//! Requires: as t06 (N a multiple of 8 also makes C's rows multiples of 16 bytes, as its
 //!       tensor map needs).
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 99.3 / 98.7 (t8 82.0 / 81.1),
-//!       2048³ 94.7 / 93.9 (t8 69.7 / 68.5), 4096×4096×512 97.7 / 97.8 (t8 46.6);
+//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 99.3 / 98.7 (t08 82.0 / 81.1),
+//!       2048³ 94.7 / 93.9 (t08 69.7 / 68.5), 4096×4096×512 97.7 / 97.8 (t08 46.6);
 //!       H100 4096³ 99.0 / 99.1, 8192³ 102.3 / 100.0. The largest single step of the ladder.
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
@@ -44,7 +44,7 @@ use crate::device::wgmma::{
 };
 use crate::unroll;
 use common::gemm::grouped_tile;
-use common::gemm::t9::{
+use common::gemm::t09::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
     CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES, THREADS,
 };
@@ -57,7 +57,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -75,11 +75,11 @@ const MMA_K: u32 = 16;
 const C_BOXES: u32 = BN / C_BOX.0;
 const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 8);
 
-/// `C = A · B` as t8 computes it, C stored from shared memory by the copy engine.
+/// `C = A · B` as t08 computes it, C stored from shared memory by the copy engine.
 ///
 /// # Safety
-/// As t8, with `c_map` the global address of a tensor map of C (M × N f32, row-major,
-/// 128-byte swizzle, boxes of 32 × 64) in place of C's pointer, and `t9::SHARED_BYTES` of
+/// As t08, with `c_map` the global address of a tensor map of C (M × N f32, row-major,
+/// 128-byte swizzle, boxes of 32 × 64) in place of C's pointer, and `t09::SHARED_BYTES` of
 /// dynamic shared memory.
 #[inline(always)]
 unsafe fn tma_store_gemm<const BF16: bool>(
@@ -284,7 +284,7 @@ fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
 /// # Safety
 /// As `tma_store_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t9_tma_store_f16(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) {
+pub unsafe fn t09_tma_store_f16(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { tma_store_gemm::<false>(a_map, b_map, c_map, m, n, k) }
 }
@@ -294,7 +294,7 @@ pub unsafe fn t9_tma_store_f16(a_map: *const u8, b_map: *const u8, c_map: *const
 /// # Safety
 /// As `tma_store_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t9_tma_store_bf16(
+pub unsafe fn t09_tma_store_bf16(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,

@@ -1,16 +1,16 @@
-//! Step t5 — Hopper's warpgroup MMA (`wgmma`, sm_90a): the tensor cores read both tiles
+//! Step t05 — Hopper's warpgroup MMA (`wgmma`, sm_90a): the tensor cores read both tiles
 //! straight from shared memory, 64 × 256 × 16 per instruction, asynchronously.
 //!
-//! Idea: with `mma.sync` (t1–t4) every warp first copies its fragments from shared memory
+//! Idea: with `mma.sync` (t01–t04) every warp first copies its fragments from shared memory
 //!       into registers with `ldmatrix`, then issues one small 16 × 8 × 16 product per
-//!       instruction and waits for it; on the H200 that path stopped at 45 % of cuBLAS (t4). `wgmma` lets a warpgroup (4 warps, 128 threads) hand the tensor cores
+//!       instruction and waits for it; on the H200 that path stopped at 45 % of cuBLAS (t04). `wgmma` lets a warpgroup (4 warps, 128 threads) hand the tensor cores
 //!       two shared-memory *descriptors* and 128 accumulator registers per thread: one
 //!       instruction is a 64 × 256 × 16 product, 256 times the work of an `mma.sync`,
 //!       with no `ldmatrix` and no register traffic for A and B. It is asynchronous: the
 //!       threads issue the next copies while the tensor cores work, and wait only for the
 //!       group before last.
-//! Changes from t4: a 128 × 256 block tile of two warpgroups (each 64 × 256), k tiles of 64
-//!       so that each row of a tile is one 128-byte swizzle row (the swizzle of t2–t4, now
+//! Changes from t04: a 128 × 256 block tile of two warpgroups (each 64 × 256), k tiles of 64
+//!       so that each row of a tile is one 128-byte swizzle row (the swizzle of t02–t04, now
 //!       the hardware's own 128-byte mode), four stages in 193 KB of dynamic shared memory,
 //!       and two barriers per k tile: one before the `wgmma` (the tile has landed), one
 //!       after the previous tile's `wgmma` finished (its stage may be refilled).
@@ -18,13 +18,13 @@
 //!       dynamic shared memory (4 stages of 48 KB, plus 1 KB to align the base): one block
 //!       (8 warps) per SM. The host raises the kernel's dynamic shared-memory limit.
 //! Requires: an sm_90a device (compute capability 9.0: H100, H200) and the sm_90a PTX
-//!       (ISA 8.0); K and N multiples of 8, as t2. Elsewhere the runner skips it and says why.
+//!       (ISA 8.0); K and N multiples of 8, as t02. Elsewhere the runner skips it and says why.
 //! Result: 500 TFLOP/s at 4096³ (f16; bf16 507), 66.2 % of cuBLAS GemmEx, and 479 at 8192³
-//!       (bf16 536), 63.7 %, on an H200 in the ladder's final run (2026-11-22): 1.46× t4.
+//!       (bf16 536), 63.7 %, on an H200 in the ladder's final run (2026-11-22): 1.46× t04.
 //!       Other calls measured 520–545 at 8192³ (67.7–70.5 %); see the notes.
-//! Bottleneck: the loads. Timed apart with ncu at 8192³, t5's `wgmma`s alone take 1.38
+//! Bottleneck: the loads. Timed apart with ncu at 8192³, t05's `wgmma`s alone take 1.38
 //!       ms (cuBLAS: 1.43 ms for everything), its `cp.async` loads alone 1.80 ms, the two
-//!       together 2.07 ms. t6 moves the loads to the copy engine.
+//!       together 2.07 ms. t06 moves the loads to the copy engine.
 //!       cuBLAS's own kernels add what this step leaves out: the TMA copy engine instead of
 //!       `cp.async` (no threads spent on addresses), warp specialization (producer and
 //!       consumer warpgroups), and a persistent grid.
@@ -35,7 +35,7 @@ use crate::device::shared::dynamic_shared;
 use crate::device::sync::sync_threads;
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
-use common::gemm::t5::{ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES, THREADS};
+use common::gemm::t05::{ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES, THREADS};
 use kernel_macros::kernel;
 
 /// Threads of a warpgroup, and the rows of the block tile each warpgroup computes.
@@ -85,7 +85,7 @@ unsafe fn copy_chunk(dst: u32, p: *const u16, rows: u32, cols: u32, r: u32, c: u
 ///
 /// # Safety
 /// `a`, `b`, `c` hold M·K, K·N 16-bit values and M·N `f32`; K and N are multiples of 8;
-/// launched with 256 threads per block, `t5::SHARED_BYTES` of dynamic shared memory and a
+/// launched with 256 threads per block, `t05::SHARED_BYTES` of dynamic shared memory and a
 /// grid of ⌈N / 256⌉ × ⌈M / 128⌉ blocks, on an sm_90a device.
 #[inline(always)]
 unsafe fn wgmma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
@@ -192,7 +192,7 @@ unsafe fn wgmma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32
 /// # Safety
 /// As `wgmma_gemm`.
 #[kernel]
-pub unsafe fn t5_wgmma_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t05_wgmma_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { wgmma_gemm::<false>(a, b, c, m, n, k) }
 }
@@ -202,7 +202,7 @@ pub unsafe fn t5_wgmma_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n:
 /// # Safety
 /// As `wgmma_gemm`.
 #[kernel]
-pub unsafe fn t5_wgmma_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t05_wgmma_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { wgmma_gemm::<true>(a, b, c, m, n, k) }
 }

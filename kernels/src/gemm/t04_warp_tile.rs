@@ -1,28 +1,28 @@
-//! Step t4 — larger warp tiles: 4 warps of 64 × 64 instead of 8 of 64 × 32.
+//! Step t04 — larger warp tiles: 4 warps of 64 × 64 instead of 8 of 64 × 32.
 //!
 //! Idea: a warp's `ldmatrix` traffic grows with its tile's perimeter and its `mma` count
 //!       with the area. At 64 × 32 a warp issues 4 A and 2 B `ldmatrix.x4` for 16 `mma`
 //!       per k16 step; at 64 × 64, 4 A and 4 B for 32 `mma`: a third fewer loads per
 //!       multiply, and each fragment of B is reused by 4 `mma` instead of 2. The block tile
-//!       (128 × 128 × 32) and the three-stage pipeline are t3's; each thread now holds 128
+//!       (128 × 128 × 32) and the three-stage pipeline are t03's; each thread now holds 128
 //!       f32 accumulators, and a block has 128 threads.
-//! Changes from t3: `THREADS` 128 (4 loads per thread per tile), warps 2 × 2, `acc` of
+//! Changes from t03: `THREADS` 128 (4 loads per thread per tile), warps 2 × 2, `acc` of
 //!       4 × 8 `mma` tiles, four `ldmatrix_x4_trans` per k16 step.
 //! Cost: 236 registers (2 blocks of 128 threads per SM), 48 KB of shared memory.
-//! Requires: K and N multiples of 8, as t2.
+//! Requires: K and N multiples of 8, as t02.
 //! Result: 342 TFLOP/s at 4096³ and 370 at 8192³ on an H200 (f16; bf16 344 and 370), 45–48 %
-//!       of cuBLAS GemmEx in the same run (2026-11-22): 1.10× t3, short of the 60 % goal.
-//!       Since t3 reaches its fragments by immediate offsets (2026-11-23, a lesson from its
-//!       C++ twin), t3 runs as fast as this step at 1024³ and 4096³ on the H200 (346
-//!       against 342 TFLOP/s at 4096³ f16): measured against that t3, the larger warp tile
-//!       gains nothing there (this step keeps t3's former per-fragment addressing; whether
+//!       of cuBLAS GemmEx in the same run (2026-11-22): 1.10× t03, short of the 60 % goal.
+//!       Since t03 reaches its fragments by immediate offsets (2026-11-23, a lesson from its
+//!       C++ twin), t03 runs as fast as this step at 1024³ and 4096³ on the H200 (346
+//!       against 342 TFLOP/s at 4096³ f16): measured against that t03, the larger warp tile
+//!       gains nothing there (this step keeps t03's former per-fragment addressing; whether
 //!       the two ideas add up is not measured yet).
 //! Ceiling: 54–58 % of the `mma.sync` ceiling (p8: 640 TFLOP/s on an H200). ncu at 4096³
 //!       (2026-11-23, docs/benchmarks.md): 8 warps per SM (registers and shared memory
 //!       allow 2 blocks), tensor pipe active 55 % of cycles, issue slots busy 30 %, a warp
 //!       issues every 6.3 cycles, a third of them waiting on fixed-latency dependencies
 //!       (each `mma` on its `ldmatrix`); bank conflicts nil. Two warps per scheduler cannot
-//!       hide fragment loads and the pipeline's barriers; `wgmma` (t5) removes both.
+//!       hide fragment loads and the pipeline's barriers; `wgmma` (t05) removes both.
 //! Tried and dropped: a 128 × 256 block of 8 such warps with three stages in 72 KB of
 //!       dynamic shared memory (224 registers, one block per SM) ran 309 TFLOP/s at 4096³
 //!       and 329 at 8192³, slower than this tile.
@@ -33,7 +33,7 @@ use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::t4::{BK, BM, BN, STAGES, THREADS};
+use common::gemm::t04::{BK, BM, BN, STAGES, THREADS};
 use kernel_macros::kernel;
 
 /// 16-byte chunks per row of the A tile (BK halves) and of the B tile (BN halves).
@@ -45,10 +45,10 @@ const A_WORDS: u32 = BM * BK / 2;
 const B_WORDS: u32 = BK * BN / 2;
 
 static_shared! {
-    fn t4_a_tiles() -> [u32; (STAGES * A_WORDS) as usize];
+    fn t04_a_tiles() -> [u32; (STAGES * A_WORDS) as usize];
 }
 static_shared! {
-    fn t4_b_tiles() -> [u32; (STAGES * B_WORDS) as usize];
+    fn t04_b_tiles() -> [u32; (STAGES * B_WORDS) as usize];
 }
 
 /// Word index of chunk `c` of row `r` in the swizzled A tile.
@@ -94,7 +94,7 @@ unsafe fn copy_chunk(
 /// launched with 128 threads per block and a grid of ⌈N / 128⌉ × ⌈M / 128⌉ blocks.
 #[inline(always)]
 unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
-    let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t4_a_tiles(), t4_b_tiles());
+    let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t04_a_tiles(), t04_b_tiles());
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
     let (group, in_group) = (lane / 4, lane % 4);
@@ -179,7 +179,7 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t4_warp_tile_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t04_warp_tile_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<false>(a, b, c, m, n, k) }
 }
@@ -189,7 +189,7 @@ pub unsafe fn t4_warp_tile_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t4_warp_tile_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t04_warp_tile_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<true>(a, b, c, m, n, k) }
 }

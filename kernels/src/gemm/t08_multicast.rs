@@ -1,7 +1,7 @@
-//! Step t8 — clusters of two blocks share B's tile: each fetches half of it, and the TMA
+//! Step t08 — clusters of two blocks share B's tile: each fetches half of it, and the TMA
 //! multicast writes that half into both blocks' shared memory.
 //!
-//! Idea: every k tile, a t7 block copies 48 KB from L2 into shared memory (A's 128 × 64
+//! Idea: every k tile, a t07 block copies 48 KB from L2 into shared memory (A's 128 × 64
 //!       box, 16 KB, and B's 64 × 256, 32 KB) for 4.2 MFLOP of `wgmma`: at 750 TFLOP/s
 //!       that is 8.6 TB/s out of L2 across the GPU, about what L2 can serve, so the tensor
 //!       cores wait for it. Two blocks stacked along M (rows 256p … 256p + 127 and
@@ -17,7 +17,7 @@
 //!       (`mapa` gives the partner's address, `mbarrier.arrive…shared::cluster` arrives
 //!       there). The "full" barrier still counts its own block's bytes: A from its own
 //!       copy, B from both halves.
-//! Changes from t7: the cluster launch (the host's `cuLaunchKernelEx` with a cluster
+//! Changes from t07: the cluster launch (the host's `cuLaunchKernelEx` with a cluster
 //!       dimension of 2, and a grid of as many pairs as fit at once, from
 //!       `cuOccupancyMaxActiveClusters`); the walk over pairs of tile rows (a cluster takes
 //!       unit `clusterid`, `+ nclusterid`, …, and its rank picks the row within the pair);
@@ -26,11 +26,11 @@
 //!       complete on them) and another before exit (the partner may still arrive on them).
 //! Cost: 155 registers × 288 threads, 193 KB of shared memory; 66 clusters of two
 //!       (`cuOccupancyMaxActiveClusters` on the lent H100 and H200).
-//! Requires: as t6.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 8192³ 91.5 / 90.9 (t7 90.6 / 90.0),
-//!       4096³ 82.0 / 81.1; H100 8192³ 91.4 / 89.8 (t7 85.4 / 84.6). A loss where whole
-//!       clusters waste a tile row: 4097×4096×4096 71.9 / 71.0 on the H200 (t7 82.9 / 81.9),
-//!       and 1024³ 36.7 (t7 38.4).
+//! Requires: as t06.
+//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 8192³ 91.5 / 90.9 (t07 90.6 / 90.0),
+//!       4096³ 82.0 / 81.1; H100 8192³ 91.4 / 89.8 (t07 85.4 / 84.6). A loss where whole
+//!       clusters waste a tile row: 4097×4096×4096 71.9 / 71.0 on the H200 (t07 82.9 / 81.9),
+//!       and 1024³ 36.7 (t07 38.4).
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};
@@ -42,7 +42,7 @@ use crate::device::tma::{
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
 use common::gemm::grouped_tile;
-use common::gemm::t8::{
+use common::gemm::t08::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES,
     THREADS,
 };
@@ -55,7 +55,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -69,10 +69,10 @@ const PAIR_MASK: u16 = (1 << CLUSTER_M) - 1;
 /// k values per `wgmma`.
 const MMA_K: u32 = 16;
 
-/// `C = A · B` as t7 computes it, by clusters of two blocks that share B's tiles.
+/// `C = A · B` as t07 computes it, by clusters of two blocks that share B's tiles.
 ///
 /// # Safety
-/// As t7, launched in clusters of `CLUSTER_M` blocks along x, with at most
+/// As t07, launched in clusters of `CLUSTER_M` blocks along x, with at most
 /// ⌈⌈M / 128⌉ / 2⌉ · ⌈N / 256⌉ clusters.
 #[inline(always)]
 unsafe fn multicast_gemm<const BF16: bool>(
@@ -201,7 +201,7 @@ unsafe fn multicast_gemm<const BF16: bool>(
             wgmma::wait_group::<0>();
             release((it - 1) % STAGES);
 
-            // Accumulator layout: see `device::wgmma` (as t6).
+            // Accumulator layout: see `device::wgmma` (as t06).
             let warp = (tid % WARPGROUP) / WARP_SIZE;
             let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
             unroll!(8, jj => {
@@ -234,7 +234,7 @@ unsafe fn multicast_gemm<const BF16: bool>(
 /// # Safety
 /// As `multicast_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t8_multicast_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t08_multicast_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { multicast_gemm::<false>(a_map, b_map, c, m, n, k) }
 }
@@ -244,7 +244,7 @@ pub unsafe fn t8_multicast_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, 
 /// # Safety
 /// As `multicast_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t8_multicast_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t08_multicast_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { multicast_gemm::<true>(a_map, b_map, c, m, n, k) }
 }

@@ -1,59 +1,41 @@
-// Twin of kernels/src/gemm/t9_tma_store.rs (step t9): t8 with the epilogue through shared memory:
-// each consumer warpgroup writes its 64 x 256 piece of C one 64 x 32 box at a time into a
-// 128-byte-swizzled staging buffer (two per warpgroup) that the copy engine stores (TMA store).
-// 288 threads, a persistent 1-D grid in clusters of 2 along x (cuLaunchKernelEx; no
-// __cluster_dims__, as the Rust PTX has no .reqnctapercluster), t9::SHARED_BYTES of dynamic shared
-// memory; a_map / b_map as t6, c_map the tensor map of C (f32, boxes 32 x 64, 128-byte swizzle).
-// In C++ the staging stores are plain float2 stores through a pointer into `smem` (the Rust
-// writes st.shared.v2.f32 by address); both give st.shared.v2.f32.
+// Twin of kernels/src/gemm/t08_multicast.rs (step t08): t07 by clusters of two blocks stacked along M
+// that share B's tiles: each block copies half of B's panels and multicasts them to both, and the
+// consumers of both blocks release a stage on both blocks' "empty" barriers.
+// 288 threads, a persistent 1-D grid launched in clusters of 2 along x (cuLaunchKernelEx; no
+// __cluster_dims__, as the Rust PTX has no .reqnctapercluster), t08::SHARED_BYTES (= t06's) of
+// dynamic shared memory; a_map / b_map as t06.
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t9 {
+namespace t8 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
 constexpr unsigned ALIGN_SLACK = 1024;
 constexpr unsigned A_BOX_X = 64, A_BOX_Y = BM, B_BOX_X = 64, B_BOX_Y = BK;
-constexpr unsigned C_BOX_X = 32, C_BOX_Y = 64, C_BOX_BYTES = C_BOX_X * C_BOX_Y * 4, C_BUFFERS = 2;
-constexpr unsigned C_STAGING_BYTES = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
 
 constexpr unsigned WARPGROUP = 128, WARPGROUP_ROWS = 64;
 // The consumer warps of the whole pair arrive on each block's "empty" barriers.
 constexpr unsigned CONSUMER_WARPS = CONSUMER_WARPGROUPS * 4;
 constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES;
 constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_BOX_Y * 2;
+// B's panels each block of the pair copies (and multicasts to both); both ranks in the mask.
 constexpr unsigned PANELS_PER_BLOCK = BN / B_BOX_X / CLUSTER_M;
 constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
-// C's boxes: a warpgroup's 64 rows by 32 columns (one 128-byte row of f32), 8 per tile.
-constexpr unsigned C_BOXES = BN / C_BOX_X;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t9 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t9 boxes");
-static_assert(C_BOX_Y == WARPGROUP_ROWS && C_BOX_X * 4 == ROW_BYTES && C_BOXES == 8, "t9 C boxes");
-
-// acc[first + 4q] for a run-time q in 0..4, by selects: a run-time index would move the
-// accumulators to local memory.
-__device__ __forceinline__ float pick(const float (&acc)[M64N256_ACC], unsigned first, unsigned q) {
-    const float low = (q & 1) == 0 ? acc[first] : acc[first + 4];
-    const float high = (q & 1) == 0 ? acc[first + 8] : acc[first + 12];
-    return (q & 2) == 0 ? low : high;
-}
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t8 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t8 boxes");
 
 template <bool BF16>
-__device__ __forceinline__ void tma_store_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
+__device__ __forceinline__ void multicast_gemm(const void* a_map, const void* b_map, float* c, unsigned m,
                                                unsigned n, unsigned k) {
     extern __shared__ __align__(16) unsigned char smem[];
-    const unsigned smem_base = smem_u32(smem);
-    const unsigned base = (smem_base + ALIGN_SLACK - 1) & ~(ALIGN_SLACK - 1);
+    const unsigned base = (smem_u32(smem) + ALIGN_SLACK - 1) & ~(ALIGN_SLACK - 1);
     auto a_stage = [&](unsigned s) { return base + s * STAGE_BYTES; };
     auto b_stage = [&](unsigned s) { return base + s * STAGE_BYTES + A_BYTES; };
-    // Warpgroup w's staging box b after the stages (1024-byte aligned), then the barriers.
-    auto c_box = [&](unsigned w, unsigned b) { return base + STAGES * STAGE_BYTES + (w * C_BUFFERS + b) * C_BOX_BYTES; };
-    const unsigned barriers = base + STAGES * STAGE_BYTES + C_STAGING_BYTES;
-    auto full = [&](unsigned s) { return barriers + s * 8; };
-    auto empty = [&](unsigned s) { return barriers + (STAGES + s) * 8; };
+    auto full = [&](unsigned s) { return base + STAGES * STAGE_BYTES + s * 8; };
+    auto empty = [&](unsigned s) { return base + STAGES * STAGE_BYTES + (STAGES + s) * 8; };
     const unsigned tid = threadIdx.x;
     const unsigned rank = cluster_rank();
     const unsigned tile_rows = (m + BM - 1) / BM, tile_cols = (n + BN - 1) / BN;
@@ -136,57 +118,34 @@ __device__ __forceinline__ void tma_store_gemm(const void* a_map, const void* b_
             wgmma_wait_group<0>();
             release((it - 1) % STAGES);
 
-            // The epilogue, box j (columns 32j..32j+31 of this warpgroup's piece) at a time. Thread
-            // (warp, lane) holds rows warp*16 + g (+ 8), g = lane / 4, and columns 32j + 8q + 2t4 (+ 1),
-            // q = 0..3: accumulators 4(4j + q) + ...; in the box's 128-byte rows those are 16-byte
-            // chunk 2q + t4/2, which the swizzle moves to chunk ^ (row % 8) = chunk ^ g.
+            // Accumulator layout: see device/wgmma.rs (as t06).
             const unsigned warp = (tid % WARPGROUP) / 32;
-            const unsigned g = lane / 4, t4 = lane % 4;
-            const unsigned row_order = (g % 4) ^ (g % 4 / 2);
-            const bool storer = tid % WARPGROUP == 0;
+            const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
 #pragma unroll
-            for (unsigned j = 0; j < C_BOXES; ++j) {
-                const unsigned buffer = c_box(warpgroup, j % C_BUFFERS);
-                // The store issued from this buffer two boxes ago has read it.
-                if (storer) bulk_wait_group_read<C_BUFFERS - 1>();
-                sync_named(1 + warpgroup, WARPGROUP);
-                float2* staging = reinterpret_cast<float2*>(smem + (buffer - smem_base));
+            for (unsigned j = 0; j < 32; ++j) {
+                const unsigned col = col0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
-                for (unsigned step = 0; step < 4; ++step) {
-                    // Each row takes the column groups in its own order (q = step ^ gray(g % 4)), so
-                    // that the four rows of a half-warp phase hit four different pairs of chunks.
-                    const unsigned q = step ^ row_order;
-#pragma unroll
-                    for (unsigned half = 0; half < 2; ++half) {
-                        const unsigned row = warp * 16 + g + 8 * half;
-                        const unsigned chunk = (2 * q + t4 / 2) ^ g;
-                        const unsigned at = (row * ROW_BYTES + chunk * 16 + (t4 % 2) * 8) / 4;  // in floats
-                        const unsigned first = 4 * 4 * j + 2 * half;
-                        staging[at / 2] = make_float2(pick(acc, first, q), pick(acc, first + 1, q));
+                for (unsigned half = 0; half < 2; ++half) {
+                    const unsigned rr = r + 8 * half;
+                    if (rr < m && col < n) {  // N is a multiple of 8 and col even: covers col + 1
+                        size_t at = (size_t)rr * n + col;
+                        c[at] = acc[4 * j + 2 * half];
+                        c[at + 1] = acc[4 * j + 2 * half + 1];
                     }
-                }
-                fence_proxy_async_shared();
-                sync_named(1 + warpgroup, WARPGROUP);
-                if (storer) {
-                    // The engine clips what lies outside M x N.
-                    store_tensor_2d(c_map, col0 + j * C_BOX_X, row0 + warpgroup * WARPGROUP_ROWS, buffer);
-                    bulk_commit_group();
                 }
             }
         }
-        // C's last boxes are written before the block exits.
-        if (tid % WARPGROUP == 0) bulk_wait_group<0>();
     }
     // The partner may still arrive on this block's barriers: neither block leaves first.
     cluster_sync();
 }
-}  // namespace t9
+}  // namespace t08
 
-extern "C" __global__ void __launch_bounds__(t9::THREADS)
-    t9_tma_store_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t9::tma_store_gemm<false>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(t08::THREADS)
+    t08_multicast_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t08::multicast_gemm<false>(a_map, b_map, c, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t9::THREADS)
-    t9_tma_store_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t9::tma_store_gemm<true>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(t08::THREADS)
+    t08_multicast_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t08::multicast_gemm<true>(a_map, b_map, c, m, n, k);
 }

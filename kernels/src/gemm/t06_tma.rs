@@ -1,9 +1,9 @@
-//! Step t6 — the copy engine feeds the tensor cores: TMA tensor copies, `mbarrier`s instead
+//! Step t06 — the copy engine feeds the tensor cores: TMA tensor copies, `mbarrier`s instead
 //! of block barriers, and a producer warp beside two consumer warpgroups.
 //!
-//! Idea: t5's tensor cores wait for memory. Timed apart at 8192³ (ncu, H200), t5's
+//! Idea: t05's tensor cores wait for memory. Timed apart at 8192³ (ncu, H200), t05's
 //!       `wgmma`s alone (on tiles left in shared memory) take 1.38 ms and its loads alone
-//!       1.80 ms; together 2.07 ms. Every one of t5's 256 threads computes 12 addresses and
+//!       1.80 ms; together 2.07 ms. Every one of t05's 256 threads computes 12 addresses and
 //!       bounds per k tile and issues 12 16-byte `cp.async`, and all of them meet at two
 //!       block barriers per k tile, so the slower of the two warpgroups sets the pace of
 //!       both. Here one thread of a *producer* warp asks the TMA copy engine for each tile
@@ -13,19 +13,19 @@
 //!       and, when its `wgmma`s on a stage have finished, arrives on the stage's "empty"
 //!       barrier, which the producer waits for before refilling it. No block barrier is
 //!       left in the loop.
-//! Changes from t5: the loads (`load_tile` becomes five `copy_tensor_2d` on one thread),
+//! Changes from t05: the loads (`load_tile` becomes five `copy_tensor_2d` on one thread),
 //!       the two `bar.sync` per tile become a wait on "full" and an arrival on "empty", and
 //!       the block has a 9th warp, the producer. The tiles, their swizzled layout, the
-//!       `wgmma`s and the epilogue are t5's.
+//!       `wgmma`s and the epilogue are t05's.
 //! Cost: 154 registers × 288 threads (`#[kernel(max_threads = 288)]` tells ptxas the block
-//!       size, as `__launch_bounds__` would); t5's shared memory plus 64 bytes of barriers
+//!       size, as `__launch_bounds__` would); t05's shared memory plus 64 bytes of barriers
 //!       (193 KB); one block per SM.
-//! Requires: as t5 (sm_90a, K and N multiples of 8: the tensor map's row strides must be
+//! Requires: as t05 (sm_90a, K and N multiples of 8: the tensor map's row strides must be
 //!       multiples of 16 bytes). The host encodes the tensor maps (`cuTensorMapEncodeTiled`)
 //!       and passes their addresses in place of A and B.
 //! Result: 608 TFLOP/s at 4096³ (f16; bf16 623), 80.5 % of cuBLAS GemmEx, and 604 at 8192³
 //!       (bf16 652), 80.3 %, on an H200 in the ladder's final run (2026-11-22): 1.22–1.26×
-//!       t5. Another call measured 620 (80.7 %) at 8192³.
+//!       t05. Another call measured 620 (80.7 %) at 8192³.
 //!       cuBLAS still copies less: its kernels here (`nvjet_sm90_hss_256x128…_1x2` and
 //!       `…_320x128…_1x2`) pair blocks in clusters of two that share one operand's tiles
 //!       through TMA multicast, and keep one block per SM for the whole product.
@@ -39,7 +39,7 @@ use crate::device::tma::{
 };
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
-use common::gemm::t6::{
+use common::gemm::t06::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, STAGE_BYTES, STAGES, THREADS,
 };
 use kernel_macros::kernel;
@@ -51,7 +51,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// Every consumer warp arrives on a stage's "empty" barrier when done with it.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t5).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -68,7 +68,7 @@ const MMA_K: u32 = 16;
 /// # Safety
 /// `a_map` and `b_map` are global addresses of tensor maps of A (M × K) and B (K × N),
 /// 16-bit, row-major, 128-byte swizzle, with the boxes above; `c` holds M·N `f32`; launched
-/// with 288 threads per block, `t6::SHARED_BYTES` of dynamic shared memory and a grid of
+/// with 288 threads per block, `t06::SHARED_BYTES` of dynamic shared memory and a grid of
 /// ⌈N / 256⌉ × ⌈M / 128⌉ blocks, on an sm_90a device.
 #[inline(always)]
 unsafe fn tma_gemm<const BF16: bool>(
@@ -159,7 +159,7 @@ unsafe fn tma_gemm<const BF16: bool>(
     }
     wgmma::wait_group::<0>();
 
-    // Accumulator layout: see `device::wgmma` (as t5).
+    // Accumulator layout: see `device::wgmma` (as t05).
     let (warp, lane) = ((tid % WARPGROUP) / WARP_SIZE, tid % WARP_SIZE);
     let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
     unroll!(8, jj => {
@@ -187,7 +187,7 @@ unsafe fn tma_gemm<const BF16: bool>(
 /// # Safety
 /// As `tma_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t6_tma_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t06_tma_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { tma_gemm::<false>(a_map, b_map, c, m, n, k) }
 }
@@ -197,7 +197,7 @@ pub unsafe fn t6_tma_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32
 /// # Safety
 /// As `tma_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t6_tma_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t06_tma_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { tma_gemm::<true>(a_map, b_map, c, m, n, k) }
 }

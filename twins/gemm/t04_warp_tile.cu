@@ -1,6 +1,6 @@
-// Twin of kernels/src/gemm/t4_warp_tile.rs (step t4): larger warp tiles, 4 warps of 64 x 64
-// (4 x 8 mma tiles, 128 f32 accumulators per thread) instead of t3's 8 warps of 64 x 32.
-// t3's 128 x 128 x 32 block tile, swizzles and 3-stage cp.async pipeline; 128 threads, so
+// Twin of kernels/src/gemm/t04_warp_tile.rs (step t04): larger warp tiles, 4 warps of 64 x 64
+// (4 x 8 mma tiles, 128 f32 accumulators per thread) instead of t03's 8 warps of 64 x 32.
+// t03's 128 x 128 x 32 block tile, swizzles and 3-stage cp.async pipeline; 128 threads, so
 // 4 chunk copies per thread per tile. 48 KB of static shared memory.
 // Requires K and N multiples of 8.
 #include "tensor.cuh"
@@ -30,10 +30,10 @@ __device__ __forceinline__ void copy_chunk(unsigned dst, const unsigned short* p
     const unsigned short* src = inside ? p + (size_t)r * cols + c : p;
     cp_async_16(dst, src, inside ? 16 : 0);
 }
-}  // namespace t4
+}  // namespace t04
 
 template <bool BF16>
-__device__ __forceinline__ void t4_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
+__device__ __forceinline__ void t04_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
     using namespace t4;
     __shared__ __align__(16) unsigned a_tiles[STAGES * A_WORDS];
@@ -112,12 +112,12 @@ __device__ __forceinline__ void t4_mma_gemm(const unsigned short* a, const unsig
     }
 }
 
-extern "C" __global__ void t4_warp_tile_f16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t04_warp_tile_f16(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    t4_mma_gemm<false>(a, b, c, m, n, k);
+    t04_mma_gemm<false>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void t4_warp_tile_bf16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t04_warp_tile_bf16(const unsigned short* a, const unsigned short* b, float* c,
                                              unsigned m, unsigned n, unsigned k) {
-    t4_mma_gemm<true>(a, b, c, m, n, k);
+    t04_mma_gemm<true>(a, b, c, m, n, k);
 }

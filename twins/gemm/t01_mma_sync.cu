@@ -1,4 +1,4 @@
-// Twin of kernels/src/gemm/t1_mma_sync.rs (step t1): tensor cores via mma.sync.m16n8k16,
+// Twin of kernels/src/gemm/t01_mma_sync.rs (step t01): tensor cores via mma.sync.m16n8k16,
 // fragments fed from shared memory with plain 32-bit shared loads.
 // A 64 x 64 block tile, 4 warps of 32 x 32 (2 x 4 mma tiles), k steps of 16; B is stored
 // transposed so that the two k values of a B fragment register share one 32-bit word.
@@ -7,10 +7,10 @@
 namespace t1 {
 constexpr unsigned BM = 64, BN = 64, BK = 16;
 constexpr unsigned WORDS = BK / 2;  // 32-bit words per 16-value row
-}  // namespace t1
+}  // namespace t01
 
 template <bool BF16>
-__device__ __forceinline__ void t1_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
+__device__ __forceinline__ void t01_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
     using namespace t1;
     // One array each, written as 16-bit values and read as 32-bit words (two k values).
@@ -73,12 +73,12 @@ __device__ __forceinline__ void t1_mma_gemm(const unsigned short* a, const unsig
     }
 }
 
-extern "C" __global__ void t1_mma_sync_f16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t01_mma_sync_f16(const unsigned short* a, const unsigned short* b, float* c,
                                            unsigned m, unsigned n, unsigned k) {
-    t1_mma_gemm<false>(a, b, c, m, n, k);
+    t01_mma_gemm<false>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void t1_mma_sync_bf16(const unsigned short* a, const unsigned short* b, float* c,
+extern "C" __global__ void t01_mma_sync_bf16(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    t1_mma_gemm<true>(a, b, c, m, n, k);
+    t01_mma_gemm<true>(a, b, c, m, n, k);
 }

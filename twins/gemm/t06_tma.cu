@@ -1,7 +1,7 @@
-// Twin of kernels/src/gemm/t6_tma.rs (step t6): the TMA copy engine fills the stages, issued by one
-// producer warp, with full/empty mbarriers per stage; two consumer warpgroups run wgmma as in t5.
+// Twin of kernels/src/gemm/t06_tma.rs (step t06): the TMA copy engine fills the stages, issued by one
+// producer warp, with full/empty mbarriers per stage; two consumer warpgroups run wgmma as in t05.
 // 288 threads (2 consumer warpgroups + 1 producer warp), grid ceil(N/256) x ceil(M/128),
-// t6::SHARED_BYTES of dynamic shared memory; a_map / b_map are the global addresses of the
+// t06::SHARED_BYTES of dynamic shared memory; a_map / b_map are the global addresses of the
 // tensor maps of A (boxes 64 x 128) and B (boxes 64 x 64), 128-byte swizzle.
 #include "hopper.cuh"
 
@@ -85,7 +85,7 @@ __device__ __forceinline__ void tma_gemm(const void* a_map, const void* b_map, f
     }
     wgmma_wait_group<0>();
 
-    // Accumulator layout: see device/wgmma.rs (as t5).
+    // Accumulator layout: see device/wgmma.rs (as t05).
     const unsigned warp = (tid % WARPGROUP) / 32, lane = tid % 32;
     const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
 #pragma unroll
@@ -102,13 +102,13 @@ __device__ __forceinline__ void tma_gemm(const void* a_map, const void* b_map, f
         }
     }
 }
-}  // namespace t6
+}  // namespace t06
 
-extern "C" __global__ void __launch_bounds__(t6::THREADS)
-    t6_tma_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t6::tma_gemm<false>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(t06::THREADS)
+    t06_tma_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t06::tma_gemm<false>(a_map, b_map, c, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t6::THREADS)
-    t6_tma_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t6::tma_gemm<true>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(t06::THREADS)
+    t06_tma_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    t06::tma_gemm<true>(a_map, b_map, c, m, n, k);
 }

@@ -1,4 +1,4 @@
-//! Step t1 — tensor cores: `mma.sync.m16n8k16`, fed from shared memory with plain loads.
+//! Step t01 — tensor cores: `mma.sync.m16n8k16`, fed from shared memory with plain loads.
 //!
 //! Idea: a warp-wide instruction multiplies a 16 × 16 tile of A by a 16 × 8 tile of B and
 //!       accumulates in f32: 4096 multiply-adds per instruction, done by the tensor cores
@@ -10,7 +10,7 @@
 //! Inputs f16 (or bf16), accumulation and output f32; one instance per input type.
 //! Bottleneck: feeding. Every fragment element is fetched by a separate 32-bit shared load
 //!       and the global loads are 2-byte scalars, one k step of 16 per barrier pair: the
-//!       tensor cores wait on the loads (t2 uses `ldmatrix` and a swizzled layout).
+//!       tensor cores wait on the loads (t02 uses `ldmatrix` and a swizzled layout).
 //! Cost: 4 KB of shared memory, 128 threads per block.
 //! Result: 25.5 TFLOP/s at 4096³ and 26.4 at 8192³ on an H200 (f16 and bf16 alike), 3.4 %
 //!       of cuBLAS GemmEx (756 and 751 TFLOP/s) in the same run (2026-11-22): correct, and
@@ -29,17 +29,17 @@ use crate::device::mma::{mma_m16n8k16_bf16, mma_m16n8k16_f16};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::t1::{BK, BM, BN};
+use common::gemm::t01::{BK, BM, BN};
 use kernel_macros::kernel;
 
 /// 32-bit words per row of a 16-wide tile of 16-bit values.
 const WORDS: u32 = BK / 2;
 
 static_shared! {
-    fn t1_a_tile() -> [u32; (BM * WORDS) as usize];
+    fn t01_a_tile() -> [u32; (BM * WORDS) as usize];
 }
 static_shared! {
-    fn t1_b_tile() -> [u32; (BN * WORDS) as usize];
+    fn t01_b_tile() -> [u32; (BN * WORDS) as usize];
 }
 
 /// `C = A · B` for 16-bit `A`, `B` (f16, or bf16 when `BF16`), f32 `C`; one 64 × 64 tile of
@@ -50,7 +50,7 @@ static_shared! {
 /// block and a grid of ⌈N / 64⌉ × ⌈M / 64⌉ blocks.
 #[inline(always)]
 unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
-    let (a_words, b_words) = (t1_a_tile(), t1_b_tile());
+    let (a_words, b_words) = (t01_a_tile(), t01_b_tile());
     // SAFETY: the same arrays, addressed by 16-bit element.
     let (a_halves, b_halves) = unsafe {
         (
@@ -131,7 +131,7 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t1_mma_sync_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t01_mma_sync_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<false>(a, b, c, m, n, k) }
 }
@@ -141,7 +141,7 @@ pub unsafe fn t1_mma_sync_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32,
 /// # Safety
 /// As `mma_gemm`.
 #[kernel]
-pub unsafe fn t1_mma_sync_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn t01_mma_sync_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { mma_gemm::<true>(a, b, c, m, n, k) }
 }

@@ -487,10 +487,10 @@ fn grouped_tile_walk_visits_every_tile_once() {
 }
 
 /// The stream-K orders the steps use: t11's, t15/t16's, and t17's.
-const STREAM_K_ORDERS: [(common::gemm::ShareOrder, bool); 3] = [
-    (common::gemm::ShareOrder::Offsets, false),
-    (common::gemm::ShareOrder::KAligned, false),
-    (common::gemm::ShareOrder::KAligned, true),
+const STREAM_K_ORDERS: [(common::gemm::stream_k::ShareOrder, bool); 3] = [
+    (common::gemm::stream_k::ShareOrder::Offsets, false),
+    (common::gemm::stream_k::ShareOrder::KAligned, false),
+    (common::gemm::stream_k::ShareOrder::KAligned, true),
 ];
 
 #[test]
@@ -535,13 +535,13 @@ fn stream_k_properties_hold_on_every_small_schedule() {
 /// its own (no cycle of waits); each cut unit with one owner that names exactly the
 /// clusters that contributed; `contributes()` agreeing with the pieces.
 fn check_stream_k(
-    order: common::gemm::ShareOrder,
+    order: common::gemm::stream_k::ShareOrder,
     shares_first: bool,
     units: u32,
     k_tiles: u32,
     clusters: u32,
 ) {
-    use common::gemm::{Role, ShareOrder, StreamK};
+    use common::gemm::stream_k::{Role, ShareOrder, StreamK};
     let case = format!(
         "{order:?} (shares first: {shares_first}), {units} units × {k_tiles} k tiles on {clusters} clusters"
     );

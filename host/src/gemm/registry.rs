@@ -1,7 +1,9 @@
 //! The GEMM ladder as data: one entry per kernel, saying how to launch it.
 
 use crate::ptx::Arch;
-use common::gemm::{TILE, g04, g05, g06, g10, g11, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t13, t14};
+use common::gemm::{
+    TILE, g04, g05, g06, g10, g11, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t13, t14,
+};
 
 /// The input type of a GEMM (C and the accumulation are f32 in every case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -417,9 +419,30 @@ pub const GEMM_KERNELS: &[GemmKernel] = &[
         Bf16,
         t02::ALIGN,
     ),
-    tensor("t03_pipeline_f16", "3-stage cp.async pipeline", t03::THREADS, (t03::BM, t03::BN), F16, t03::ALIGN),
-    tensor("t03_pipeline_bf16", "3-stage cp.async pipeline", t03::THREADS, (t03::BM, t03::BN), Bf16, t03::ALIGN),
-    tensor("t04_warp_tile_f16", "64 × 64 warp tiles, 4 warps", t04::THREADS, (t04::BM, t04::BN), F16, t04::ALIGN),
+    tensor(
+        "t03_pipeline_f16",
+        "3-stage cp.async pipeline",
+        t03::THREADS,
+        (t03::BM, t03::BN),
+        F16,
+        t03::ALIGN,
+    ),
+    tensor(
+        "t03_pipeline_bf16",
+        "3-stage cp.async pipeline",
+        t03::THREADS,
+        (t03::BM, t03::BN),
+        Bf16,
+        t03::ALIGN,
+    ),
+    tensor(
+        "t04_warp_tile_f16",
+        "64 × 64 warp tiles, 4 warps",
+        t04::THREADS,
+        (t04::BM, t04::BN),
+        F16,
+        t04::ALIGN,
+    ),
     tensor(
         "t04_warp_tile_bf16",
         "64 × 64 warp tiles, 4 warps",

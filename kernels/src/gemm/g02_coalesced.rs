@@ -20,8 +20,8 @@
 use crate::device::index::{block_idx, block_idx_y, thread_idx, thread_idx_y};
 use crate::device::unroll::ptxas_nounroll;
 use crate::unroll;
-use core::f32::math::mul_add;
 use common::gemm::TILE;
+use core::f32::math::mul_add;
 use kernel_macros::kernel;
 
 /// k steps in one pass of the loop (the count of the `unroll!` below).

@@ -159,7 +159,15 @@ unsafe fn copy_b_piece(tiles: SharedArray<f32>, index: u32, b: *const f32, k: u3
 /// `g11::workspace_bytes(blocks)` bytes for the launch's blocks, 16-byte aligned, its
 /// counters zero (as the previous launch left them), and no other launch uses it meanwhile.
 #[kernel]
-pub unsafe fn g11_split_k(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, workspace: *mut f32) {
+pub unsafe fn g11_split_k(
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    workspace: *mut f32,
+) {
     // A run-time count (the host picks it per shape): one kernel for every shape, and the
     // slice loop of the sum below stays a loop (unrolled over a constant 2 slices, ptxas
     // hoisted both slices' loads and spilled).
@@ -337,9 +345,12 @@ unsafe fn combine_slices(
     let tile = block_idx_y() * tile_cols + block_idx();
     // `wrapping_add` and usize: slots past 2^32 floats exist at large sizes; all inside
     // the workspace (one slot per block).
-    let slot = |s: u32| workspace.wrapping_add((s as usize * tiles as usize + tile as usize) * PARTIAL_FLOATS as usize);
+    let slot = |s: u32| {
+        workspace.wrapping_add((s as usize * tiles as usize + tile as usize) * PARTIAL_FLOATS as usize)
+    };
     let piece_at = |q: u32| ((q * THREADS + tid) * 4) as usize;
-    let counter = workspace.wrapping_add(slices as usize * tiles as usize * PARTIAL_FLOATS as usize) as *mut u32;
+    let counter =
+        workspace.wrapping_add(slices as usize * tiles as usize * PARTIAL_FLOATS as usize) as *mut u32;
     let counter = counter.wrapping_add(tile as usize);
     let mine = slot(slice);
     unroll!(4, row_group => {
@@ -406,7 +417,14 @@ unsafe fn combine_slices(
 /// # Safety
 /// `c` holds `m × n` `f32`.
 #[inline(always)]
-unsafe fn store_c(results: &[f32; (TM * TN) as usize], c: *mut f32, m: u32, n: u32, first_row: u32, first_col: u32) {
+unsafe fn store_c(
+    results: &[f32; (TM * TN) as usize],
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    first_row: u32,
+    first_col: u32,
+) {
     unroll!(2, half_rows => {
         unroll!(8, row => {
             let i = half_rows * 8 + row;

@@ -129,7 +129,8 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
     // and r % 8, which 16 rows more leave unchanged, so the other fragments lie a fixed
     // number of bytes further on: an offset inside the instruction (`[reg+imm]`), where
     // t02 gave each of the 12 fragments an address register rebuilt every tile.
-    let a_start: [u32; 2] = core::array::from_fn(|kk| a_chunk(warp_m * 64 + lane % 16, kk as u32 * 2 + lane / 16));
+    let a_start: [u32; 2] =
+        core::array::from_fn(|kk| a_chunk(warp_m * 64 + lane % 16, kk as u32 * 2 + lane / 16));
     let b_start: [u32; 2] =
         core::array::from_fn(|pair| b_chunk(lane % 16, (warp_n * 32 + pair as u32 * 16) / 8 + lane / 16));
     for t in 0..tiles {

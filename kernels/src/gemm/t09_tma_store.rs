@@ -284,7 +284,14 @@ fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
 /// # Safety
 /// As `tma_store_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t09_tma_store_f16(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) {
+pub unsafe fn t09_tma_store_f16(
+    a_map: *const u8,
+    b_map: *const u8,
+    c_map: *const u8,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
     // SAFETY: forwarded.
     unsafe { tma_store_gemm::<false>(a_map, b_map, c_map, m, n, k) }
 }

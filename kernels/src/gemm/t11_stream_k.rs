@@ -7,7 +7,7 @@
 //!       wave with 50 idle; every size whose units are not a multiple of the clusters
 //!       loses part of a wave. Here the first ⌊units / clusters⌋ waves run as in t09, and
 //!       the k tiles of the units left over are laid end to end and cut into equal
-//!       shares, one per cluster ([`common::gemm::StreamK`]; a unit is shared by at most
+//!       shares, one per cluster ([`common::gemm::stream_k::StreamK`]; a unit is shared by at most
 //!       4 clusters). A unit cut between clusters is finished by its *owner*, the cluster
 //!       that computes its k tile 0: each other cluster that computed part of it (its
 //!       *contributors*, for whom that part is the first piece of their share) writes its
@@ -45,12 +45,13 @@ use crate::device::wgmma::{
     mma_m64n256k16_f16, release_registers,
 };
 use crate::unroll;
+use common::gemm::grouped_tile;
+use common::gemm::stream_k::{Role, ShareOrder, StreamK};
 use common::gemm::t11::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
     CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, MAX_SPLIT, PARTIAL_FLOATS, PRODUCER_REGISTERS,
     STAGE_BYTES, STAGES, THREADS,
 };
-use common::gemm::{Role, ShareOrder, StreamK, grouped_tile};
 use kernel_macros::kernel;
 
 /// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
@@ -116,7 +117,8 @@ unsafe fn stream_k_gemm<const BF16: bool>(
     let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
     let pair_rows = tile_rows.div_ceil(CLUSTER_M);
     let k_tiles = k.div_ceil(BK);
-    let schedule = StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::Offsets);
+    let schedule =
+        StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::Offsets);
     let cluster = cluster_idx();
     let origin = |unit: u32| {
         let (pair_row, col) = grouped_tile(unit, pair_rows, tile_cols, GROUP_ROWS);

@@ -53,12 +53,13 @@ use crate::device::wgmma::{
     mma_m64n256k16_f16, release_registers,
 };
 use crate::unroll;
+use common::gemm::grouped_tile;
+use common::gemm::stream_k::{Role, ShareOrder, StreamK};
 use common::gemm::t15::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
     CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, MAX_SPLIT, PARTIAL_FLOATS, PRODUCER_REGISTERS,
     STAGE_BYTES, STAGES, THREADS,
 };
-use common::gemm::{Role, ShareOrder, StreamK, grouped_tile};
 use kernel_macros::kernel;
 
 /// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
@@ -123,7 +124,8 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
     let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
     let pair_rows = tile_rows.div_ceil(CLUSTER_M);
     let k_tiles = k.div_ceil(BK);
-    let schedule = StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned);
+    let schedule =
+        StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned);
     let cluster = cluster_idx();
     let origin = |unit: u32| {
         let (pair_row, col) = grouped_tile(unit, pair_rows, tile_cols, GROUP_ROWS);

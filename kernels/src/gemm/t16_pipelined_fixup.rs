@@ -55,20 +55,21 @@ use crate::device::shared::{SharedArray, dynamic_shared};
 use crate::device::sync::{arrive_named, sync_named, sync_warp};
 use crate::device::tma::{
     bulk_commit_group, bulk_wait_group_read, copy_bulk, copy_tensor_2d, copy_tensor_2d_multicast,
-    fence_barrier_init, fence_proxy_async_global, mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init,
-    mbarrier_wait, prefetch_tensor_map, store_tensor_2d,
+    fence_barrier_init, fence_proxy_async_global, mbarrier_arrive_expect_tx, mbarrier_arrive_remote,
+    mbarrier_init, mbarrier_wait, prefetch_tensor_map, store_tensor_2d,
 };
 use crate::device::wgmma::{
     self, M64N256_ACC, claim_registers, descriptor, fence_proxy_async_shared, mma_m64n256k16_bf16,
     mma_m64n256k16_f16, release_registers,
 };
 use crate::unroll;
+use common::gemm::grouped_tile;
+use common::gemm::stream_k::{Role, ShareOrder, StreamK};
 use common::gemm::t16::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
     CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, MAX_SPLIT, PARTIAL_FLOATS, PRODUCER_REGISTERS,
     STAGE_BYTES, STAGES, THREADS,
 };
-use common::gemm::{Role, ShareOrder, StreamK, grouped_tile};
 use kernel_macros::kernel;
 
 /// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
@@ -151,7 +152,8 @@ unsafe fn pipelined_fixup_gemm<const BF16: bool>(
     let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
     let pair_rows = tile_rows.div_ceil(CLUSTER_M);
     let k_tiles = k.div_ceil(BK);
-    let schedule = StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned);
+    let schedule =
+        StreamK::new(pair_rows * tile_cols, k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned);
     let cluster = cluster_idx();
     let origin = |unit: u32| {
         let (pair_row, col) = grouped_tile(unit, pair_rows, tile_cols, GROUP_ROWS);
@@ -249,7 +251,8 @@ unsafe fn pipelined_fixup_gemm<const BF16: bool>(
                                 }
                                 let bytes = chunk_pieces(chunk) * CONSUMER_THREADS * 16;
                                 mbarrier_arrive_expect_tx(full(s), bytes);
-                                let src = partial(j).add((chunk * CHUNK_PIECES * CONSUMER_THREADS * 4) as usize);
+                                let src =
+                                    partial(j).add((chunk * CHUNK_PIECES * CONSUMER_THREADS * 4) as usize);
                                 copy_bulk(a_stage(s), src as *const u8, bytes, full(s));
                             }
                             it += 1;

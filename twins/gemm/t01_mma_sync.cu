@@ -4,7 +4,7 @@
 // transposed so that the two k values of a B fragment register share one 32-bit word.
 #include "tensor.cuh"
 
-namespace t1 {
+namespace t01 {
 constexpr unsigned BM = 64, BN = 64, BK = 16;
 constexpr unsigned WORDS = BK / 2;  // 32-bit words per 16-value row
 }  // namespace t01
@@ -12,7 +12,7 @@ constexpr unsigned WORDS = BK / 2;  // 32-bit words per 16-value row
 template <bool BF16>
 __device__ __forceinline__ void t01_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    using namespace t1;
+    using namespace t01;
     // One array each, written as 16-bit values and read as 32-bit words (two k values).
     __shared__ __align__(16) unsigned a_words[BM * WORDS];
     __shared__ __align__(16) unsigned b_words[BN * WORDS];

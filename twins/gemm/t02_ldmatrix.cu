@@ -3,7 +3,7 @@
 // (2 x 4, each 64 x 32 = 4 x 4 mma tiles). Requires K and N multiples of 8.
 #include "tensor.cuh"
 
-namespace t2 {
+namespace t02 {
 constexpr unsigned BM = 128, BN = 128, BK = 32, THREADS = 256;
 constexpr unsigned A_CHUNKS = BK / 8;  // 16-byte chunks per A row (BK values)
 constexpr unsigned B_CHUNKS = BN / 8;  // 16-byte chunks per B row (BN values)
@@ -33,7 +33,7 @@ __device__ __forceinline__ uint4 load_chunk(const unsigned short* p, unsigned ro
 template <bool BF16>
 __device__ __forceinline__ void t02_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    using namespace t2;
+    using namespace t02;
     __shared__ __align__(16) unsigned a_tile[BM * BK / 2];
     __shared__ __align__(16) unsigned b_tile[BK * BN / 2];
     const unsigned a_base = smem_u32(a_tile), b_base = smem_u32(b_tile);

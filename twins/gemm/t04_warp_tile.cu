@@ -5,7 +5,7 @@
 // Requires K and N multiples of 8.
 #include "tensor.cuh"
 
-namespace t4 {
+namespace t04 {
 constexpr unsigned BM = 128, BN = 128, BK = 32, THREADS = 128, STAGES = 3;
 constexpr unsigned A_CHUNKS = BK / 8;      // 16-byte chunks per A row (BK values)
 constexpr unsigned B_CHUNKS = BN / 8;      // 16-byte chunks per B row (BN values)
@@ -35,7 +35,7 @@ __device__ __forceinline__ void copy_chunk(unsigned dst, const unsigned short* p
 template <bool BF16>
 __device__ __forceinline__ void t04_mma_gemm(const unsigned short* a, const unsigned short* b, float* c,
                                             unsigned m, unsigned n, unsigned k) {
-    using namespace t4;
+    using namespace t04;
     __shared__ __align__(16) unsigned a_tiles[STAGES * A_WORDS];
     __shared__ __align__(16) unsigned b_tiles[STAGES * B_WORDS];
     const unsigned a_base = smem_u32(a_tiles), b_base = smem_u32(b_tiles);

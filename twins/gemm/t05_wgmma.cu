@@ -4,7 +4,7 @@
 // grid ceil(N/256) x ceil(M/128), t05::SHARED_BYTES (4 x 48 KB + 1 KB) of dynamic shared memory.
 #include "hopper.cuh"
 
-namespace t5 {
+namespace t05 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, THREADS = 256, STAGES = 4;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
 constexpr unsigned ALIGN_SLACK = 1024;
@@ -15,7 +15,7 @@ constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES, ROW_CHUNKS = ROW
 // A tile of a stage, then B as BN / 64 panels of BK rows x 64 columns.
 constexpr unsigned A_BYTES = BM * BK * 2, B_PANEL_BYTES = BK * ROW_BYTES;
 constexpr unsigned MMA_K = 16;
-static_assert(BK == ROW_BYTES / 2 && THREADS == 2 * WARPGROUP && BM == 2 * WARPGROUP_ROWS, "t5 shape");
+static_assert(BK == ROW_BYTES / 2 && THREADS == 2 * WARPGROUP && BM == 2 * WARPGROUP_ROWS, "t05 shape");
 static_assert(BM * ROW_CHUNKS == 4 * THREADS && BK * BN / 8 == 8 * THREADS, "t5 copy split");
 
 // Byte offset of 16-byte chunk c of 128-byte row r in a 128-byte-swizzled tile.

@@ -5,7 +5,7 @@
 // tensor maps of A (boxes 64 x 128) and B (boxes 64 x 64), 128-byte swizzle.
 #include "hopper.cuh"
 
-namespace t6 {
+namespace t06 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
@@ -19,8 +19,8 @@ constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES;
 // The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
 constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_BOX_Y * 2;
 constexpr unsigned MMA_K = 16;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t6 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t6 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t06 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t06 boxes");
 
 template <bool BF16>
 __device__ __forceinline__ void tma_gemm(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n,

@@ -6,7 +6,7 @@
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t7 {
+namespace t07 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2, GROUP_ROWS = 16;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
@@ -18,8 +18,8 @@ constexpr unsigned CONSUMER_WARPS = CONSUMER_WARPGROUPS * 4;
 constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES;
 constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_BOX_Y * 2;
 constexpr unsigned MMA_K = 16;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t7 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t7 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t07 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t07 boxes");
 
 template <bool BF16>
 __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b_map, float* c, unsigned m,

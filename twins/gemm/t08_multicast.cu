@@ -7,7 +7,7 @@
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t8 {
+namespace t08 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
@@ -24,8 +24,8 @@ constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_
 constexpr unsigned PANELS_PER_BLOCK = BN / B_BOX_X / CLUSTER_M;
 constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t8 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t8 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t08 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t08 boxes");
 
 template <bool BF16>
 __device__ __forceinline__ void multicast_gemm(const void* a_map, const void* b_map, float* c, unsigned m,

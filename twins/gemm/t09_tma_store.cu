@@ -9,7 +9,7 @@
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t9 {
+namespace t09 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
@@ -29,8 +29,8 @@ constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
 // C's boxes: a warpgroup's 64 rows by 32 columns (one 128-byte row of f32), 8 per tile.
 constexpr unsigned C_BOXES = BN / C_BOX_X;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t9 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t9 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t09 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t09 boxes");
 static_assert(C_BOX_Y == WARPGROUP_ROWS && C_BOX_X * 4 == ROW_BYTES && C_BOXES == 8, "t9 C boxes");
 
 // acc[first + 4q] for a run-time q in 0..4, by selects: a run-time index would move the

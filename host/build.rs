@@ -53,9 +53,10 @@ fn run() -> ptx_builder::Result<()> {
     embed_twins(&ws.root.join("twins"))
 }
 
-/// Writes `$OUT_DIR/twin_sources.rs`: every CUDA C++ twin (`twins/<ladder>/*.cu`) and shared
-/// header (`twins/*.cuh`) as `include_str!` entries, so that the host carries the twins'
-/// source and a twin is added by adding its file.
+/// Writes `$OUT_DIR/twin_sources.rs`: every CUDA C++ twin (`twins/<family>/*.cu`, every
+/// folder of `twins/`) and shared header (`twins/*.cuh`) as `include_str!` entries, so that
+/// the host carries the twins' source and a twin (or a family's folder of them) is added by
+/// adding its file.
 fn embed_twins(dir: &std::path::Path) -> ptx_builder::Result<()> {
     println!("cargo::rerun-if-changed={}", dir.display());
     let listing = |dir: &std::path::Path, ext: &str| -> Vec<std::path::PathBuf> {
@@ -75,8 +76,13 @@ fn embed_twins(dir: &std::path::Path) -> ptx_builder::Result<()> {
     };
     let mut code =
         String::from("/// Every twin, by path under `twins/`.\npub const SOURCES: &[Source] = &[\n");
-    for ladder in ["reduce", "gemm"] {
-        for file in listing(&dir.join(ladder), "cu") {
+    let mut folders: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default();
+    folders.sort();
+    for folder in &folders {
+        println!("cargo::rerun-if-changed={}", folder.display());
+        for file in listing(folder, "cu") {
             code += &entry(&file);
         }
     }

@@ -1,14 +1,16 @@
-//! CPU-side tests: they run everywhere, CI included.
+//! CPU-side tests that belong to no one family: they run everywhere, CI included. Each
+//! family's own CPU tests live in its folder (`host/src/families/<name>/tests.rs`); here,
+//! the registries of every family against the PTX and the twins, selection, the floors'
+//! pieces, and the references shared by several families.
 
 use clap::Parser;
 use common::input::random_i32;
+use host::base::inputs::{reference_sum, sum_range};
+use host::base::ptx::{self, Arch, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
 use host::cli::Options;
 use host::cli::parse_size;
-use host::probes::{self, PROBES};
-use host::ptx::{self, Arch, SOURCE_FINGERPRINT, available_archs, entry_points, pick_arch};
-use host::reduce::reference::{reference_sum, sum_range};
-use host::reduce::registry::{BlockShape, REDUCE_KERNELS, select};
-use host::timing::median;
+use host::families::{FAMILIES, all_steps, select};
+use host::measure::timing::median;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -66,72 +68,6 @@ fn bad_sizes_are_refused_with_a_reason() {
 }
 
 #[test]
-fn kernel_ids_and_symbols_are_unique() {
-    let mut seen = BTreeSet::new();
-    for k in REDUCE_KERNELS {
-        assert!(seen.insert(k.id), "duplicate id {}", k.id);
-        for s in k.symbols() {
-            assert!(s == k.id || !REDUCE_KERNELS.iter().any(|o| o.id == s), "{s} shadows an id");
-        }
-    }
-}
-
-#[test]
-fn block_sizes_are_checked() {
-    let h0 = select(&["h0".into()])[0];
-    assert_eq!(h0.block_size(None).unwrap(), 256);
-    assert_eq!(h0.block_size(Some(128)).unwrap(), 128);
-    for bad in [0, 32, 100, 2048] {
-        assert!(h0.block_size(Some(bad)).is_err(), "block {bad} accepted");
-    }
-    let h5 = select(&["h5".into()])[0];
-    assert_eq!(h5.symbol(h5.block_size(Some(512)).unwrap()), "h5_complete_unroll_512");
-    assert!(h5.block_size(Some(64)).is_err(), "h5 has no 64-thread instance");
-    let v4 = select(&["v4".into()])[0];
-    assert_eq!(
-        v4.block_size(Some(128)).unwrap(),
-        common::reduce::SEED003_BLOCK,
-        "fixed blocks ignore --block"
-    );
-}
-
-#[test]
-fn unknown_kernel_names_are_refused_before_touching_the_gpu() {
-    let options = Options::parse_from(["host", "-k", "nope"]);
-    let err = host::run(&options).unwrap_err().to_string();
-    assert!(
-        err.contains("h0_interleaved_modulo") && err.contains("p6_latency"),
-        "the error should list the ids: {err}"
-    );
-}
-
-#[test]
-fn kernel_patterns_are_prefixes() {
-    assert_eq!(select(&[]).len(), REDUCE_KERNELS.len());
-    assert_eq!(select(&["x".into()]).len(), 4);
-    assert_eq!(
-        probes::select(&["p".into()]).len() + probes::select(&["m".into()]).len(),
-        probes::PROBES.len()
-    );
-    assert_eq!(probes::select(&["p6".into()]).len(), 1);
-    assert!(select(&["p".into()]).is_empty());
-}
-
-#[test]
-fn grids_cover_every_element_and_never_vanish() {
-    for k in REDUCE_KERNELS {
-        let block = k.block_size(None).unwrap();
-        let per_block = block as usize * k.inputs_per_thread as usize;
-        assert_eq!(k.cover_grid(0, block), 1, "{}: an empty input still gets one block", k.id);
-        for n in [1, per_block - 1, per_block, per_block + 1, (1 << 30) + 3] {
-            let grid = k.cover_grid(n, block);
-            assert!(grid * per_block >= n, "{}: {grid} blocks miss elements of {n}", k.id);
-            assert!((grid - 1) * per_block < n, "{}: {grid} blocks for {n} is one too many", k.id);
-        }
-    }
-}
-
-#[test]
 fn arch_choice_takes_the_newest_the_device_runs() {
     let (sm80, sm90, sm90a) = (Arch::new(80, false), Arch::new(90, false), Arch::new(90, true));
     let built = [sm80, sm90, sm90a];
@@ -144,21 +80,6 @@ fn arch_choice_takes_the_newest_the_device_runs() {
     assert_eq!(Arch::parse("sm_80"), Some(sm80));
     assert_eq!(Arch::parse("sm_x"), None);
     assert_eq!(sm90a.to_string(), "sm_90a");
-}
-
-#[test]
-fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
-    let t5 =
-        host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t05_wgmma_f16").expect("t5 registered");
-    let (sm90, sm90a) = (Arch::new(90, false), Arch::new(90, true));
-    assert_eq!(t5.unavailable((9, 0), sm90a), None);
-    let reason = t5.unavailable((8, 0), Arch::new(80, false)).expect("refused on Ampere");
-    assert!(reason.contains("sm_90a") && reason.contains("8.0"), "{reason}");
-    assert!(t5.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
-    let reason = t5.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
-    assert!(reason.contains("build-ptx"), "{reason}");
-    let t4 = host::gemm::registry::GEMM_KERNELS.iter().find(|k| k.id == "t04_warp_tile_f16").expect("t4");
-    assert_eq!(t4.unavailable((10, 0), sm90), None);
 }
 
 #[test]
@@ -203,62 +124,6 @@ fn ptx_matches_the_kernel_sources() {
 }
 
 #[test]
-fn every_registered_kernel_is_in_the_ptx_and_every_entry_is_registered() {
-    let everywhere: BTreeSet<&str> = REDUCE_KERNELS
-        .iter()
-        .flat_map(|k| k.symbols())
-        .chain(PROBES.iter().flat_map(|p| p.kernels.iter().copied()))
-        .chain(SUPPORT_KERNELS.iter().copied())
-        .collect();
-    for arch in ["sm_80", "sm_90", "sm_90a"] {
-        let built = Arch::parse(arch).unwrap();
-        // Generic kernels are in every file; an arch-specific one only in its own.
-        let gemm = host::gemm::registry::GEMM_KERNELS.iter().filter(|g| !g.arch.specific || g.arch == built);
-        let hopper_probes =
-            PROBES.iter().filter(|_| built == Arch::new(90, true)).flat_map(|p| p.sm90a_kernels);
-        let registered: BTreeSet<&str> =
-            everywhere.iter().copied().chain(gemm.map(|g| g.id)).chain(hopper_probes.copied()).collect();
-        let text = read_ptx(arch);
-        let entries: BTreeSet<&str> = entry_points(&text).into_iter().collect();
-        let missing: Vec<_> = registered.difference(&entries).collect();
-        let unregistered: Vec<_> = entries.difference(&registered).collect();
-        assert!(missing.is_empty(), "{arch}: registered but not in the PTX: {missing:?}");
-        assert!(unregistered.is_empty(), "{arch}: in the PTX but not registered: {unregistered:?}");
-    }
-}
-
-#[test]
-fn launch_bounds_in_the_ptx_match_the_registered_blocks() {
-    let text = read_ptx("sm_90a");
-    let mut bounded = 0;
-    for g in host::gemm::registry::GEMM_KERNELS {
-        let Some(start) = text.find(&format!(".entry {}(", g.id)) else { continue };
-        let header = &text[start..start + text[start..].find('{').expect("an entry body")];
-        if let Some(at) = header.find(".maxntid ") {
-            let threads: u32 = header[at + 9..].split(',').next().unwrap().trim().parse().unwrap();
-            assert_eq!(threads, g.block.0 * g.block.1, "{}: .maxntid against the registered block", g.id);
-            bounded += 1;
-        }
-    }
-    assert!(bounded >= 2, "t6's entries carry .maxntid (from #[kernel(max_threads = …)])");
-}
-
-#[test]
-fn instanced_kernels_name_one_symbol_per_size() {
-    for k in REDUCE_KERNELS {
-        if let BlockShape::Instances { default, instances } = k.block {
-            assert!(instances.iter().any(|&(b, _)| b == default), "{}: default block has no instance", k.id);
-            for &(block, symbol) in instances {
-                assert!(
-                    symbol.ends_with(&format!("_{block}")),
-                    "{symbol} is not the {block}-thread instance"
-                );
-            }
-        }
-    }
-}
-
-#[test]
 fn no_kernel_keeps_an_array_in_local_memory() {
     // A register array indexed at run time, or one LLVM failed to unroll over, becomes a
     // `__local_depot` stack frame: slow local memory on every access.
@@ -272,94 +137,8 @@ fn no_kernel_keeps_an_array_in_local_memory() {
 }
 
 #[test]
-fn bank_model_matches_the_textbook_cases() {
-    use host::probes::model::bank_conflict_degree as ways;
-    for (stride, expected) in [(1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (3, 1), (5, 1)] {
-        assert_eq!(ways(4, stride), expected, "4-byte elements, stride {stride}");
-    }
-    for (stride, expected) in [(1, 1), (2, 1), (4, 2), (8, 4), (16, 8), (32, 16)] {
-        assert_eq!(ways(2, stride), expected, "2-byte elements, stride {stride}");
-    }
-    for (stride, expected) in [(1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 16)] {
-        assert_eq!(ways(8, stride), expected, "8-byte elements, stride {stride}");
-    }
-}
-
-#[test]
-fn sector_model_counts_whole_sectors() {
-    use host::probes::model::sectors_touched;
-    assert_eq!(sectors_touched(1024, 4, 1), 128);
-    assert_eq!(sectors_touched(1024, 4, 2), 256);
-    assert_eq!(sectors_touched(1024, 4, 8), 1024);
-    assert_eq!(sectors_touched(1024, 4, 32), 1024);
-    assert_eq!(sectors_touched(3, 4, 1), 1);
-}
-
-#[test]
-fn littles_law_is_bandwidth_times_latency() {
-    use host::probes::model::bytes_in_flight_needed;
-    let bytes = bytes_in_flight_needed(4.8e12, 700e-9);
-    assert!((bytes - 3.36e6).abs() < 1.0, "{bytes}");
-    assert_eq!(bytes_in_flight_needed(1e9, 0.0), 0.0);
-}
-
-#[test]
-fn chase_chain_is_one_cycle_through_every_node() {
-    use common::probes::CHASE_NODE_STRIDE;
-    use host::probes::latency::{build_chain, lap_sum};
-    for nodes in [2, 3, 64, 1000, 4097] {
-        let chain = build_chain(nodes, 99);
-        let (mut element, mut seen, mut sum) = (0usize, BTreeSet::new(), 0u64);
-        for _ in 0..nodes {
-            element = chain[element] as usize;
-            assert_eq!(element % CHASE_NODE_STRIDE as usize, 0, "nodes sit one line apart");
-            assert!(seen.insert(element), "node {element} visited twice in {nodes}");
-            sum += element as u64;
-        }
-        assert_eq!(element, 0, "one lap of {nodes} nodes returns to the start");
-        assert_eq!(sum, lap_sum(nodes));
-    }
-}
-
-#[test]
-fn ptx_instruction_counts_see_guarded_instructions() {
-    use host::probes::divergence::count_instructions;
-    let ptx = "\t@%p1 bra \t$L__BB0_2;\n\tbra.uni \t$L__BB0_1;\n\tselp.f32 %f1, %f2, %f3, %p2;\n\t// bra in a comment\n";
-    assert_eq!(count_instructions(ptx, "bra"), 2);
-    assert_eq!(count_instructions(ptx, "selp"), 1);
-}
-
-#[test]
-fn bank_probe_elements_are_views_of_the_same_words() {
-    use common::probes::bank_probe_word;
-    use host::probes::bank_conflicts::element_value;
-    for lane in 0..32 {
-        let e = lane * 3;
-        let word = u64::from(bank_probe_word(e / 2));
-        let half = if e % 2 == 0 { word & 0xffff } else { word >> 16 };
-        assert_eq!(element_value(2, 3, lane), half);
-        assert_eq!(element_value(4, 3, lane), u64::from(bank_probe_word(e)));
-        let (lo, hi) = (u64::from(bank_probe_word(2 * e)), u64::from(bank_probe_word(2 * e + 1)));
-        assert_eq!(element_value(8, 3, lane), lo | hi << 32);
-    }
-}
-
-#[test]
-fn saxpy_check_refuses_wrong_values_and_nan() {
-    use host::probes::saxpy::{expected, first_mismatch};
-    let good: Vec<f32> = (0..100).map(|i| expected(1, 2, i)).collect();
-    assert_eq!(first_mismatch(&good, 1, 2), None);
-    let mut off = good.clone();
-    off[37] *= 1.001;
-    assert!(first_mismatch(&off, 1, 2).unwrap().contains("y[37]"));
-    let mut nan = good;
-    nan[5] = f32::NAN;
-    assert!(first_mismatch(&nan, 1, 2).unwrap().contains("y[5]"));
-}
-
-#[test]
 fn tables_render_and_serialize_every_cell() {
-    use host::table::{Cell, Table};
+    use host::report::table::{Cell, Table};
     let mut table = Table::new("t", &["name", "value"]);
     table.push(vec!["a".into(), Cell::Num(1.25, 1)]);
     table.push(vec!["b".into(), Cell::Num(f64::NAN, 1)]);
@@ -372,279 +151,24 @@ fn tables_render_and_serialize_every_cell() {
 #[test]
 #[should_panic(expected = "appears twice")]
 fn table_columns_must_differ() {
-    host::table::Table::new("t", &["ns", "ns"]);
+    host::report::table::Table::new("t", &["ns", "ns"]);
 }
 
 #[test]
 fn results_are_dated_in_utc() {
-    let now = host::utc_now();
+    let now = host::base::clock::utc_now();
     assert_eq!(now.len(), 20, "{now}");
     assert!(now.starts_with("20") && now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
 }
 
 #[test]
-fn ballots_mark_the_lanes_that_take_path_a() {
-    use host::probes::divergence::{KERNELS, expected_ballot};
-    let [(_, by_warp, _), (_, by_lane, _), ..] = KERNELS else { panic!("three kernels") };
-    assert_eq!(expected_ballot(*by_warp, 0), 0xffff_ffff);
-    assert_eq!(expected_ballot(*by_warp, 1), 0);
-    assert_eq!(expected_ballot(*by_lane, 0), 0x5555_5555);
-    assert_eq!(expected_ballot(*by_lane, 7), 0x5555_5555);
-}
-
-#[test]
 fn gemm_shapes_parse_and_refuse() {
-    use host::gemm::runner::parse_shape;
+    use host::cli::parse_shape;
     assert_eq!(parse_shape("4096"), Ok((4096, 4096, 4096)));
     assert_eq!(parse_shape("4096x1x777"), Ok((4096, 1, 777)));
     for bad in ["", "0", "4x4", "1x0x3", "axbxc", "1x2x3x4"] {
         assert!(parse_shape(bad).is_err(), "{bad} accepted");
     }
-}
-
-#[test]
-fn gemm_grids_cover_c() {
-    use host::gemm::registry::{GEMM_KERNELS, GridMap};
-    for kernel in GEMM_KERNELS {
-        for (m, n) in [(1, 1), (17, 4097), (4096, 1), (1000, 1000)] {
-            let (gx, gy) = kernel.grid(m, n);
-            let (rows, cols) = match kernel.grid_map {
-                GridMap::RowsOnX => (gx, gy),
-                GridMap::ColumnsOnX => (gy, gx),
-                // At most one block per tile, in whole clusters: rows rounded up to the
-                // cluster's height.
-                GridMap::Persistent { cluster, split } => {
-                    let cols = n.div_ceil(kernel.tile.1);
-                    assert_eq!((gy, gx % (cluster * cols * split)), (1, 0), "{}: whole clusters", kernel.id);
-                    let rows = gx / cols / split;
-                    assert!(
-                        (rows - cluster) * kernel.tile.0 < m,
-                        "{}: a cluster with no rows of C",
-                        kernel.id
-                    );
-                    (rows.min(m.div_ceil(kernel.tile.0)), cols)
-                }
-            };
-            assert!(
-                rows * kernel.tile.0 >= m && cols * kernel.tile.1 >= n,
-                "{} misses part of {m}×{n}",
-                kernel.id
-            );
-            assert!(
-                (rows - 1) * kernel.tile.0 < m && (cols - 1) * kernel.tile.1 < n,
-                "{}: extra blocks",
-                kernel.id
-            );
-        }
-    }
-}
-
-#[test]
-fn split_k_slices_cover_k_in_order_and_fill_one_wave() {
-    use common::gemm::g11::{BK, MAX_SLICES, MIN_SLICE_K_TILES, k_tile_range, slices};
-    // 132 SMs, two g10 blocks each.
-    let resident = 264;
-    assert_eq!(slices(64, 1024, resident), 4, "1024³: 64 tiles, 4 slices");
-    assert_eq!(slices(256, 2048, resident), 1, "2048³: the tiles fill the GPU");
-    assert_eq!(slices(0, 1024, resident), 1, "an empty C");
-    assert_eq!(slices(6, 1000, resident), 15, "a few tiles: as deep as K allows");
-    assert_eq!(slices(1, 1 << 20, resident), MAX_SLICES);
-    assert_eq!(slices(1, 17, resident), 1, "too shallow to cut");
-    for (tiles, k) in [(64, 1024), (6, 1000), (33, 1000), (1, 1), (1, 1 << 20), (300, 4096), (2, 129)] {
-        let s = slices(tiles, k, resident);
-        assert!((1..=MAX_SLICES).contains(&s));
-        assert!(s == 1 || tiles * s <= resident, "{tiles} tiles × {s} slices is more than a wave");
-        let k_tiles = k.div_ceil(BK);
-        assert!(s == 1 || k_tiles / s >= MIN_SLICE_K_TILES, "slices of k = {k} too thin");
-        // The slices are contiguous, in order, and together exactly the k tiles.
-        let mut next = 0;
-        for slice in 0..s {
-            let (begin, end) = k_tile_range(k_tiles, s, slice);
-            assert_eq!(begin, next, "slice {slice} of {s} for {k_tiles} k tiles");
-            assert!(end >= begin && end - begin <= k_tiles.div_ceil(s));
-            next = end;
-        }
-        assert_eq!(next, k_tiles);
-    }
-}
-
-#[test]
-fn grouped_tile_walk_visits_every_tile_once() {
-    use common::gemm::grouped_tile;
-    for (rows, cols, group) in [(1, 1, 16), (32, 16, 16), (17, 9, 16), (9, 10, 8), (64, 32, 8), (5, 3, 2)] {
-        let mut seen = vec![false; (rows * cols) as usize];
-        for unit in 0..rows * cols {
-            let (r, c) = grouped_tile(unit, rows, cols, group);
-            assert!(r < rows && c < cols, "{unit} → ({r}, {c}) outside {rows} × {cols}");
-            assert!(!std::mem::replace(&mut seen[(r * cols + c) as usize], true), "({r}, {c}) twice");
-        }
-        // Consecutive units walk down a band's column first.
-        if rows >= group {
-            assert_eq!(grouped_tile(1, rows, cols, group), (1, 0));
-            assert_eq!(grouped_tile(group, rows, cols, group), (0, 1));
-        }
-    }
-}
-
-/// The stream-K orders the steps use: t11's, t15/t16's, and t17's.
-const STREAM_K_ORDERS: [(common::gemm::stream_k::ShareOrder, bool); 3] = [
-    (common::gemm::stream_k::ShareOrder::Offsets, false),
-    (common::gemm::stream_k::ShareOrder::KAligned, false),
-    (common::gemm::stream_k::ShareOrder::KAligned, true),
-];
-
-#[test]
-fn stream_k_pieces_cover_every_k_tile_once_and_owners_know_their_contributors() {
-    for (order, shares_first) in STREAM_K_ORDERS {
-        for (units, k_tiles, clusters) in [
-            (256, 64, 66),
-            (16, 16, 66),
-            (1, 1, 66),
-            (1, 3, 66),
-            (90, 3, 66),
-            (132, 128, 66),
-            (67, 2, 66),
-            (5, 200, 3),
-            (258, 64, 66),
-        ] {
-            check_stream_k(order, shares_first, units, k_tiles, clusters);
-        }
-    }
-}
-
-/// The same properties over every small schedule: one unit or many, fewer k tiles than
-/// clusters, more clusters than units, a share cut by `max_split`. A kernel that met a
-/// schedule breaking one of them would hang (an owner waiting for a flag no one raises) or
-/// add a partial twice, so the sweep is wide rather than picked.
-#[test]
-fn stream_k_properties_hold_on_every_small_schedule() {
-    for (order, shares_first) in STREAM_K_ORDERS {
-        for units in 1..=40 {
-            for k_tiles in 1..=10 {
-                for clusters in 1..=24 {
-                    check_stream_k(order, shares_first, units, k_tiles, clusters);
-                }
-            }
-        }
-    }
-}
-
-/// Every k tile computed once; a whole unit's pieces and a share's in the schedule's
-/// order; at most one contribution per cluster, the first piece of its share, and an
-/// ownership only as its last, so that no cluster waits for a flag before it has raised
-/// its own (no cycle of waits); each cut unit with one owner that names exactly the
-/// clusters that contributed; `contributes()` agreeing with the pieces.
-fn check_stream_k(
-    order: common::gemm::stream_k::ShareOrder,
-    shares_first: bool,
-    units: u32,
-    k_tiles: u32,
-    clusters: u32,
-) {
-    use common::gemm::stream_k::{Role, ShareOrder, StreamK};
-    let case = format!(
-        "{order:?} (shares first: {shares_first}), {units} units × {k_tiles} k tiles on {clusters} clusters"
-    );
-    let mut schedule = StreamK::new(units, k_tiles, clusters, 4, order);
-    if shares_first {
-        schedule = schedule.with_shares_first();
-    }
-    let mut covered = vec![0u32; (units * k_tiles) as usize];
-    // unit → (owner, the clusters it expects); unit → clusters that contributed.
-    let mut owners = std::collections::HashMap::new();
-    let mut contributed: std::collections::HashMap<u32, Vec<u32>> = Default::default();
-    for c in 0..clusters {
-        let pieces: Vec<_> = schedule.pieces(c).collect();
-        let whole = schedule.dp_units.saturating_sub(c).div_ceil(clusters) as usize;
-        let share = pieces.len() - whole;
-        assert!(share <= 2, "{case}: cluster {c}: {pieces:?}");
-        // Where the share's pieces are: after the whole units, or before them.
-        let share_at = if shares_first { 0 } else { whole };
-        assert!(
-            pieces[share_at..share_at + share].iter().all(|p| p.unit >= schedule.dp_units)
-                && pieces.iter().filter(|p| p.unit < schedule.dp_units).count() == whole,
-            "{case}: cluster {c}: whole units and share pieces out of order: {pieces:?}"
-        );
-        for (i, piece) in pieces.iter().enumerate() {
-            assert!(piece.k_begin < piece.k_end && piece.k_end <= k_tiles, "{case}: {piece:?}");
-            for k in piece.k_begin..piece.k_end {
-                covered[(piece.unit * k_tiles + k) as usize] += 1;
-            }
-            // A share's contribution is its first piece and an ownership its last,
-            // so an owner never waits for its own cluster.
-            let first_of_share = i == share_at;
-            let last_of_share = i + 1 == share_at + share;
-            match piece.role {
-                Role::Whole => assert_eq!((piece.k_begin, piece.k_end), (0, k_tiles), "{case}"),
-                Role::Owner { first, contributors } => {
-                    match order {
-                        ShareOrder::Offsets => {
-                            assert_eq!((piece.k_begin, first), (0, c + 1), "{case}")
-                        }
-                        ShareOrder::KAligned => {
-                            assert_eq!((piece.k_end, first + contributors), (k_tiles, c), "{case}")
-                        }
-                    }
-                    assert!(last_of_share && contributors >= 1, "{case}: cluster {c}: {piece:?}");
-                    let expected: Vec<u32> = (first..first + contributors).collect();
-                    assert!(owners.insert(piece.unit, (c, expected)).is_none(), "{case}: two owners");
-                }
-                Role::Contributor => {
-                    assert!(first_of_share, "{case}: cluster {c}: a contribution that is not first");
-                    contributed.entry(piece.unit).or_default().push(c);
-                }
-            }
-        }
-        assert_eq!(
-            schedule.contributes(c),
-            pieces.iter().any(|p| p.role == Role::Contributor),
-            "{case}: cluster {c}: contributes() against its pieces {pieces:?}"
-        );
-        // In k order, every cluster's share starts at k tile 0 of its unit or is one
-        // piece, and its second piece (if any) ends at its unit's last k tile.
-        if matches!(order, ShareOrder::KAligned) && share == 2 {
-            assert_eq!(pieces[share_at].k_begin, 0, "{case}: cluster {c}");
-            assert_eq!(pieces[share_at + 1].k_end, k_tiles, "{case}: cluster {c}");
-        }
-    }
-    assert!(covered.iter().all(|&n| n == 1), "{case}: a k tile computed 0 or 2 times");
-    for (unit, (owner, mut expected)) in owners {
-        let mut got = contributed.remove(&unit).unwrap_or_default();
-        got.sort();
-        expected.sort();
-        assert_eq!(got, expected, "{case}: unit {unit}'s contributors (owner {owner})");
-    }
-    assert!(contributed.is_empty(), "{case}: contributions to units without an owner");
-    // No unit is shared by more clusters than asked.
-    assert!(schedule.sk_clusters <= clusters);
-}
-
-#[test]
-fn gemm_reference_checks_everything_small_and_samples_large() {
-    use host::gemm::reference::{Inputs, SAMPLES, relative_error};
-    let small =
-        Inputs { precision: host::gemm::registry::Precision::F32, m: 3, n: 2, k: 5, seed_a: 1, seed_b: 2 };
-    let entries = small.entries();
-    assert_eq!(entries.len(), 6);
-    let want = small.reference(&entries);
-    let direct: f64 = (0..5).map(|p| f64::from(small.a(2, p)) * f64::from(small.b(p, 1))).sum();
-    assert_eq!(want[5], direct);
-    let large = Inputs {
-        precision: host::gemm::registry::Precision::F16,
-        m: 8192,
-        n: 8192,
-        k: 8192,
-        seed_a: 1,
-        seed_b: 2,
-    };
-    let sample = large.entries();
-    assert_eq!(sample.len(), SAMPLES + 4);
-    assert!(sample.contains(&(8191, 8191)) && sample.iter().all(|&(i, j)| i < 8192 && j < 8192));
-    let got: Vec<f32> = want.iter().map(|&w| w as f32).collect();
-    assert!(relative_error(&got, &want) < 1e-7);
-    let mut broken = got.clone();
-    broken[0] = f32::NAN;
-    assert_eq!(relative_error(&broken, &want), f64::INFINITY);
 }
 
 #[test]
@@ -661,31 +185,6 @@ fn half_precision_inputs_are_exact() {
     assert!(
         (0..1000).any(|i| random_f16_value(1, i) < 0.0) && (0..1000).any(|i| random_f16_value(1, i) > 0.5)
     );
-}
-
-#[test]
-fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
-    use host::gemm::registry::{GEMM_KERNELS, Precision, TensorInstruction};
-    for kernel in GEMM_KERNELS {
-        let want = match kernel.precision {
-            Precision::F32 => None,
-            // t01–t04 issue mma.sync (sm_80 PTX); t05 onward wgmma (sm_90a PTX).
-            _ if kernel.arch == Arch::new(80, false) => Some(TensorInstruction::MmaSync),
-            _ if kernel.arch == Arch::new(90, true) => Some(TensorInstruction::Wgmma),
-            _ => panic!(
-                "{}: a tensor-core step on {}, which has no ceiling instruction",
-                kernel.id, kernel.arch
-            ),
-        };
-        assert_eq!(kernel.tensor_instruction(), want, "{}", kernel.id);
-        let step: u32 =
-            kernel.id.strip_prefix('t').and_then(|r| r.split('_').next()).map_or(0, |n| n.parse().unwrap());
-        match kernel.tensor_instruction() {
-            Some(TensorInstruction::MmaSync) => assert!((1..=4).contains(&step), "{}", kernel.id),
-            Some(TensorInstruction::Wgmma) => assert!(step >= 5, "{}", kernel.id),
-            None => assert!(kernel.id.starts_with('g'), "{}", kernel.id),
-        }
-    }
 }
 
 #[test]
@@ -750,7 +249,7 @@ fn ceiling_accumulators_return_to_zero_and_end_at_the_product() {
 
 #[test]
 fn ceiling_results_are_not_trivial() {
-    use host::probes::tensor_ceiling::{mma_expected, wgmma_expected};
+    use host::ceilings::{mma_expected, wgmma_expected};
     let (mma, wgmma) = (mma_expected(11), wgmma_expected(11));
     assert_eq!(wgmma.len(), 128);
     assert!(mma.iter().collect::<BTreeSet<_>>().len() > 28, "lanes should differ: {mma:x?}");
@@ -761,8 +260,8 @@ fn ceiling_results_are_not_trivial() {
 
 #[test]
 fn ceiling_sweep_counts_instructions_and_flops() {
-    use host::gemm::registry::TensorInstruction;
-    use host::probes::tensor_ceiling::{Config, LAUNCH_FLOP, configs, instruction_flop, wgmma_unavailable};
+    use host::ceilings::TensorInstruction;
+    use host::ceilings::{Config, LAUNCH_FLOP, configs, instruction_flop, wgmma_unavailable};
     assert_eq!(instruction_flop(TensorInstruction::MmaSync), 4096.0);
     assert_eq!(instruction_flop(TensorInstruction::Wgmma), 524_288.0);
     let all = configs();
@@ -778,7 +277,7 @@ fn ceiling_sweep_counts_instructions_and_flops() {
     }
     let mma = Config {
         instruction: TensorInstruction::MmaSync,
-        precision: host::gemm::registry::Precision::F16,
+        precision: host::base::precision::Precision::F16,
         per_sm: 2,
     };
     // 132 SMs × 8 warps × 8 chains × (2·10 + 1) products.
@@ -790,58 +289,6 @@ fn ceiling_sweep_counts_instructions_and_flops() {
     assert_eq!(wgmma_unavailable((9, 0), sm90a), None);
     assert!(wgmma_unavailable((8, 0), Arch::new(80, false)).unwrap().contains("8.0"));
     assert!(wgmma_unavailable((9, 0), sm90).unwrap().contains("build-ptx"));
-}
-
-/// Every entry point of every ladder step: each must have a CUDA C++ twin.
-fn ladder_symbols() -> Vec<&'static str> {
-    REDUCE_KERNELS
-        .iter()
-        .flat_map(|k| k.symbols())
-        .chain(host::gemm::registry::GEMM_KERNELS.iter().map(|g| g.id))
-        .collect()
-}
-
-#[test]
-fn every_ladder_step_has_exactly_one_cpp_twin() {
-    use host::twins::{SOURCES, defines};
-    let mut missing = Vec::new();
-    for symbol in ladder_symbols() {
-        let defining: Vec<&str> =
-            SOURCES.iter().filter(|s| defines(s.text, symbol)).map(|s| s.path).collect();
-        match defining.len() {
-            0 => missing.push(symbol),
-            1 => {}
-            _ => panic!("`{symbol}` is defined by several twins: {defining:?}"),
-        }
-    }
-    assert!(missing.is_empty(), "steps without a C++ twin in twins/: {missing:?}");
-}
-
-#[test]
-fn every_twin_file_is_named_for_its_step_and_defines_only_ladder_entries() {
-    use host::twins::{SOURCES, defines};
-    let symbols = ladder_symbols();
-    for source in SOURCES {
-        let defined: Vec<&str> = symbols.iter().copied().filter(|s| defines(source.text, s)).collect();
-        assert!(!defined.is_empty(), "twins/{} defines no ladder step's entry point", source.path);
-        // The file is the Rust module's name: every entry it defines starts with the
-        // step's number (`t02_ldmatrix.cu` defines `t02_ldmatrix_f16`).
-        let stem = source.path.rsplit('/').next().unwrap().trim_end_matches(".cu");
-        let step = stem.split('_').next().unwrap();
-        for symbol in &defined {
-            assert_eq!(symbol.split('_').next(), Some(step), "twins/{} defines {symbol}", source.path);
-        }
-        let ladder_dir = if REDUCE_KERNELS.iter().any(|k| k.symbols().contains(&defined[0])) {
-            "reduce/"
-        } else {
-            "gemm/"
-        };
-        assert!(
-            source.path.starts_with(ladder_dir),
-            "twins/{} belongs under twins/{ladder_dir}",
-            source.path
-        );
-    }
 }
 
 #[test]
@@ -871,7 +318,7 @@ fn a_shard_seed_starts_the_stream_at_the_shards_first_element() {
         }
     }
     let n = 100_003;
-    let sharded = host::multi::shards(n, 3).into_iter().fold(0i32, |acc, (first, len)| {
+    let sharded = host::measure::node::shards(n, 3).into_iter().fold(0i32, |acc, (first, len)| {
         acc.wrapping_add(reference_sum(common::input::shard_seed(9, first as u64), len))
     });
     assert_eq!(sharded, reference_sum(9, n));
@@ -880,7 +327,7 @@ fn a_shard_seed_starts_the_stream_at_the_shards_first_element() {
 #[test]
 fn shards_cover_the_array_in_order_and_differ_by_at_most_one() {
     for (n, parts) in [(0usize, 2usize), (1, 2), (7, 3), (1 << 34, 2), (1000, 8), (5, 8)] {
-        let shards = host::multi::shards(n, parts);
+        let shards = host::measure::node::shards(n, parts);
         assert_eq!(shards.len(), parts);
         let mut next = 0;
         for &(first, len) in &shards {
@@ -895,7 +342,7 @@ fn shards_cover_the_array_in_order_and_differ_by_at_most_one() {
 
 #[test]
 fn all_reduce_bus_bandwidth_is_nccl_tests_factor() {
-    use host::multi::allreduce_bus_bandwidth;
+    use host::measure::node::allreduce_bus_bandwidth;
     assert_eq!(allreduce_bus_bandwidth(100.0, 2), 100.0);
     assert_eq!(allreduce_bus_bandwidth(100.0, 4), 150.0);
     assert_eq!(allreduce_bus_bandwidth(100.0, 8), 175.0);
@@ -903,7 +350,7 @@ fn all_reduce_bus_bandwidth_is_nccl_tests_factor() {
 
 #[test]
 fn link_figures_from_pcie_generation_and_bus_ids_in_either_spelling() {
-    use host::multi::links::{pcie_lane_gbs, same_bus};
+    use host::measure::links::{pcie_lane_gbs, same_bus};
     let x16 = |generation| pcie_lane_gbs(generation).map(|lane| lane * 16.0);
     assert!((x16(5).unwrap() - 63.015).abs() < 0.01, "Gen5 ×16 is 63.0 GB/s each way");
     assert!((x16(4).unwrap() - 31.508).abs() < 0.01, "Gen4 ×16 is 31.5 GB/s each way");
@@ -918,7 +365,7 @@ fn link_figures_from_pcie_generation_and_bus_ids_in_either_spelling() {
 #[test]
 fn nccl_that_cannot_be_loaded_is_explained() {
     let missing = "/nonexistent/libnccl.so.2".to_string();
-    let Err(message) = host::multi::nccl::Nccl::load_from(std::slice::from_ref(&missing), "install it")
+    let Err(message) = host::measure::nccl::Nccl::load_from(std::slice::from_ref(&missing), "install it")
     else {
         panic!("a library that does not exist loaded");
     };
@@ -926,8 +373,172 @@ fn nccl_that_cannot_be_loaded_is_explained() {
 }
 
 #[test]
-fn multi_gpu_probes_have_their_own_prefix() {
-    let multi: Vec<&str> = PROBES.iter().map(|p| p.id).filter(|id| id.starts_with('m')).collect();
-    assert_eq!(multi, ["m1_interconnect", "m2_allreduce", "m3_node_sum"]);
-    assert!(probes::select(&["p".into()]).iter().all(|p| !p.id.starts_with('m')), "`-k p` stays single-GPU");
+fn step_ids_and_entry_points_are_unique_across_families() {
+    let (mut ids, mut symbols) = (BTreeSet::new(), BTreeSet::new());
+    for (family, step) in all_steps() {
+        assert!(ids.insert(step.id), "{}: duplicate id {}", family.name(), step.id);
+        assert!(step.number().is_some(), "{}: `{}` has no ladder letter and number", family.name(), step.id);
+        assert!(
+            family.ladders().iter().any(|l| l.prefix == step.ladder()),
+            "{}: `{}` is in none of its family's ladders",
+            family.name(),
+            step.id
+        );
+        for symbol in step.symbol_names() {
+            // p1 and p3 share copy_16b; a ladder step's entry points are its own.
+            assert!(!step.twinned || symbols.insert(symbol), "{}: entry point {symbol} twice", step.id);
+        }
+    }
+    let names: BTreeSet<&str> = FAMILIES.iter().map(|f| f.name()).collect();
+    assert_eq!(names.len(), FAMILIES.len(), "two families with one name");
+}
+
+#[test]
+fn steps_sort_in_ladder_order_within_each_ladder() {
+    for family in FAMILIES {
+        let steps = family.steps();
+        for ladder in family.ladders() {
+            // Zero-padded numbers: the files and ids sort in ladder order (`t02` before `t10`).
+            let numbers: Vec<u32> =
+                steps.iter().filter(|s| s.ladder() == ladder.prefix).filter_map(|s| s.number()).collect();
+            assert!(numbers.windows(2).all(|w| w[0] <= w[1]), "{}: {numbers:?}", ladder.prefix);
+            let widths: BTreeSet<usize> = steps
+                .iter()
+                .filter(|s| s.ladder() == ladder.prefix)
+                .map(|s| s.id[ladder.prefix.len()..].chars().take_while(char::is_ascii_digit).count())
+                .collect();
+            assert_eq!(
+                widths.len(),
+                1,
+                "{}: numbers of different widths sort out of ladder order",
+                ladder.prefix
+            );
+        }
+    }
+}
+
+#[test]
+fn every_registered_entry_point_is_in_the_ptx_and_every_entry_is_registered() {
+    for arch in ["sm_80", "sm_90", "sm_90a"] {
+        let built = Arch::parse(arch).unwrap();
+        // Generic entry points are in every file; an arch-specific one only in its own.
+        let registered: BTreeSet<&str> = all_steps()
+            .iter()
+            .flat_map(|(_, step)| step.symbols.clone())
+            .filter(|&(_, needs)| !needs.specific || needs == built)
+            .map(|(symbol, _)| symbol)
+            .chain(SUPPORT_KERNELS.iter().copied())
+            .collect();
+        let text = read_ptx(arch);
+        let entries: BTreeSet<&str> = entry_points(&text).into_iter().collect();
+        let missing: Vec<_> = registered.difference(&entries).collect();
+        let unregistered: Vec<_> = entries.difference(&registered).collect();
+        assert!(missing.is_empty(), "{arch}: registered but not in the PTX: {missing:?}");
+        assert!(unregistered.is_empty(), "{arch}: in the PTX but not registered: {unregistered:?}");
+    }
+}
+
+#[test]
+fn every_ladder_step_has_exactly_one_cpp_twin_in_its_familys_folder() {
+    use host::twins::{SOURCES, defines};
+    let mut missing = Vec::new();
+    for (family, step) in all_steps().into_iter().filter(|(_, s)| s.twinned) {
+        for symbol in step.symbol_names() {
+            let defining: Vec<&str> =
+                SOURCES.iter().filter(|s| defines(s.text, symbol)).map(|s| s.path).collect();
+            match defining[..] {
+                [] => missing.push(symbol),
+                [path] => assert!(
+                    path.starts_with(&format!("{}/", family.name())),
+                    "twins/{path} defines {symbol} of the {} family: it belongs under twins/{}/",
+                    family.name(),
+                    family.name()
+                ),
+                _ => panic!("`{symbol}` is defined by several twins: {defining:?}"),
+            }
+        }
+    }
+    assert!(missing.is_empty(), "steps without a C++ twin in twins/: {missing:?}");
+}
+
+#[test]
+fn every_twin_file_is_named_for_its_step_and_defines_only_its_entries() {
+    use host::twins::{SOURCES, defines};
+    let steps: Vec<_> = all_steps().into_iter().filter(|(_, s)| s.twinned).map(|(_, s)| s).collect();
+    for source in SOURCES {
+        let stem = source.path.rsplit('/').next().unwrap().trim_end_matches(".cu");
+        let defined: Vec<&str> =
+            steps.iter().flat_map(|s| s.symbol_names()).filter(|s| defines(source.text, s)).collect();
+        assert!(!defined.is_empty(), "twins/{} defines no ladder step's entry point", source.path);
+        // The file is the Rust module's name (`t02_ldmatrix.cu` holds `t02_ldmatrix_f16`).
+        for symbol in &defined {
+            assert!(
+                symbol.starts_with(stem),
+                "twins/{} defines {symbol}, not of its step {stem}",
+                source.path
+            );
+        }
+    }
+}
+
+#[test]
+fn selection_picks_families_ladders_steps_and_ranges() {
+    let ids = |patterns: &[&str]| -> Vec<&'static str> {
+        let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+        select(&patterns)
+            .unwrap()
+            .into_iter()
+            .flat_map(|(_, steps)| steps.into_iter().map(|s| s.id))
+            .collect()
+    };
+    let every = all_steps().len();
+    assert_eq!(ids(&[]).len(), every, "no pattern: everything");
+    let gemm = host::families::family("gemm").unwrap().steps().len();
+    assert_eq!(ids(&["gemm"]).len(), gemm);
+    assert_eq!(ids(&["GEMM"]).len(), gemm, "case-insensitive");
+    assert_eq!(ids(&["g"]).len() + ids(&["t"]).len(), gemm, "the GEMM family is ladders g and t");
+    assert_eq!(ids(&["probes"]), ids(&["probe"]));
+    assert_eq!(ids(&["t1"]), ["t01_mma_sync_f16", "t01_mma_sync_bf16"], "t1 is step 1, not t10-t17");
+    assert_eq!(ids(&["t01"]), ids(&["t1"]));
+    assert_eq!(ids(&["t05_wgmma_f16"]), ["t05_wgmma_f16"]);
+    assert_eq!(ids(&["t5_wgmma_f16"]), ["t05_wgmma_f16"], "an id from before the zero padding");
+    assert_eq!(ids(&["t12_latency_trims_b"]), ["t12_latency_trims_bf16"]);
+    assert_eq!(ids(&["t10-t17"]).len(), 16);
+    assert_eq!(ids(&["t10..17"]).len(), 16);
+    assert_eq!(ids(&["x4"]), ["x4_packed_tally"]);
+    assert_eq!(ids(&["p6", "x4"]), ["x4_packed_tally", "p6_latency"], "run order, not pattern order");
+    assert_eq!(ids(&["x", "x4"]).len(), 4, "each step once");
+    assert!(ids(&["p"]).iter().all(|id| id.starts_with('p')), "`-k p` stays on one GPU");
+    assert_eq!(ids(&["m"]), ["m1_interconnect", "m2_allreduce", "m3_node_sum"]);
+}
+
+#[test]
+fn a_pattern_that_picks_nothing_names_the_closest_ids() {
+    for (pattern, near) in
+        [("t99", "t"), ("wgmma", "t05_wgmma"), ("gem", "gemm"), ("x4_packed_taly", "x4_packed_tally")]
+    {
+        let Err(err) = select(&[pattern.to_string()]) else { panic!("`{pattern}` picked something") };
+        let err = err.to_string();
+        assert!(err.contains(pattern) && err.contains("--list"), "{err}");
+        assert!(err.contains(near), "`{pattern}`: {err}");
+    }
+    for bad in ["", "7", "t10-t5", "-"] {
+        assert!(select(&[bad.to_string()]).is_err(), "`{bad}` accepted");
+    }
+}
+
+#[test]
+fn unknown_step_names_are_refused_before_touching_the_gpu() {
+    let options = Options::parse_from(["host", "-k", "nope"]);
+    let err = host::run(&options).unwrap_err().to_string();
+    assert!(err.contains("nope") && err.contains("--list"), "{err}");
+}
+
+#[test]
+fn the_list_names_every_family_and_step() {
+    let list = host::families::list();
+    for (family, step) in all_steps() {
+        assert!(list.contains(family.name()) && list.contains(step.id), "{} missing from --list", step.id);
+    }
+    assert!(list.contains("(needs sm_90a)"), "Hopper-only steps say so");
 }

@@ -2,8 +2,8 @@
 //! describes it, with no GPU needed. Included by each test file (`#[path]` module): the
 //! `tests` crate's library cannot see the host, a dev-dependency.
 
-use host::gpu::DeviceInfo;
-use host::ptx::Arch;
+use host::base::gpu::DeviceInfo;
+use host::base::ptx::Arch;
 
 /// An H200 as the driver describes it: 4814 GB/s theoretical.
 pub fn h200() -> DeviceInfo {

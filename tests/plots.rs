@@ -5,12 +5,12 @@
 //! `HOST_PLOTS_KEEP=DIR cargo test --test plots` also writes the charts into DIR, to look
 //! at them.
 
-use host::plot::ladder::{self, LadderChart, Line};
-use host::plot::{Plot, Series, XAxis};
-use host::reduce::registry::REDUCE_KERNELS;
-use host::reduce::runner::Check;
-use host::report::Row;
-use host::timing::{Stop, Timing};
+use host::families::reduce::registry::REDUCE_KERNELS;
+use host::families::reduce::report::Row;
+use host::families::reduce::runner::Check;
+use host::measure::timing::{Stop, Timing};
+use host::report::plot::ladder::{self, LadderChart, Line};
+use host::report::plot::{Plot, Series, XAxis};
 use std::path::PathBuf;
 
 #[path = "fixtures.rs"]
@@ -191,7 +191,7 @@ fn reduction_rows() -> Vec<Row> {
 #[test]
 fn reduction_ladders_show_each_step_against_the_theoretical_bandwidth() {
     let rows = reduction_rows();
-    let chart = host::reduce::chart::ladder(&h200(), DATE, 1 << 30, 4 << 30, &rows, None);
+    let chart = host::families::reduce::chart::ladder(&h200(), DATE, 1 << 30, 4 << 30, &rows, None);
     assert_eq!(chart.name, "reduce-ladder-n2p30");
     assert_eq!(chart.steps.len(), REDUCE_KERNELS.len());
     assert_eq!(chart.references.len(), 1, "theoretical only: this run has no CUB figure");
@@ -217,7 +217,8 @@ fn reduction_ladders_show_each_step_against_the_theoretical_bandwidth() {
 
 #[test]
 fn reduction_ladders_draw_cub_when_the_run_has_it() {
-    let chart = host::reduce::chart::ladder(&h200(), DATE, 1000, 4000, &reduction_rows(), Some(4629.6));
+    let chart =
+        host::families::reduce::chart::ladder(&h200(), DATE, 1000, 4000, &reduction_rows(), Some(4629.6));
     assert_eq!(chart.name, "reduce-ladder-n1000");
     assert!(chart.references.iter().any(|r| r.line == Line::Baseline && r.value == 4629.6));
     let svg = chart.svg().unwrap();
@@ -277,16 +278,17 @@ fn gemm_ladders_show_each_step_against_cublas_and_the_ceilings() {
 
 #[test]
 fn gemm_charts_name_the_precision_and_shape_and_group_steps_by_instruction() {
-    use host::gemm::registry::{GEMM_KERNELS, Precision};
-    let chart = host::gemm::chart::new(Precision::Bf16, (8192, 1, 777), &h200(), DATE);
+    use host::base::precision::Precision;
+    use host::families::gemm::registry::GEMM_KERNELS;
+    let chart = host::families::gemm::chart::new(Precision::Bf16, (8192, 1, 777), &h200(), DATE);
     assert_eq!(chart.name, "gemm-bf16-8192x1x777");
     assert!(chart.title.starts_with("BF16 (f32 accumulate) GEMM, M×N×K = 8192×1×777"));
     assert_eq!(
-        host::gemm::chart::new(Precision::F32, (1024, 1024, 1024), &h200(), DATE).name,
+        host::families::gemm::chart::new(Precision::F32, (1024, 1024, 1024), &h200(), DATE).name,
         "gemm-f32-1024x1024x1024"
     );
     for kernel in GEMM_KERNELS {
-        let group = host::gemm::chart::group(kernel);
+        let group = host::families::gemm::chart::group(kernel);
         match kernel.precision {
             Precision::F32 => assert_eq!(group, "CUDA cores (FFMA)", "{}", kernel.id),
             _ => {
@@ -295,11 +297,11 @@ fn gemm_charts_name_the_precision_and_shape_and_group_steps_by_instruction() {
         }
     }
     // Ceilings only where the run has one: none for FP32.
-    let mut fp32 = host::gemm::chart::new(Precision::F32, (4096, 4096, 4096), &h200(), DATE);
-    host::gemm::chart::add_ceilings(&mut fp32, |_| None);
+    let mut fp32 = host::families::gemm::chart::new(Precision::F32, (4096, 4096, 4096), &h200(), DATE);
+    host::families::gemm::chart::add_ceilings(&mut fp32, |_| None);
     assert!(fp32.references.is_empty());
-    let mut f16 = host::gemm::chart::new(Precision::F16, (4096, 4096, 4096), &h200(), DATE);
-    host::gemm::chart::add_ceilings(&mut f16, |i| (i.name().starts_with("wgmma")).then_some(871.0));
+    let mut f16 = host::families::gemm::chart::new(Precision::F16, (4096, 4096, 4096), &h200(), DATE);
+    host::families::gemm::chart::add_ceilings(&mut f16, |i| (i.name().starts_with("wgmma")).then_some(871.0));
     assert_eq!(f16.references.len(), 1);
     assert_eq!(f16.references[0].group.as_deref(), Some("wgmma m64n256k16"));
 }
@@ -309,7 +311,8 @@ fn charts_are_written_under_stable_names_and_untimed_ones_are_not() {
     let dir = scratch("write");
     let mut untimed = LadderChart::reduction(1 << 20, "NVIDIA H200", DATE);
     untimed.step("h0_interleaved_modulo", "Harris", None, "not timed");
-    let reduction = host::reduce::chart::ladder(&h200(), DATE, 1 << 30, 4 << 30, &reduction_rows(), None);
+    let reduction =
+        host::families::reduce::chart::ladder(&h200(), DATE, 1 << 30, 4 << 30, &reduction_rows(), None);
     let written = ladder::write_all(&dir, &[reduction, gemm_f16(), untimed]).unwrap();
     let names: Vec<String> =
         written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();

@@ -1,13 +1,13 @@
 //! CPU tests of the machine-readable results: the timing spread, records, their JSON and
 //! CSV, probe tables as records, the reduction table, and `host compare`'s verdicts.
 
-use host::compare::{self, Verdict};
-use host::records::{self, CSV_COLUMNS, Family, Record};
-use host::reduce::registry::REDUCE_KERNELS;
-use host::reduce::runner::Check;
-use host::report::{self, Row};
-use host::table::{Cell, Table};
-use host::timing::{Stop, Timing};
+use host::families::reduce::registry::REDUCE_KERNELS;
+use host::families::reduce::report::{self, Row};
+use host::families::reduce::runner::Check;
+use host::measure::timing::{Stop, Timing};
+use host::report::compare::{self, Verdict};
+use host::report::records::{self, CSV_COLUMNS, Record};
+use host::report::table::{Cell, Table};
 use host::twins::TwinResult;
 
 #[path = "fixtures.rs"]
@@ -30,7 +30,7 @@ fn timing(median_us: f64, spread_percent: f64) -> Timing {
 }
 
 /// A timed record of `kernel` with this median and spread.
-fn timed(family: Family, kernel: &str, median_us: f64, spread_percent: f64) -> Record {
+fn timed(family: &str, kernel: &str, median_us: f64, spread_percent: f64) -> Record {
     let mut record = Record::new(family, kernel);
     record.set_timing(&timing(median_us, spread_percent));
     record.passed = Some(true);
@@ -38,7 +38,7 @@ fn timed(family: Family, kernel: &str, median_us: f64, spread_percent: f64) -> R
 }
 
 fn gemm(kernel: &str, median_us: f64, spread_percent: f64) -> Record {
-    let mut record = timed(Family::Gemm, kernel, median_us, spread_percent);
+    let mut record = timed("gemm", kernel, median_us, spread_percent);
     record.precision = Some("f32".into());
     (record.m, record.n, record.k) = (Some(4096), Some(4096), Some(4096));
     record
@@ -151,7 +151,7 @@ fn reduction_records_carry_the_common_fields() {
     let (info, n) = (h200(), 1usize << 30);
     let records = report::records(&info, n, n * 4, &reduction_rows());
     let h1 = &records[1];
-    assert_eq!((h1.family, h1.kernel.as_str()), (Family::Reduce, "h1_strided_index"));
+    assert_eq!((h1.family.as_str(), h1.kernel.as_str()), ("reduce", "h1_strided_index"));
     assert_eq!(
         (h1.variant.as_deref(), h1.precision.as_deref(), h1.n),
         (Some("block 256"), Some("i32"), Some(1 << 30))
@@ -221,10 +221,10 @@ fn probe_tables_become_records_with_the_common_fields_they_have() {
         Cell::OfLimit(f64::NAN, 1),
         Cell::Check(false),
     ]);
-    let records = records::from_probe_table("p2_bank_conflicts", &table);
+    let records = records::from_table("probe", "p2_bank_conflicts", &table);
     assert_eq!(records.len(), 2);
     let first = &records[0];
-    assert_eq!((first.family, first.kernel.as_str()), (Family::Probe, "p2_bank_conflicts"));
+    assert_eq!((first.family.as_str(), first.kernel.as_str()), ("probe", "p2_bank_conflicts"));
     assert_eq!(first.variant.as_deref(), Some("bytes=4, stride=2"));
     assert_eq!((first.n, first.median_us, first.repetitions), (Some(1 << 20), Some(10.0), Some(30)));
     assert!((first.spread_percent.unwrap() - 4.0).abs() < 1e-9);
@@ -267,7 +267,7 @@ fn records_survive_json_and_keep_the_header() {
     all.push(cublas);
     let mut table = Table::new("p", &["what, exactly", "median µs"]);
     table.push(vec!["a \"quoted\" label".into(), Cell::Time(timing(3.0, 0.0))]);
-    all.extend(records::from_probe_table("p7_sync", &table));
+    all.extend(records::from_table("probe", "p7_sync", &table));
 
     let text = results_file(&all);
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -313,14 +313,14 @@ fn csv_fields_are_quoted_only_when_they_must_be() {
 #[test]
 fn csv_has_fixed_columns_and_one_row_per_record() {
     // The columns after device and date are exactly the record's fields.
-    let value = serde_json::to_value(Record::new(Family::Gemm, "g")).unwrap();
+    let value = serde_json::to_value(Record::new("gemm", "g")).unwrap();
     let mut fields: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
     let mut columns = CSV_COLUMNS[2..].to_vec();
     fields.sort_unstable();
     columns.sort_unstable();
     assert_eq!(fields, columns);
 
-    let mut probe = timed(Family::Probe, "p2_bank_conflicts", 12.5, 1.0);
+    let mut probe = timed("probe", "p2_bank_conflicts", 12.5, 1.0);
     probe.variant = Some("bytes=4, stride=2".into());
     probe.details = Some(json!({ "label": "say \"hi\"" }).as_object().unwrap().clone());
     let records = [gemm("g10_fewer_instructions", 2500.0, 0.5), probe];
@@ -387,7 +387,7 @@ fn compare_matches_on_kernel_family_precision_variant_and_size() {
     other_size.n = Some(1024);
     let mut bf16 = gemm("g1", 100.0, 1.0);
     bf16.precision = Some("bf16".into());
-    let mut block = timed(Family::Reduce, "h0", 100.0, 1.0);
+    let mut block = timed("reduce", "h0", 100.0, 1.0);
     block.variant = Some("block 256".into());
     let mut other_block = block.clone();
     other_block.variant = Some("block 512".into());
@@ -425,7 +425,7 @@ fn compare_matches_on_kernel_family_precision_variant_and_size() {
 #[test]
 fn sizes_print_as_people_write_them() {
     let key = |m, n, k| {
-        let mut r = Record::new(Family::Probe, "p");
+        let mut r = Record::new("probe", "p");
         (r.m, r.n, r.k) = (m, n, k);
         r.key().size_text()
     };
@@ -443,13 +443,32 @@ fn unreadable_results_are_refused_with_the_reason() {
     assert!(refuse(r#"{"device": {}}"#).contains("no `records` list: not a results file"));
     assert!(refuse(r#"{"reductions": [], "gemm": []}"#).contains("older host"));
     assert!(refuse(r#"{"records": {}}"#).contains("`records` is not a list"));
-    let bad =
-        refuse(r#"{"records": [{"family": "gemm", "kernel": "g1"}, {"family": "gpu", "kernel": "g2"}]}"#);
-    assert!(bad.starts_with("record 1 (`g2`): unknown variant `gpu`"), "{bad}");
+    let bad = refuse(r#"{"records": [{"family": "gemm", "kernel": "g1"}, {"family": "gemm"}]}"#);
+    assert!(bad.starts_with("record 1: missing field `kernel`"), "{bad}");
     let bad = refuse(r#"{"records": [{"kernel": "g1", "family": "gemm", "median_us": "fast"}]}"#);
     assert!(bad.starts_with("record 0 (`g1`): invalid type"), "{bad}");
     // Fields a record does not need may be missing; unknown header fields are ignored.
     let ok =
         compare::parse(r#"{"records": [{"family": "reduce", "kernel": "h0"}], "conditions": {}}"#).unwrap();
     assert_eq!((ok.records.len(), ok.device.as_str()), (1, "unknown"));
+}
+
+#[test]
+fn records_of_older_runs_are_read_under_todays_ids() {
+    assert_eq!(records::current_id("t5_wgmma_f16"), "t05_wgmma_f16");
+    assert_eq!(records::current_id("t2_ldmatrix_bf16"), "t02_ldmatrix_bf16");
+    assert_eq!(
+        records::current_id("t12_latency_trims_f16"),
+        "t12_latency_trims_f16",
+        "t1 is not a prefix of t12"
+    );
+    assert_eq!(records::current_id("t10_setmaxnreg_f16"), "t10_setmaxnreg_f16");
+    assert_eq!(records::current_id("cublas"), "cublas");
+    let old = compare::parse(r#"{"records": [{"family": "gemm", "kernel": "t1_mma_sync_f16"}]}"#).unwrap();
+    assert_eq!((old.records[0].kernel.as_str(), old.renamed), ("t01_mma_sync_f16", 1));
+    // Every renamed id is a step of today.
+    let steps: Vec<&str> = host::families::all_steps().into_iter().map(|(_, s)| s.id).collect();
+    for (_, new) in records::RENAMED {
+        assert!(steps.iter().any(|id| id.starts_with(new)), "{new} is no step");
+    }
 }

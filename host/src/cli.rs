@@ -1,5 +1,6 @@
 //! Command-line options of the runner.
 
+use crate::base::ptx::Arch;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -24,14 +25,23 @@ pub struct Options {
     #[arg(short, long, value_delimiter = ',', value_parser = parse_size, default_value = "2^30")]
     pub n: Vec<usize>,
 
-    /// Run only the kernels and probes whose id starts with one of these (comma separated):
-    /// `h` (Harris's ladder), `v4,x4`, `p` (the single-GPU probes), `p6`, `m` (the
-    /// multi-GPU probes), `g` (the GEMM ladder).
-    #[arg(short, long, value_delimiter = ',')]
+    /// Run only the steps these pick (comma separated, case-insensitive; a step runs if any
+    /// pattern picks it):
+    ///
+    /// - a family: `gemm`, `reduce`, `probe` (or `probes`): every step of it;
+    /// - a ladder: `g` (FP32 GEMM), `t` (tensor-core GEMM), `h`, `v`, `x` (reductions), `p`
+    ///   (probes on one GPU), `m` (node probes): every step of it;
+    /// - a step: `t5` or `t05` (both input types of tensor-core step 5), `x4`, `p6`;
+    /// - a range of steps: `t10-t17`;
+    /// - a step's id, or its start past the number: `t05_wgmma_f16`, `t12_latency_trims_b`.
+    ///
+    /// A pattern that picks nothing is an error that names the closest ids. `--list` prints
+    /// every step.
+    #[arg(short, long, value_delimiter = ',', value_name = "PATTERNS")]
     pub kernels: Vec<String>,
 
     /// GEMM shapes, comma separated: `S` for S×S×S or `MxNxK` (e.g. 4096x1x777).
-    #[arg(long, value_delimiter = ',', value_parser = crate::gemm::runner::parse_shape, default_value = "1024,4096")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape, default_value = "1024,4096")]
     pub gemm: Vec<(u32, u32, u32)>,
 
     /// Block size for the kernels that take one at launch (h0–h6); others ignore it.
@@ -41,36 +51,36 @@ pub struct Options {
     /// Timed repetitions per kernel, at least (the median is reported). Timing is
     /// adaptive: past this minimum and --min-time, a kernel is timed until its median's
     /// noise is under --max-noise, within --timeout.
-    #[arg(short = 'r', long, visible_alias = "reps", default_value_t = crate::timing::DEFAULT_MIN_SAMPLES as u32,
+    #[arg(short = 'r', long, visible_alias = "reps", default_value_t = crate::measure::timing::DEFAULT_MIN_SAMPLES as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub min_samples: u32,
 
     /// Seconds of measured GPU time per kernel, at least (summed over its repetitions).
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::timing::DEFAULT_MIN_TIME.as_secs_f64(),
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::measure::timing::DEFAULT_MIN_TIME.as_secs_f64(),
           value_parser = parse_seconds)]
     pub min_time: f64,
 
     /// Stop timing a kernel once its median is known to within this many per cent (the
     /// median's standard error, estimated from the repetitions' interquartile range).
-    #[arg(long, value_name = "PERCENT", default_value_t = crate::timing::DEFAULT_MAX_NOISE_PERCENT,
+    #[arg(long, value_name = "PERCENT", default_value_t = crate::measure::timing::DEFAULT_MAX_NOISE_PERCENT,
           value_parser = parse_percent)]
     pub max_noise: f64,
 
     /// Seconds one kernel's timing may take at most. A kernel whose first launch shows
     /// that --min-samples repetitions would not fit is reported with that launch alone.
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::timing::DEFAULT_BUDGET.as_secs_f64(),
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::measure::timing::DEFAULT_BUDGET.as_secs_f64(),
           value_parser = parse_positive_seconds)]
     pub timeout: f64,
 
     /// Seconds one wait for the GPU may last before the kernel is reported hung and the
     /// run stops (exit status 3).
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::gpu::DEFAULT_HANG_AFTER.as_secs_f64(),
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::base::gpu::DEFAULT_HANG_AFTER.as_secs_f64(),
           value_parser = parse_positive_seconds)]
     pub hang_after: f64,
 
     /// Untimed runs before the timed ones (fewer when they would take over a tenth of
     /// --timeout).
-    #[arg(long, default_value_t = crate::timing::DEFAULT_WARMUP as u32)]
+    #[arg(long, default_value_t = crate::measure::timing::DEFAULT_WARMUP as u32)]
     pub warmup: u32,
 
     /// Do not flush the L2 before each repetition (then small inputs are served from cache).
@@ -140,7 +150,7 @@ pub enum Command {
     Compare(CompareOptions),
     /// The SASS instruction mix of a ladder step and of its CUDA C++ twin, side by side,
     /// with their registers (needs ptxas, cuobjdump and NVRTC; no GPU).
-    Sass(crate::sass::SassOptions),
+    Sass(SassOptions),
 }
 
 /// Options of `host compare`.
@@ -206,4 +216,43 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
     }
     let value = (1i128 << exponent) + offset;
     usize::try_from(value).map_err(|_| format!("`{text}` is negative"))
+}
+
+/// Parses `4096` (a cube) or `4096x1x777` (M×N×K).
+pub fn parse_shape(text: &str) -> std::result::Result<(u32, u32, u32), String> {
+    let parts: Vec<&str> = text.trim().split(['x', 'X', '×']).collect();
+    let bad = || format!("`{text}` is not a GEMM shape: write S (S×S×S) or MxNxK, each at least 1");
+    let dims: Vec<u32> = parts
+        .iter()
+        .map(|p| p.trim().parse::<u32>().map_err(|_| bad()))
+        .collect::<std::result::Result<_, _>>()?;
+    match dims[..] {
+        [s] if s > 0 => Ok((s, s, s)),
+        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok((m, n, k)),
+        _ => Err(bad()),
+    }
+}
+
+/// Options of `host sass`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SassOptions {
+    /// The step: an entry point (`t12_latency_trims_bf16`, `h5_complete_unroll_256`) or the
+    /// start of some (`t12`, `x4`): each matching entry point gets its own table.
+    pub step: String,
+
+    /// The target to compile both for.
+    #[arg(long, default_value = "sm_90a", value_parser = parse_arch)]
+    pub arch: Arch,
+
+    /// Rows to show: the instructions whose counts differ most, then the rest summed.
+    #[arg(long, default_value_t = 25)]
+    pub top: usize,
+
+    /// Folder with `sm_XX/kernels.ptx` (as for a run).
+    #[arg(long)]
+    pub ptx_dir: Option<PathBuf>,
+}
+
+fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
+    Arch::parse(text).ok_or_else(|| format!("`{text}` is not a target: write e.g. sm_90a or sm_80"))
 }

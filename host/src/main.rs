@@ -9,7 +9,12 @@ fn main() -> ExitCode {
     let options = Options::parse();
     let (outcome, failed) = match &options.command {
         Some(Command::Compare(compare)) => (
-            host::compare::run(compare),
+            host::report::compare::run(
+                &compare.old,
+                &compare.new,
+                compare.threshold,
+                compare.fail_on_slowdown,
+            ),
             "at least one record is slower beyond the noise, or wrong (see the verdicts above)",
         ),
         Some(Command::Sass(sass)) => (host::sass::run(sass), "unreachable: `sass` succeeds or fails"),

@@ -6,35 +6,12 @@
 //! NVRTC), then `cuobjdump -sass`. No GPU is needed; the CUDA toolkit's `ptxas` and
 //! `cuobjdump` and NVRTC are.
 
-use crate::error::{Error, Result};
-use crate::ptx::Arch;
+use crate::base::error::{Error, Result};
+use crate::base::ptx::Arch;
+use crate::cli::SassOptions;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Options of `host sass`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct SassOptions {
-    /// The step: an entry point (`t12_latency_trims_bf16`, `h5_complete_unroll_256`) or the
-    /// start of some (`t12`, `x4`): each matching entry point gets its own table.
-    pub step: String,
-
-    /// The target to compile both for.
-    #[arg(long, default_value = "sm_90a", value_parser = parse_arch)]
-    pub arch: Arch,
-
-    /// Rows to show: the instructions whose counts differ most, then the rest summed.
-    #[arg(long, default_value_t = 25)]
-    pub top: usize,
-
-    /// Folder with `sm_XX/kernels.ptx` (as for a run).
-    #[arg(long)]
-    pub ptx_dir: Option<PathBuf>,
-}
-
-fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
-    Arch::parse(text).ok_or_else(|| format!("`{text}` is not a target: write e.g. sm_90a or sm_80"))
-}
 
 /// A CUDA toolkit program: on the PATH, under $CUDA_HOME/bin, or /usr/local/cuda/bin.
 fn tool(name: &str) -> Result<PathBuf> {
@@ -130,8 +107,14 @@ pub fn instruction_counts(sass: &str) -> BTreeMap<String, usize> {
 
 /// The table of one entry: the instructions whose counts differ most first, then the
 /// most frequent, `top` rows, the rest summed, and the totals.
-pub fn table(entry: &str, arch: Arch, rust: &Machine, cpp: &Machine, top: usize) -> crate::table::Table {
-    use crate::table::{Cell, Table};
+pub fn table(
+    entry: &str,
+    arch: Arch,
+    rust: &Machine,
+    cpp: &Machine,
+    top: usize,
+) -> crate::report::table::Table {
+    use crate::report::table::{Cell, Table};
     let mut table = Table::new(
         format!(
             "{entry}: SASS for {arch}, Rust (rustc NVPTX) against its C++ twin (NVRTC), both through ptxas"
@@ -182,10 +165,10 @@ pub fn table(entry: &str, arch: Arch, rust: &Machine, cpp: &Machine, top: usize)
 
 /// `host sass`: one table per entry point that `options.step` matches.
 pub fn run(options: &SassOptions) -> Result<bool> {
-    let entries: Vec<&str> = crate::reduce::registry::REDUCE_KERNELS
-        .iter()
-        .flat_map(|k| k.symbols())
-        .chain(crate::gemm::registry::GEMM_KERNELS.iter().map(|g| g.id))
+    let entries: Vec<&str> = crate::families::all_steps()
+        .into_iter()
+        .filter(|(_, step)| step.twinned)
+        .flat_map(|(_, step)| step.symbol_names())
         .filter(|s| s.starts_with(options.step.as_str()))
         .collect();
     if entries.is_empty() {
@@ -197,7 +180,7 @@ pub fn run(options: &SassOptions) -> Result<bool> {
     if let Some(reason) = crate::twins::nvrtc_absent_reason() {
         return Err(Error::new(reason));
     }
-    let dir = options.ptx_dir.clone().unwrap_or_else(crate::ptx::default_dir);
+    let dir = options.ptx_dir.clone().unwrap_or_else(crate::base::ptx::default_dir);
     let rust_ptx = dir.join(options.arch.to_string()).join("kernels.ptx");
     if !rust_ptx.is_file() {
         return Err(Error::new(format!(

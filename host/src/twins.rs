@@ -10,8 +10,8 @@
 //! NVRTC is loaded at run time (cudarc's `nvrtc`, dynamic loading). Without it, or when a
 //! twin does not compile, the twin columns say why and the run goes on.
 
-use crate::error::{Context, Error, Result};
-use crate::gpu::Gpu;
+use crate::base::error::{Context, Error, Result};
+use crate::base::gpu::Gpu;
 use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use cudarc::nvrtc::sys as nvrtc;
@@ -55,7 +55,7 @@ pub fn source_of(symbol: &str) -> Option<&'static Source> {
 }
 
 /// The NVRTC target for PTX built for `arch`: `compute_90a` for `sm_90a`.
-pub fn nvrtc_target(arch: crate::ptx::Arch) -> String {
+pub fn nvrtc_target(arch: crate::base::ptx::Arch) -> String {
     arch.to_string().replacen("sm_", "compute_", 1)
 }
 
@@ -314,7 +314,7 @@ pub enum TwinResult {
         passed: bool,
         /// What was wrong, when it failed.
         wrong: Option<String>,
-        timing: Option<crate::timing::Timing>,
+        timing: Option<crate::measure::timing::Timing>,
         registers: Option<u32>,
     },
     /// Not run, and why.
@@ -329,17 +329,17 @@ impl TwinResult {
 
     /// Fills the twin fields of `record` (whose own timing is already set) and its
     /// registers.
-    pub fn fill(&self, record: &mut crate::records::Record, registers: Option<u32>) {
+    pub fn fill(&self, record: &mut crate::report::records::Record, registers: Option<u32>) {
         record.registers = registers.map(u64::from);
         match self {
             TwinResult::Ran { passed, wrong, timing, registers } => {
                 record.cpp_passed = Some(*passed);
                 record.cpp_registers = registers.map(u64::from);
-                record.cpp_median_us = timing.and_then(|t| crate::records::finite(t.median_ms * 1e3));
+                record.cpp_median_us = timing.and_then(|t| crate::report::records::finite(t.median_ms * 1e3));
                 record.rust_over_cpp = record
                     .median_us
                     .zip(record.cpp_median_us)
-                    .and_then(|(r, c)| crate::records::finite(r / c));
+                    .and_then(|(r, c)| crate::report::records::finite(r / c));
                 record.cpp_note = wrong.clone();
             }
             TwinResult::NotRun(reason) => record.cpp_note = Some(reason.clone()),
@@ -351,8 +351,8 @@ impl TwinResult {
 pub const COLUMNS: &[&str] = &["C++ µs", "Rust ÷ C++", "regs Rust/C++"];
 
 /// Those columns' cells, read from a record that [`TwinResult::fill`] completed.
-pub fn cells(record: &crate::records::Record) -> Vec<crate::table::Cell> {
-    use crate::table::Cell;
+pub fn cells(record: &crate::report::records::Record) -> Vec<crate::report::table::Cell> {
+    use crate::report::table::Cell;
     let registers = |r: Option<u64>| r.map_or("-".to_string(), |r| r.to_string());
     let time = match (record.cpp_passed, record.cpp_median_us) {
         (Some(false), _) => Cell::Text("WRONG".into()),
@@ -368,7 +368,7 @@ pub fn cells(record: &crate::records::Record) -> Vec<crate::table::Cell> {
 
 /// The notes a table gets about its twins: how they were built, then each twin that did
 /// not run or was wrong, once per reason.
-pub fn notes(mode: &TwinMode, records: &[&crate::records::Record]) -> Vec<String> {
+pub fn notes(mode: &TwinMode, records: &[&crate::report::records::Record]) -> Vec<String> {
     let mut notes = vec![match mode {
         TwinMode::On(twins) => format!(
             "C++ µs: the step's CUDA C++ twin (twins/), same launch and buffers, built by {}; Rust ÷ C++ > 1: Rust slower",

@@ -3,8 +3,8 @@
 //! run its executables (`CARGO_BIN_EXE_host`). No GPU is needed: compare never opens one,
 //! and these tests pass on machines without a driver.
 
-use host::records::{self, Family, Record};
-use host::timing::{Stop, Timing};
+use host::measure::timing::{Stop, Timing};
+use host::report::records::{self, Record};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -26,7 +26,7 @@ fn results(name: &str, kernels: &[(&str, f64)]) -> PathBuf {
     let records: Vec<Record> = kernels
         .iter()
         .map(|&(kernel, median_us)| {
-            let mut record = Record::new(Family::Gemm, kernel);
+            let mut record = Record::new("gemm", kernel);
             record.precision = Some("f16".into());
             (record.m, record.n, record.k) = (Some(4096), Some(4096), Some(4096));
             let ms = median_us * 1e-3;

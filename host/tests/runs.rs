@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args = Arguments::from_args();
-    let absent = host::gpu::absent_reason();
+    let absent = host::base::gpu::absent_reason();
     let mut trials =
         vec![Trial::test("bad_output_paths_are_refused_before_any_gpu_work", bad_output_paths_are_refused)];
     let gpu_trials = [

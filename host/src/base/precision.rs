@@ -1,0 +1,38 @@
+//! The floating-point input types the ladders take (the reductions' i32 aside): what the
+//! GEMM, the tensor-core ceilings, the random inputs and the records name.
+
+/// An input type; C and every accumulation are f32 whatever the inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    F32,
+    F16,
+    Bf16,
+}
+
+impl Precision {
+    /// Bytes per input element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F16 | Precision::Bf16 => 2,
+        }
+    }
+
+    /// As a table title says it: "FP16 (f32 accumulate)".
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "FP32",
+            Precision::F16 => "FP16 (f32 accumulate)",
+            Precision::Bf16 => "BF16 (f32 accumulate)",
+        }
+    }
+
+    /// As the records and item names say it: "f32", "f16", "bf16".
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F16 => "f16",
+            Precision::Bf16 => "bf16",
+        }
+    }
+}

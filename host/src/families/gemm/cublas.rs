@@ -1,0 +1,136 @@
+//! cuBLAS as the baseline, loaded at run time. Row-major `C = A · B` is column-major
+//! `Cᵀ = Bᵀ · Aᵀ`, so each call passes B first and swaps M and N.
+
+use crate::base::error::{Error, Result};
+use crate::base::gpu::Gpu;
+use crate::base::precision::Precision;
+use cudarc::cublas::sys::{
+    self, cublasComputeType_t, cublasGemmAlgo_t, cublasHandle_t, cublasMath_t, cublasOperation_t,
+    cublasStatus_t, cudaDataType_t,
+};
+
+/// An open cuBLAS handle on the runner's stream.
+pub struct Cublas {
+    handle: cublasHandle_t,
+}
+
+fn check(status: cublasStatus_t, what: &str) -> Result<()> {
+    if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::new(format!("cuBLAS {what}: {status:?}")))
+    }
+}
+
+/// Whether the cuBLAS library can be loaded on this machine.
+pub fn available() -> bool {
+    // SAFETY: only probes whether the library can be loaded.
+    unsafe { sys::is_culib_present() }
+}
+
+impl Cublas {
+    /// Opens cuBLAS on `gpu`'s stream, in its default math mode (no TF32 for SGEMM). `None`
+    /// when the library cannot be loaded: the caller reports the ladder without it.
+    pub fn open(gpu: &Gpu) -> Result<Option<Cublas>> {
+        if !available() {
+            return Ok(None);
+        }
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: writes a handle; the stream belongs to the current context.
+        unsafe {
+            check(sys::cublasCreate_v2(&mut handle), "create")?;
+            check(sys::cublasSetStream_v2(handle, gpu.stream.cu_stream() as _), "set stream")?;
+            check(sys::cublasSetMathMode(handle, cublasMath_t::CUBLAS_DEFAULT_MATH), "set math mode")?;
+        }
+        Ok(Some(Cublas { handle }))
+    }
+
+    /// Row-major `C = A · B` in FP32 (SGEMM), queued on the stream.
+    ///
+    /// # Safety
+    /// `a`, `b`, `c` are device pointers to M·K, K·N and M·N `f32`.
+    pub unsafe fn sgemm(&self, m: u32, n: u32, k: u32, a: u64, b: u64, c: u64) -> Result<()> {
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let op = cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: column-major Cᵀ (n × m, ld n) = Bᵀ (n × k, ld n) · Aᵀ (k × m, ld k).
+        let status = unsafe {
+            sys::cublasSgemm_v2(
+                self.handle,
+                op,
+                op,
+                n as i32,
+                m as i32,
+                k as i32,
+                &alpha,
+                b as *const f32,
+                n as i32,
+                a as *const f32,
+                k as i32,
+                &beta,
+                c as *mut f32,
+                n as i32,
+            )
+        };
+        check(status, "SGEMM")
+    }
+
+    /// Row-major `C = A · B` for `precision` inputs: SGEMM for FP32, `cublasGemmEx` with
+    /// 16-bit A and B, f32 C and f32 compute otherwise.
+    ///
+    /// # Safety
+    /// `a`, `b` are device pointers to M·K and K·N elements of `precision`, `c` to M·N `f32`.
+    // The arguments of the product itself, as cuBLAS takes them: a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn gemm(
+        &self,
+        precision: Precision,
+        m: u32,
+        n: u32,
+        k: u32,
+        a: u64,
+        b: u64,
+        c: u64,
+    ) -> Result<()> {
+        let input = match precision {
+            // SAFETY: forwarded.
+            Precision::F32 => return unsafe { self.sgemm(m, n, k, a, b, c) },
+            Precision::F16 => cudaDataType_t::CUDA_R_16F,
+            Precision::Bf16 => cudaDataType_t::CUDA_R_16BF,
+        };
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let op = cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: column-major Cᵀ = Bᵀ · Aᵀ as in `sgemm`; alpha and beta are f32 as the
+        // compute type asks.
+        let status = unsafe {
+            sys::cublasGemmEx(
+                self.handle,
+                op,
+                op,
+                n as i32,
+                m as i32,
+                k as i32,
+                (&alpha as *const f32).cast(),
+                b as *const _,
+                input,
+                n as i32,
+                a as *const _,
+                input,
+                k as i32,
+                (&beta as *const f32).cast(),
+                c as *mut _,
+                cudaDataType_t::CUDA_R_32F,
+                n as i32,
+                cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        };
+        check(status, "GemmEx")
+    }
+}
+
+impl Drop for Cublas {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by `open` and is destroyed once.
+        unsafe { sys::cublasDestroy_v2(self.handle) };
+    }
+}

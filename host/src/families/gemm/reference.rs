@@ -1,0 +1,89 @@
+//! The CPU reference, in f64: every entry for small products, a sample for large ones.
+
+use crate::base::precision::Precision;
+use common::input::{random_bf16_value, random_f16_value, random_f32};
+
+/// Above this many multiply-adds (M·N·K) only a sample of C is checked.
+pub const FULL_CHECK_MAX_MACS: u64 = 1 << 31;
+
+/// Entries checked at large sizes: the four corners, then spread pseudo-randomly.
+pub const SAMPLES: usize = 4096;
+
+/// The inputs' streams: `A[i][p] = random_f32(seed_a, i·K + p)`, likewise B.
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs {
+    pub precision: Precision,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub seed_a: u64,
+    pub seed_b: u64,
+}
+
+impl Inputs {
+    /// Element `index` of the stream `seed` in this precision, as its exact f32 value.
+    pub fn value(&self, seed: u64, index: u64) -> f32 {
+        match self.precision {
+            Precision::F32 => random_f32(seed, index),
+            Precision::F16 => random_f16_value(seed, index),
+            Precision::Bf16 => random_bf16_value(seed, index),
+        }
+    }
+
+    pub fn a(&self, i: u32, p: u32) -> f32 {
+        self.value(self.seed_a, u64::from(i) * u64::from(self.k) + u64::from(p))
+    }
+
+    pub fn b(&self, p: u32, j: u32) -> f32 {
+        self.value(self.seed_b, u64::from(p) * u64::from(self.n) + u64::from(j))
+    }
+
+    /// Which entries of C a check compares: all of them, or a sample.
+    pub fn entries(&self) -> Vec<(u32, u32)> {
+        let (m, n) = (self.m, self.n);
+        if u64::from(m) * u64::from(n) * u64::from(self.k) <= FULL_CHECK_MAX_MACS {
+            return (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+        }
+        let mut entries = vec![(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)];
+        entries.extend((0..SAMPLES as u64).map(|s| {
+            let h = common::input::splitmix64(self.seed_a ^ s.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            ((h % u64::from(m)) as u32, ((h >> 32) % u64::from(n)) as u32)
+        }));
+        entries
+    }
+
+    /// `C[i][j]` in f64, for each entry (in parallel).
+    pub fn reference(&self, entries: &[(u32, u32)]) -> Vec<f64> {
+        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).min(64);
+        let chunk = entries.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = entries
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|&(i, j)| {
+                                (0..self.k).map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j))).sum()
+                            })
+                            .collect::<Vec<f64>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("reference thread")).collect()
+        })
+    }
+}
+
+/// ‖got − want‖ / ‖want‖ over the checked entries (Frobenius); NaN or infinity anywhere
+/// gives infinity, so it never passes.
+pub fn relative_error(got: &[f32], want: &[f64]) -> f64 {
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (&g, &w) in got.iter().zip(want) {
+        if !g.is_finite() {
+            return f64::INFINITY;
+        }
+        diff += (f64::from(g) - w).powi(2);
+        norm += w * w;
+    }
+    if norm == 0.0 { diff.sqrt() } else { (diff / norm).sqrt() }
+}

@@ -1,0 +1,274 @@
+//! Launching, verifying and timing any GEMM kernel (and cuBLAS) on one shape.
+
+use super::cublas::Cublas;
+use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
+use super::registry::{GemmKernel, GridMap, Operands};
+use super::tensor_map::{Element, TensorMaps, encode};
+use crate::base::error::{Context, Error, Result};
+use crate::base::gpu::{Arg, Gpu};
+use crate::base::inputs::fill_random;
+use crate::base::memory::DeviceBuffer;
+use crate::base::precision::Precision;
+use crate::measure::timing::{Timer, Timing};
+use crate::twins::Code;
+use cudarc::driver::{CudaEvent, CudaFunction, LaunchConfig};
+
+/// A quiet NaN: written over C before each checked run, so an unwritten entry fails.
+const POISON: u32 = 0x7fc0_0000;
+
+/// What a check found.
+#[derive(Clone, Debug)]
+pub struct GemmCheck {
+    pub error: f64,
+    pub tolerance: f64,
+    /// "all entries" or "N sampled entries".
+    pub method: String,
+    /// The checked launch's time (CUDA events), ms: the timer's first launch, which tells
+    /// it whether the repetitions fit the budget at all.
+    pub launch_ms: f64,
+    /// Registers per thread of the checked kernel (`None` for cuBLAS).
+    pub registers: Option<u32>,
+}
+
+impl GemmCheck {
+    pub fn passed(&self) -> bool {
+        self.error <= self.tolerance
+    }
+}
+
+/// A kernel's function, launch shape and arguments for one bench.
+struct PreparedLaunch {
+    function: CudaFunction,
+    cfg: LaunchConfig,
+    /// Blocks per cluster (1: a plain launch).
+    cluster: u32,
+    args: Vec<Arg>,
+    /// The kernel's workspace (kept alive while the launch may run) and the 4-byte words
+    /// of it that hold partial tiles, all but the last word per block.
+    workspace: Option<(DeviceBuffer, usize)>,
+}
+
+/// One shape's A, B (random) and C on the device, with the reference for the entries a
+/// check compares.
+pub struct GemmBench<'g> {
+    gpu: &'g Gpu,
+    pub inputs: Inputs,
+    a: DeviceBuffer,
+    b: DeviceBuffer,
+    c: DeviceBuffer,
+    entries: Vec<(u32, u32)>,
+    want: Vec<f64>,
+    /// A's and B's TMA tensor maps, encoded at the first launch that needs them (before
+    /// any timing: the check comes first), by box shapes.
+    tensor_maps: std::sync::Mutex<Vec<(Operands, std::sync::Arc<TensorMaps>)>>,
+    /// Around the checked launch.
+    events: (CudaEvent, CudaEvent),
+}
+
+impl<'g> GemmBench<'g> {
+    pub fn new(gpu: &'g Gpu, precision: Precision, m: u32, n: u32, k: u32, seed: u64) -> Result<Self> {
+        if m == 0 || n == 0 || k == 0 {
+            return Err(Error::new(format!("GEMM shape {m}×{n}×{k}: every dimension must be at least 1")));
+        }
+        let inputs = Inputs { precision, m, n, k, seed_a: seed, seed_b: seed ^ 0xB0B };
+        let elements = |r: u32, c: u32| r as usize * c as usize;
+        let a = DeviceBuffer::alloc(gpu, elements(m, k) * precision.bytes(), "GEMM's A")?;
+        let b = DeviceBuffer::alloc(gpu, elements(k, n) * precision.bytes(), "GEMM's B")?;
+        let c = DeviceBuffer::alloc(gpu, elements(m, n) * 4, "GEMM's C")?;
+        fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
+        fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
+        let entries = inputs.entries();
+        let want = inputs.reference(&entries);
+        // Events with timing enabled: cudarc's `None` would disable it.
+        let event = || {
+            gpu.ctx
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .context("creating an event")
+        };
+        let events = (event()?, event()?);
+        Ok(Self { gpu, inputs, a, b, c, entries, want, tensor_maps: Default::default(), events })
+    }
+
+    /// 2·M·N·K: the flops of one product.
+    pub fn flops(&self) -> f64 {
+        2.0 * f64::from(self.inputs.m) * f64::from(self.inputs.n) * f64::from(self.inputs.k)
+    }
+
+    /// Everything a launch of `kernel` (the Rust step or its C++ twin: `code`) on this
+    /// bench needs, resolved once (checks, the function, its shared-memory limit, the
+    /// tensor maps), so that the timed loop only launches.
+    fn prepare(&self, kernel: &GemmKernel, code: Code) -> Result<PreparedLaunch> {
+        let Inputs { m, n, k, precision, .. } = self.inputs;
+        if kernel.precision != precision {
+            return Err(Error::new(format!(
+                "{} takes {} inputs, this bench holds {}",
+                kernel.id,
+                kernel.precision.name(),
+                precision.name()
+            )));
+        }
+        if let Some(refusal) = kernel.refusal(m, n, k) {
+            return Err(Error::new(refusal));
+        }
+        if let Some(reason) = kernel.unavailable(self.gpu.info.compute_capability, self.gpu.info.ptx_arch) {
+            return Err(Error::new(reason));
+        }
+        let function = code.function(self.gpu, kernel.id)?;
+        self.gpu.allow_dynamic_shared(&function, kernel.dynamic_shared)?;
+        let (a, b, c) = match kernel.operands {
+            Operands::Pointers => (self.a.ptr(), self.b.ptr(), self.c.ptr()),
+            Operands::TensorMaps { c_box, .. } => {
+                let maps = self.tensor_maps(kernel.operands)?;
+                let c = if c_box.is_some() { maps.address(2) } else { self.c.ptr() };
+                (maps.address(0), maps.address(1), c)
+            }
+        };
+        let (mut gx, gy) = kernel.grid(m, n);
+        let cluster = kernel.cluster();
+        if let GridMap::Persistent { .. } = kernel.grid_map {
+            // As many blocks as run at once, in whole clusters, and no more than the tiles.
+            let threads = kernel.block.0 * kernel.block.1;
+            let resident = if cluster == 1 {
+                self.gpu.full_wave(&function, threads, kernel.dynamic_shared)?
+            } else {
+                cluster * self.gpu.max_active_clusters(&function, threads, kernel.dynamic_shared, cluster)?
+            };
+            gx = gx.min(resident);
+        }
+        let slices = if kernel.split_k {
+            let threads = kernel.block.0 * kernel.block.1;
+            let resident = self.gpu.full_wave(&function, threads, kernel.dynamic_shared)?;
+            common::gemm::g11::slices(gx * gy, k, resident)
+        } else {
+            1
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (gx, gy, slices),
+            block_dim: (kernel.block.0, kernel.block.1, 1),
+            shared_mem_bytes: kernel.dynamic_shared,
+        };
+        let mut args = vec![Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
+        let workspace = match kernel.workspace {
+            Some(bytes) => {
+                let blocks = gx * gy * slices;
+                let bytes = bytes(blocks) as usize;
+                let buffer = DeviceBuffer::alloc(self.gpu, bytes, &format!("{}'s workspace", kernel.id))?;
+                buffer.fill_words(self.gpu, 0, bytes / 4)?;
+                args.push(Arg::U64(buffer.ptr()));
+                Some((buffer, bytes / 4 - blocks as usize))
+            }
+            None => None,
+        };
+        Ok(PreparedLaunch { function, cfg, cluster, args, workspace })
+    }
+
+    /// Launches a prepared kernel on this bench's buffers.
+    fn launch(&self, launch: &PreparedLaunch) -> Result<()> {
+        // SAFETY: every GEMM kernel is (a, b, c, m, n, k[, workspace]) over row-major buffers of M·K and
+        // K·N inputs of its precision (checked in `prepare`), or tensor maps of them with the
+        // boxes its registry entry names (kept alive by this bench), and M·N f32, launched
+        // with its registry block, dynamic shared memory and cluster shape, and a grid
+        // covering C (or, persistent, at most one block per tile, or per split of one;
+        // times its K slices along z), and the workspace its entry asks for, zeroed at
+        // allocation and left zero by every launch.
+        unsafe {
+            if launch.cluster > 1 {
+                self.gpu.launch_clusters(&launch.function, launch.cfg, launch.cluster, &launch.args)
+            } else {
+                self.gpu.launch(&launch.function, launch.cfg, &launch.args)
+            }
+        }
+    }
+
+    /// The tensor maps of A, B (and C) for `operands`' boxes, encoded and uploaded once.
+    fn tensor_maps(&self, operands: Operands) -> Result<std::sync::Arc<TensorMaps>> {
+        let Operands::TensorMaps { a_box, b_box, c_box } = operands else {
+            return Err(Error::new("tensor maps asked for a kernel that takes pointers"));
+        };
+        let mut cache = self.tensor_maps.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, maps)) = cache.iter().find(|(o, _)| *o == operands) {
+            return Ok(maps.clone());
+        }
+        let Inputs { m, n, k, .. } = self.inputs;
+        let mut encoded = vec![
+            encode(self.a.ptr(), m, k, Element::Bits16, a_box)?,
+            encode(self.b.ptr(), k, n, Element::Bits16, b_box)?,
+        ];
+        if let Some(c_box) = c_box {
+            encoded.push(encode(self.c.ptr(), m, n, Element::F32, c_box)?);
+        }
+        let maps = std::sync::Arc::new(TensorMaps::upload(self.gpu, &encoded)?);
+        cache.push((operands, maps.clone()));
+        Ok(maps)
+    }
+
+    /// Runs `work` once on a poisoned C, timed, and compares the checked entries with the
+    /// reference.
+    fn check(&self, work: impl FnOnce() -> Result<()>) -> Result<GemmCheck> {
+        let Inputs { m, n, .. } = self.inputs;
+        self.c.fill_words(self.gpu, POISON, m as usize * n as usize)?;
+        self.gpu.sync("poisoning C")?;
+        let (start, stop) = &self.events;
+        start.record(&self.gpu.stream).context("recording an event")?;
+        work()?;
+        stop.record(&self.gpu.stream).context("recording an event")?;
+        self.gpu.wait_for(stop, "running the checked launch")?;
+        let launch_ms = f64::from(start.elapsed_ms(stop).context("timing the checked launch")?);
+        let c = self.c.read::<f32>(self.gpu, m as usize * n as usize)?;
+        let got: Vec<f32> =
+            self.entries.iter().map(|&(i, j)| c[i as usize * n as usize + j as usize]).collect();
+        let full = u64::from(m) * u64::from(n) * u64::from(self.inputs.k) <= FULL_CHECK_MAX_MACS;
+        let method =
+            if full { "all entries".to_string() } else { format!("{} sampled entries", self.entries.len()) };
+        Ok(GemmCheck {
+            error: relative_error(&got, &self.want),
+            tolerance: super::registry::tolerance(self.inputs.precision),
+            method,
+            launch_ms,
+            registers: None,
+        })
+    }
+
+    pub fn check_kernel(&self, kernel: &GemmKernel, code: Code) -> Result<GemmCheck> {
+        let launch = self.prepare(kernel, code)?;
+        if let Some((workspace, partial_words)) = &launch.workspace {
+            // The timed runs reuse one workspace: check the launch that finds it as the
+            // first one left it, so that a kernel which does not leave its flags clean fails
+            // here. Its partial tiles, though, are poisoned in between: a second launch on
+            // the same inputs writes the same partials, so a reader that ran ahead of a
+            // writer's stores (a missing fence) would otherwise find the right values left
+            // by the first launch, and pass.
+            self.launch(&launch)?;
+            workspace.fill_words(self.gpu, POISON, *partial_words)?;
+        }
+        let check = self.check(|| self.launch(&launch))?;
+        Ok(GemmCheck { registers: crate::twins::registers(&launch.function), ..check })
+    }
+
+    pub fn check_cublas(&self, cublas: &Cublas) -> Result<GemmCheck> {
+        self.check(|| self.cublas(cublas))
+    }
+
+    fn cublas(&self, cublas: &Cublas) -> Result<()> {
+        let Inputs { m, n, k, precision, .. } = self.inputs;
+        // SAFETY: the buffers hold M·K and K·N inputs of `precision` and M·N f32.
+        unsafe { cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr()) }
+    }
+
+    /// Times `kernel` after its check (whose launch is the timer's first).
+    pub fn time_kernel(
+        &self,
+        kernel: &GemmKernel,
+        code: Code,
+        check: &GemmCheck,
+        timer: &Timer,
+    ) -> Result<Timing> {
+        let launch = self.prepare(kernel, code)?;
+        timer.measure_after(self.gpu, check.launch_ms, || self.launch(&launch))
+    }
+
+    /// Times cuBLAS after its check.
+    pub fn time_cublas(&self, cublas: &Cublas, check: &GemmCheck, timer: &Timer) -> Result<Timing> {
+        timer.measure_after(self.gpu, check.launch_ms, || self.cublas(cublas))
+    }
+}

@@ -1,0 +1,102 @@
+//! TMA tensor maps: the 128-byte descriptors that Hopper's copy engine reads to move boxes
+//! of a tensor between global and shared memory (`cuTensorMapEncodeTiled`), uploaded for
+//! the kernels that take them (t06 on: A and B; t09 on: C too).
+
+use crate::base::error::{Context, Error, Result};
+use crate::base::gpu::Gpu;
+use crate::base::memory::DeviceBuffer;
+use cudarc::driver::sys;
+
+/// Bytes of one encoded tensor map (`CUtensorMap`); the driver wants it 64-byte aligned.
+pub const MAP_BYTES: usize = 128;
+
+/// The element type of a tensor map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    /// f16 or bf16: the copy engine only moves bytes, so both are 16-bit integers to it.
+    Bits16,
+    F32,
+}
+
+impl Element {
+    fn bytes(self) -> u32 {
+        match self {
+            Element::Bits16 => 2,
+            Element::F32 => 4,
+        }
+    }
+}
+
+/// Encodes the map of a row-major `rows × cols` matrix of `element`s at device address
+/// `ptr`, copied in boxes of `box_cols × box_rows` with the 128-byte swizzle (the layout of
+/// `device::wgmma::descriptor`, and of t09's staged C); loads past the matrix's edges fill
+/// zeros, stores past them write nothing.
+pub fn encode(
+    ptr: u64,
+    rows: u32,
+    cols: u32,
+    element: Element,
+    (box_cols, box_rows): (u32, u32),
+) -> Result<[u64; 16]> {
+    const SWIZZLE_ROW_BYTES: u32 = 128;
+    let bytes = element.bytes();
+    if !(cols * bytes).is_multiple_of(16) || box_cols * bytes > SWIZZLE_ROW_BYTES {
+        return Err(Error::new(format!(
+            "a tensor map of a {rows} × {cols} matrix of {bytes}-byte elements with {box_cols}-wide boxes: rows \
+             must be multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
+        )));
+    }
+    let mut map = sys::CUtensorMap { opaque: [0; 16] };
+    let dims = [u64::from(cols), u64::from(rows)];
+    let row_stride = [u64::from(cols) * u64::from(bytes)];
+    let boxes = [box_cols, box_rows];
+    let element_strides = [1u32, 1];
+    let data_type = match element {
+        Element::Bits16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        Element::F32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    };
+    // SAFETY: every pointer names a local array of the rank (2) the call is told, the
+    // output a CUtensorMap; the driver only reads `ptr`'s value.
+    unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            data_type,
+            2,
+            ptr as *mut std::ffi::c_void,
+            dims.as_ptr(),
+            row_stride.as_ptr(),
+            boxes.as_ptr(),
+            element_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    }
+    .result()
+    .context("encoding a TMA tensor map (cuTensorMapEncodeTiled)")?;
+    Ok(map.opaque)
+}
+
+/// Tensor maps of A, B and (for the steps that store through the copy engine) C, one after
+/// the other in device memory.
+pub struct TensorMaps {
+    buffer: DeviceBuffer,
+    count: usize,
+}
+
+impl TensorMaps {
+    pub fn upload(gpu: &Gpu, maps: &[[u64; 16]]) -> Result<Self> {
+        let mut buffer = DeviceBuffer::alloc(gpu, maps.len() * MAP_BYTES, "the TMA tensor maps")?;
+        let words: Vec<u64> = maps.iter().flatten().copied().collect();
+        buffer.upload(gpu, &words)?;
+        Ok(Self { buffer, count: maps.len() })
+    }
+
+    /// Device address of the `index`th map (cuMemAlloc's 256-byte alignment covers the 64
+    /// needed).
+    pub fn address(&self, index: usize) -> u64 {
+        assert!(index < self.count, "tensor map {index} of {}", self.count);
+        self.buffer.ptr() + (index * MAP_BYTES) as u64
+    }
+}

@@ -22,6 +22,7 @@ pub mod ptx;
 pub mod records;
 pub mod reduce;
 pub mod report;
+pub mod sanitize;
 pub mod sass;
 pub mod table;
 pub mod timing;

@@ -195,7 +195,7 @@ fn parse_tools(list: &str) -> std::result::Result<Tools, String> {
         .map(String::from)
         .collect();
     if tools.is_empty() {
-        return Err(format!("names no tool; the tools are {}", TOOLS.join(", ")));
+        return Err(format!("no tool in the list; the tools are {}", TOOLS.join(", ")));
     }
     if let Some(bad) = tools.iter().find(|t| !TOOLS.contains(&t.as_str())) {
         return Err(format!("unknown tool `{bad}`; the tools are {}", TOOLS.join(", ")));
@@ -305,7 +305,8 @@ pub fn sanitize(options: &SanitizeOptions, env: &Environment, out: &mut dyn Writ
             command.env(buffer, size);
         }
         if let Some(only) = only {
-            command.env(ONLY_TESTS_ENV, only);
+            // Absolute, so that it holds wherever the tests look from.
+            command.env(ONLY_TESTS_ENV, std::path::absolute(only).unwrap_or_else(|_| only.to_path_buf()));
         }
         let start = Instant::now();
         let status = command
@@ -321,7 +322,7 @@ pub fn sanitize(options: &SanitizeOptions, env: &Environment, out: &mut dyn Writ
             .map_err(|e| Error::new(format!("writing the results: {e}")))?;
         Ok(outcome.passed())
     };
-    let (mut runs, mut failed) = (0, 0);
+    let mut failed = 0;
     for tool in tools {
         let listed = if tool == "racecheck" {
             list_tests(&test_binary, tool, &test_args, &ptx_dir)?
@@ -331,7 +332,6 @@ pub fn sanitize(options: &SanitizeOptions, env: &Environment, out: &mut dyn Writ
         match parts(tool, &listed) {
             None => {
                 eprintln!("running {tool} over the GPU tests ...");
-                runs += 1;
                 failed += usize::from(!run(tool, &logs.join(format!("{tool}.log")), None)?);
             }
             Some(parts) => {
@@ -352,15 +352,11 @@ pub fn sanitize(options: &SanitizeOptions, env: &Environment, out: &mut dyn Writ
                         part[0],
                         part[part.len() - 1]
                     );
-                    runs += 1;
                     failed +=
                         usize::from(!run(tool, &logs.join(format!("{tool}-{}.log", i + 1)), Some(&names))?);
                 }
             }
         }
-    }
-    if failed > 0 {
-        eprintln!("{failed} of {runs} sanitizer runs failed");
     }
     Ok(failed == 0)
 }

@@ -7,7 +7,7 @@ set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
-# racecheck's buffer of raw hazards: see RACECHECK_HAZARD_BUFFER in xtask/src/sanitize.rs
+# racecheck's buffer of raw hazards: see RACECHECK_HAZARD_BUFFER in host/src/sanitize/mod.rs
 export NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS=${NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS:-20000000}
 mkdir -p "$out"
 for kernel in "$@"; do

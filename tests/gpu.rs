@@ -57,7 +57,7 @@ fn main() {
 
 /// The environment variable naming a file of test names, one per line: only those run.
 /// The sanitizer runs racecheck in parts this way (`RACECHECK_PART_TESTS` in
-/// `xtask/src/sanitize.rs`, whose `ONLY_TESTS_ENV` is the same name).
+/// `host/src/sanitize/mod.rs`, whose `ONLY_TESTS_ENV` is the same name).
 const ONLY_TESTS_ENV: &str = "GPU_TESTS_ONLY";
 
 /// The trials named in the file at `path`; an error names a line that is no test.

@@ -4,7 +4,8 @@
 //! in to the module it names. The floors are ordered — `base`, then `measure`, then `report`,
 //! then `ceilings`, `twins`, `testing` and `cli`, then the family interface — and a file may use its own
 //! floor and the ones below, never one above; a family may use every floor, never another
-//! family; and no files use each other in a circle.
+//! family; and no files use each other in a circle. (A path inside an inline module, such as
+//! a file's `mod tests { … }`, is read as the file's: write `crate::` paths there.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -150,7 +151,7 @@ enum Floor {
     Base,
     Measure,
     Report,
-    /// `ceilings`, `twins`, `testing`, `cli`: what the families stand on beside the three
+    /// `ceilings`, `twins`, `testing`, `cli`, `sanitize`: what the families stand on beside the three
     /// below.
     Shared,
     /// `families::family`: the interface.
@@ -168,7 +169,7 @@ fn floor(module: &[String]) -> Floor {
         (Some("base"), _) => Floor::Base,
         (Some("measure"), _) => Floor::Measure,
         (Some("report"), _) => Floor::Report,
-        (Some("ceilings" | "twins" | "testing" | "cli"), _) => Floor::Shared,
+        (Some("ceilings" | "twins" | "testing" | "cli" | "sanitize"), _) => Floor::Shared,
         (Some("families"), Some("family")) => Floor::Interface,
         (Some("families"), Some(family)) => Floor::Family(family.to_string()),
         (Some("families"), None) => Floor::Families,

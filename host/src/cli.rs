@@ -151,6 +151,9 @@ pub enum Command {
     /// The SASS instruction mix of a ladder step and of its CUDA C++ twin, side by side,
     /// with their registers (needs ptxas, cuobjdump and NVRTC; no GPU).
     Sass(SassOptions),
+    /// The GPU tests under compute-sanitizer's memcheck, racecheck, synccheck and initcheck:
+    /// one line per tool, exit status 1 when one finds something (no Rust needed).
+    Sanitize(crate::sanitize::SanitizeOptions),
 }
 
 /// Options of `host compare`.

@@ -22,6 +22,7 @@ pub mod families;
 pub mod measure;
 pub mod report;
 pub mod run;
+pub mod sanitize;
 pub mod sass;
 pub mod testing;
 pub mod twins;

@@ -18,6 +18,9 @@ fn main() -> ExitCode {
             "at least one record is slower beyond the noise, or wrong (see the verdicts above)",
         ),
         Some(Command::Sass(sass)) => (host::sass::run(sass), "unreachable: `sass` succeeds or fails"),
+        Some(Command::Sanitize(sanitize)) => {
+            (host::sanitize::run(sanitize), "a sanitizer run failed (marked FAIL above; its log says why)")
+        }
         None => (host::run(&options), "at least one kernel computed a wrong sum (marked WRONG above)"),
     };
     match outcome {

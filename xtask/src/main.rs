@@ -9,7 +9,7 @@
 //!   `run.sh`; `run.sh --sanitize` runs the GPU tests under compute-sanitizer there).
 //! - `sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]`: the GPU tests under
 //!   compute-sanitizer's memcheck, racecheck, synccheck and initcheck, one line per tool
-//!   ([`sanitize`]).
+//!   (`host sanitize`, built and run in release, after the GPU tests' build: [`sanitize`]).
 //! - `sass STEP [--arch sm_90a] [--top N]`: the SASS instruction mix of a ladder step and of
 //!   its CUDA C++ twin side by side (`host sass`, built and run in release).
 
@@ -31,7 +31,11 @@ fn main() -> ExitCode {
         Some("bundle") => {
             Workspace::locate().and_then(|ws| parse_out(&ws, &args[1..]).and_then(|out| bundle(&ws, &out)))
         }
-        Some("sanitize") => Workspace::locate().and_then(|ws| sanitize::sanitize(&ws, &args[1..])),
+        Some("sanitize") => match Workspace::locate().and_then(|ws| sanitize::sanitize(&ws, &args[1..])) {
+            // `host sanitize` has said what went wrong: its exit status is the answer.
+            Ok(status) => return status,
+            Err(e) => Err(e),
+        },
         Some("sass") => Workspace::locate().and_then(|ws| sass(&ws, &args[1..])),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
@@ -53,9 +57,10 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   build-ptx [--arch LIST]          compile kernels/ to target/ptx/<arch>/kernels.ptx
   bundle [--out DIR]               host + GPU tests + PTX + run.sh in DIR (default dist/gpu-bundle)
-  sanitize [--tool LIST] [FILTER] [-- TEST-ARGS...]
+  sanitize [--tool LIST] [FILTER] [--exact] [-- TEST-ARGS...]
                                    the GPU tests under compute-sanitizer (memcheck, racecheck,
                                    synccheck, initcheck): one line per tool, logs in target/sanitize
+                                   (`host sanitize`; see `cargo xtask sanitize --help`)
   sass STEP [--arch A] [--top N]   SASS instruction counts of a step and its C++ twin, side by side
                                    (needs ptxas, cuobjdump and NVRTC; no GPU)";
 
@@ -88,13 +93,13 @@ fn parse_out(ws: &Workspace, args: &[String]) -> Result<PathBuf> {
     }
 }
 
-fn cargo(ws: &Workspace) -> Command {
+pub(crate) fn cargo(ws: &Workspace) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(&ws.root);
     cmd
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<()> {
+pub(crate) fn run(cmd: &mut Command, what: &str) -> Result<()> {
     let status = cmd.status().map_err(|e| format!("could not start {what}: {e}"))?;
     if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
 }
@@ -116,22 +121,14 @@ fn bundle(ws: &Workspace, out: &Path) -> Result<()> {
         std::fs::copy(path, out.join("tests").join(name)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let script = out.join("run.sh");
-    std::fs::write(&script, run_script()).map_err(|e| format!("{}: {e}", script.display()))?;
+    std::fs::write(&script, RUN_SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
     set_executable(&script)?;
     eprintln!("bundle written to {} (run: {}/run.sh)", out.display(), out.display());
     Ok(())
 }
 
-/// The bundle's `run.sh`: the start of [`RUN_SCRIPT`], the sanitizer functions
-/// ([`sanitize::bash`]), the rest.
-fn run_script() -> String {
-    let (head, tail) =
-        RUN_SCRIPT.split_once(SANITIZE_FUNCTIONS).expect("run.sh has a place for the sanitizer");
-    format!("{head}{}{tail}", sanitize::bash().trim_start_matches('\n'))
-}
-
-const SANITIZE_FUNCTIONS: &str = "@SANITIZE_FUNCTIONS@\n";
-
+/// The bundle's `run.sh`. `--sanitize` is `host sanitize` (`host/src/sanitize/`) with the
+/// bundle's paths.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # Runs the GPU tests, then the whole benchmark suite, from this bundle.
 #   ./run.sh                 tests, then `host` with default options
@@ -139,11 +136,10 @@ const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 #   ./run.sh -- ARGS...      tests, then `host ARGS...`
 #   ./run.sh --sanitize [--tool memcheck,racecheck] [FILTER] [--exact] [-- TEST-ARGS...]
 #                            the GPU tests under compute-sanitizer (default: memcheck, racecheck,
-#                            synccheck, initcheck), one line per tool, as `cargo xtask sanitize`;
-#                            racecheck over more than 24 tests in parts of 24, a process and a
-#                            line each; full logs in sanitize/<tool>.log (racecheck in parts:
-#                            racecheck-<part>.log) here (or $SANITIZE_LOGS); exit 0
-#                            when every tool is clean, 1 when one is not, 2 when none could run
+#                            synccheck, initcheck), one line per tool: `host sanitize` (its
+#                            --help says more), as `cargo xtask sanitize` runs it; full logs in
+#                            sanitize/ here (or $SANITIZE_LOGS); exit 0 when every tool is
+#                            clean, 1 when one is not, 2 when none could run
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export GPU_KERNELS_PTX_DIR="$here/ptx"
@@ -152,11 +148,9 @@ export GPU_KERNELS_PTX_DIR="$here/ptx"
 export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
 # The tests of whole runs (tests/runs) start this bundle's host binary.
 export HOST_BIN="$here/host"
-@SANITIZE_FUNCTIONS@
 if [ "${1:-}" = "--sanitize" ]; then
   shift
-  sanitize "$@"
-  exit $?
+  exec "$here/host" sanitize --tests "$here/tests/gpu" --ptx-dir "$here/ptx" --logs "${SANITIZE_LOGS:-$here/sanitize}" "$@"
 fi
 status=0
 for t in "$here"/tests/*; do
@@ -247,52 +241,66 @@ fn set_executable(_: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    /// The generated run.sh is valid bash and routes --sanitize to the sanitizer functions.
+    /// The generated run.sh is valid bash.
     #[test]
-    fn run_script_parses_and_has_the_sanitizer() {
-        let script = run_script();
-        assert!(!script.contains("@SANITIZE_FUNCTIONS@"));
-        assert!(script.contains("sanitizer_line()") && script.contains("\"--sanitize\""));
-        let Ok(out) = Command::new("bash").arg("-n").arg("-c").arg(&script).output() else {
+    fn run_script_parses() {
+        let Ok(out) = Command::new("bash").arg("-n").arg("-c").arg(RUN_SCRIPT).output() else {
             eprintln!("no bash here: run.sh is not checked");
             return;
         };
         assert!(out.status.success(), "bash -n: {}", String::from_utf8_lossy(&out.stderr));
     }
 
-    /// Without compute-sanitizer, `run.sh --sanitize` says what to install and exits 2.
+    /// `run.sh --sanitize ARGS` is `host sanitize` with the bundle's paths, then ARGS as they
+    /// were given, and exits with its status; `$SANITIZE_LOGS` moves the logs.
     #[test]
-    fn run_script_without_the_sanitizer() {
+    fn run_script_forwards_sanitize_to_the_host() {
+        assert!(RUN_SCRIPT.contains("exec \"$here/host\" sanitize "));
         let dir = std::env::temp_dir().join(format!("xtask-run-sh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let script = dir.join("run.sh");
-        std::fs::write(&script, run_script()).unwrap();
-        let Ok(out) = Command::new("bash")
-            .arg(&script)
-            .args(["--sanitize", "--tool", "memcheck"])
-            .env("PATH", "/usr/bin:/bin")
-            .env("CUDA_HOME", dir.join("no-cuda"))
-            .output()
-        else {
+        std::fs::write(&script, RUN_SCRIPT).unwrap();
+        // A fake host: prints its arguments, one a line, and exits 7.
+        let host = dir.join("host");
+        std::fs::write(&host, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\nexit 7\n").unwrap();
+        set_executable(&host).unwrap();
+        let run = |logs: Option<&str>| {
+            let mut cmd = Command::new("bash");
+            cmd.arg(&script).args(["--sanitize", "--tool", "memcheck", "g10 x", "--", "--skip", "a b"]);
+            match logs {
+                Some(logs) => cmd.env("SANITIZE_LOGS", logs),
+                None => cmd.env_remove("SANITIZE_LOGS"),
+            };
+            cmd.output()
+        };
+        let Ok(out) = run(None) else {
             eprintln!("no bash here: run.sh is not checked");
             return;
         };
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if std::path::Path::new("/usr/local/cuda/bin/compute-sanitizer").exists()
-            || std::path::Path::new("/usr/bin/compute-sanitizer").exists()
-        {
-            eprintln!("a compute-sanitizer is installed here: the missing case is not checked");
-        } else {
-            assert_eq!(out.status.code(), Some(2), "{stderr}");
-            assert!(
-                stderr.contains("compute-sanitizer not found") && stderr.contains("CUDA toolkit"),
-                "{stderr}"
-            );
-        }
-        let bad =
-            Command::new("bash").arg(&script).args(["--sanitize", "--tool", "leakcheck"]).output().unwrap();
-        assert_eq!(bad.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown tool 'leakcheck'"));
+        // bash's `pwd` gives the folder as the script was found in it.
+        let here = dir.display().to_string();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let expected = [
+            "sanitize".to_string(),
+            "--tests".into(),
+            format!("{here}/tests/gpu"),
+            "--ptx-dir".into(),
+            format!("{here}/ptx"),
+            "--logs".into(),
+            format!("{here}/sanitize"),
+            "--tool".into(),
+            "memcheck".into(),
+            "g10 x".into(),
+            "--".into(),
+            "--skip".into(),
+            "a b".into(),
+        ];
+        assert_eq!(stdout.lines().collect::<Vec<_>>(), expected, "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(7), "the host's status");
+        let moved = run(Some("/var/tmp/logs")).unwrap();
+        let moved = String::from_utf8_lossy(&moved.stdout);
+        assert_eq!(moved.lines().nth(6), Some("/var/tmp/logs"), "{moved}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on the lent GPU: the GPU tests, the ladder at 2^30 and at small sizes, the
+# One call on a GPU machine: the GPU tests, the ladder at 2^30 and at small sizes, the
 # single-launch kernel at every power of two from 2^16 to 2^30 beside CUB, and
 # compute-sanitizer's memcheck, racecheck and synccheck on every kernel.
 # Usage (from the repository root, after `cargo xtask bundle`): bench/device-run.sh OUTDIR [parts]

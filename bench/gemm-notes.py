@@ -23,7 +23,7 @@ best_only, files = options.best, options.files
 show = [s for s in options.show.split(',') if s]
 
 # (precision, shape) -> [(kernel, TFLOP/s, % of cuBLAS, % of ceiling or None)], from either
-# layout `host --json` has written: records (one per kernel and size, since issue 9) or, in
+# layout `host --json` has written: records (one per kernel and size) or, in
 # older runs, the printed tables as lists of rows.
 tables = OrderedDict()
 PRECISIONS = {'f32': 'FP32', 'f16': 'FP16', 'bf16': 'BF16'}

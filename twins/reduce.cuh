@@ -7,7 +7,7 @@
 #pragma once
 
 // common/src/reduce.rs
-constexpr unsigned SEED003_BLOCK = 512;  // threads per block of v0..v4 and x1
+constexpr unsigned VECTOR_SUM_BLOCK = 512;  // threads per block of v0..v4 and x1
 constexpr unsigned BATCH = 32;           // consecutive inputs per thread in v3, v4, x1
 constexpr unsigned STREAM_BLOCK = 512;   // threads per block of x2..x4 (the host's launch)
 constexpr unsigned STREAM_UNROLL = 4;    // 16-byte loads in flight per thread in x2..x4
@@ -58,18 +58,18 @@ __device__ __forceinline__ int block_tree_sum(int* sdata, unsigned tid) {
     return tid < 32 ? last_warp_sum(sdata, tid) : 0;
 }
 
-// ---- seed-003 ladder -----------------------------------------------------------------
+// ---- the ladder of “Making vector sum really fast” ------------------------------------
 
 // v1_last_warp_synced.rs `block_sum`: the block's total of `value` to thread 0, through
 // the static array of v0 (`block_sums`, 512 ints): block-barrier tree down to 64 values,
-// then the last warp. For SEED003_BLOCK-thread blocks.
+// then the last warp. For VECTOR_SUM_BLOCK-thread blocks.
 __device__ __forceinline__ int block_sum(int value) {
-    __shared__ __align__(16) int block_sums[SEED003_BLOCK];
+    __shared__ __align__(16) int block_sums[VECTOR_SUM_BLOCK];
     const unsigned tid = threadIdx.x;
     block_sums[tid] = value;
     __syncthreads();
 #pragma unroll
-    for (unsigned active = SEED003_BLOCK / 2; active > 32; active /= 2) {
+    for (unsigned active = VECTOR_SUM_BLOCK / 2; active > 32; active /= 2) {
         if (tid < active) block_sums[tid] += block_sums[tid + active];
         __syncthreads();
     }

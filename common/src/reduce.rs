@@ -1,11 +1,12 @@
 //! Launch constants of the reduction kernels that the host needs to size grids and
 //! workspaces. Each is defined once, here; the kernels use the same names.
 
-/// Threads per block of the seed-003 steps (`v0`…`v4`) and of `x1_warp_shuffles`.
-pub const SEED003_BLOCK: u32 = 512;
+/// Threads per block of the steps of “Making vector sum really fast” (`v0`…`v4`) and of
+/// `x1_warp_shuffles`.
+pub const VECTOR_SUM_BLOCK: u32 = 512;
 
 /// Consecutive elements each thread sums in `v3_batch_per_thread` and `v4_vector_loads`
-/// (seed 003's batch size).
+/// (the batch size of “Making vector sum really fast”).
 pub const BATCH: u32 = 32;
 
 /// Threads per block of the grid-stride steps `x2_grid_stride_unrolled` and

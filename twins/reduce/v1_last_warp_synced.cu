@@ -1,8 +1,8 @@
-// Twin of kernels/src/reduce/v1_last_warp_synced.rs (step v1, seed 003's kernel_1): v0 with
+// Twin of kernels/src/reduce/v1_last_warp_synced.rs (step v1, kernel_1 of “Making vector sum really fast”): v0 with
 // the tree's last six levels folded by warp 0 alone, with __syncwarp between each level's
 // reads and writes.
 //
-// Launch: SEED003_BLOCK (512) threads, no dynamic shared memory.
+// Launch: VECTOR_SUM_BLOCK (512) threads, no dynamic shared memory.
 
 #include "reduce.cuh"
 

@@ -1,7 +1,7 @@
-// Twin of kernels/src/reduce/v2_one_pass_atomic.rs (step v2, seed 003's kernel_2): one
+// Twin of kernels/src/reduce/v2_one_pass_atomic.rs (step v2, kernel_2 of “Making vector sum really fast”): one
 // input per thread, v1's block sum, and one atomic add per block into the result.
 //
-// Launch: SEED003_BLOCK (512) threads, no dynamic shared memory; the host zeroes *result
+// Launch: VECTOR_SUM_BLOCK (512) threads, no dynamic shared memory; the host zeroes *result
 // before the launch (unlike the seed, which zeroes it in the kernel: a race).
 
 #include "reduce.cuh"

@@ -1,7 +1,7 @@
-// Twin of kernels/src/reduce/v3_batch_per_thread.rs (step v3, seed 003's kernel_3): each
+// Twin of kernels/src/reduce/v3_batch_per_thread.rs (step v3, kernel_3 of “Making vector sum really fast”): each
 // thread sums BATCH (32) consecutive inputs in registers before v2's block sum and atomic.
 //
-// Launch: SEED003_BLOCK (512) threads, no dynamic shared memory; *result zeroed by the host.
+// Launch: VECTOR_SUM_BLOCK (512) threads, no dynamic shared memory; *result zeroed by the host.
 // As in the Rust (and unlike the seed's per-element check), the bound is checked once per
 // batch; only the batch that straddles the end takes the checked loop.
 

@@ -1,7 +1,7 @@
-// Twin of kernels/src/reduce/v4_vector_loads.rs (step v4, seed 003's kernel_4): v3 with the
+// Twin of kernels/src/reduce/v4_vector_loads.rs (step v4, kernel_4 of “Making vector sum really fast”): v3 with the
 // batch read as BATCH/4 16-byte int4 units through the read-only path (ld.global.nc.v4).
 //
-// Launch: SEED003_BLOCK (512) threads, no dynamic shared memory; *result zeroed by the host;
+// Launch: VECTOR_SUM_BLOCK (512) threads, no dynamic shared memory; *result zeroed by the host;
 // `input` 16-byte aligned. As in the Rust, the bound is checked before the loads (the seed
 // checks after, reading past the end).
 

@@ -1,7 +1,7 @@
 // Twin of kernels/src/reduce/x1_warp_shuffles.rs (step x1): v4 with the block sum done by
 // warp shuffles (shfl.sync.down) instead of a shared-memory tree: one block barrier.
 //
-// Launch: SEED003_BLOCK (512) threads, no dynamic shared memory; *result zeroed by the host;
+// Launch: VECTOR_SUM_BLOCK (512) threads, no dynamic shared memory; *result zeroed by the host;
 // `input` 16-byte aligned.
 
 #include "reduce.cuh"

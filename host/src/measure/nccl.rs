@@ -31,7 +31,7 @@ pub const LIBRARY_VARIABLE: &str = "NCCL_LIBRARY";
 pub const LIBRARY_NAMES: &[&str] = &["libnccl.so.2", "libnccl.so"];
 
 /// NCCL's switch for NVLink SHARP (NVLS), which uses NVLink multicast: kept at `0` unless
-/// the user set it, since multicast must not be used on the lent machines.
+/// the user set it, since NVLink multicast must not be used on the shared GPU machines this project runs on.
 pub const NVLS_VARIABLE: &str = "NCCL_NVLS_ENABLE";
 
 /// Element types of an all-reduce (`ncclDataType_t`).

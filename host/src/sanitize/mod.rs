@@ -36,7 +36,7 @@
 //! many in the list's order, and each part runs in a process of its own, told its tests
 //! by a file named in [`ONLY_TESTS_ENV`]; one line and one log
 //! (`racecheck-<part>.log`) per part. One racecheck process over the whole suite outgrew
-//! the 128 GiB of host memory of the lent machines. The tests named in [`RACECHECK_ALONE`]
+//! the 128 GiB of host memory of the GPU machines it ran on. The tests named in [`RACECHECK_ALONE`]
 //! (those that nearly fill racecheck's hazard buffer, [`RACECHECK_HAZARD_BUFFER`]) each
 //! get a part of their own.
 //!
@@ -132,7 +132,7 @@ Racecheck runs a selection of more than 24 tests in parts of 24, a process each 
 a log each): it lists the tests (--list, with the same filters) and tells each process its
 tests in a file named by GPU_TESTS_ONLY (<logs>/racecheck-<part>.tests);
 t16_pipelined_fixup and t17_shares_first each run in a process of their own. One racecheck
-process over the whole suite outgrew the 128 GiB of host memory of the lent machines.
+process over the whole suite outgrew the 128 GiB of host memory of the GPU machines it ran on.
 
 Logs: <logs>/<tool>.log, racecheck in parts <logs>/racecheck-<part>.log. compute-sanitizer is
 looked for on PATH, in $CUDA_HOME/bin and in /usr/local/cuda/bin.

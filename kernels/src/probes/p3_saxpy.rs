@@ -1,4 +1,4 @@
-//! Probe p3 — SAXPY, `y = a·x + y` on `f32`: the streaming kernel of seed 004.
+//! Probe p3 — SAXPY, `y = a·x + y` on `f32`: the streaming kernel of “The art of squeezing GPU compute”.
 //!
 //! Each element costs two 4-byte reads and one 4-byte write and two flops, so the kernel is
 //! bound by memory at any size: its effective bandwidth, 12 bytes per element over the

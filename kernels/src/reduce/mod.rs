@@ -13,7 +13,7 @@
 //! | [`h4_unrolled_last_warp`] | the last 32 threads run without block barriers | 〃 |
 //! | [`h5_complete_unroll`] | block size a compile-time constant: no loop at all | 〃 |
 //! | [`h6_grid_stride`] | one full wave of blocks, many inputs per thread | 2 |
-//! | [`v0_two_pass_tree`] | (seed 003) grid-stride tree, then one block | 2 |
+//! | [`v0_two_pass_tree`] | (“Making vector sum really fast” from here) grid-stride tree, then one block | 2 |
 //! | [`v1_last_warp_synced`] | last warp with warp barriers | 2 |
 //! | [`v2_one_pass_atomic`] | blocks add their sums into the result atomically | 1 (+ memset) |
 //! | [`v3_batch_per_thread`] | 32 inputs per thread | 1 (+ memset) |

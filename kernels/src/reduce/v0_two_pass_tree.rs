@@ -1,4 +1,4 @@
-//! Step v0 — two-pass tree (seed 003's kernel_0), the baseline of the seed-003 ladder.
+//! Step v0 — two-pass tree (kernel_0 of “Making vector sum really fast”), the baseline of its ladder.
 //!
 //! Idea: the same kernel twice. The first launch gives each thread a grid-stride loop
 //!       over the input (with one block per 512 inputs, one element each), folds the
@@ -16,18 +16,18 @@
 use crate::device::index::{block_idx, global_thread_idx, grid_threads, thread_idx};
 use crate::device::sync::sync_threads;
 use crate::static_shared;
-use common::reduce::SEED003_BLOCK as BLOCK;
+use common::reduce::VECTOR_SUM_BLOCK as BLOCK;
 use kernel_macros::kernel;
 
 static_shared! {
-    /// One value per thread of a seed-003 block: the tree's workspace, reused by v1…v4.
+    /// One value per thread of a `VECTOR_SUM_BLOCK` block: the tree's workspace, reused by v1…v4.
     pub fn block_sums() -> [i32; BLOCK as usize];
 }
 
 /// Writes the sum of this block's grid-stride share of `input` to `partials[block_idx]`.
 ///
 /// # Safety
-/// Launched with `SEED003_BLOCK` threads per block; `input` holds `n` `i32`, `partials` one
+/// Launched with `VECTOR_SUM_BLOCK` threads per block; `input` holds `n` `i32`, `partials` one
 /// per block.
 #[kernel]
 pub unsafe fn v0_two_pass_tree(input: *const i32, partials: *mut i32, n: usize) {

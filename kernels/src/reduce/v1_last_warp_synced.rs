@@ -1,4 +1,4 @@
-//! Step v1 — last warp with warp barriers (seed 003's kernel_1).
+//! Step v1 — last warp with warp barriers (kernel_1 of “Making vector sum really fast”).
 //!
 //! Idea: the block-barrier loop stops at 64 values and warp 0 folds the last six levels
 //!       alone, with `bar.warp.sync` between each level's reads and writes: the same move
@@ -17,7 +17,7 @@ use super::h4_unrolled_last_warp::last_warp_sum;
 use super::v0_two_pass_tree::block_sums;
 use crate::device::index::{block_idx, global_thread_idx, grid_threads, thread_idx};
 use crate::device::sync::sync_threads;
-use common::reduce::SEED003_BLOCK as BLOCK;
+use common::reduce::VECTOR_SUM_BLOCK as BLOCK;
 use kernel_macros::kernel;
 
 /// The block's total of each thread's `value`, returned to thread 0 (other threads get an
@@ -25,7 +25,7 @@ use kernel_macros::kernel;
 /// v2…v4.
 ///
 /// # Safety
-/// Called by every thread of a `SEED003_BLOCK`-thread block.
+/// Called by every thread of a `VECTOR_SUM_BLOCK`-thread block.
 #[inline(always)]
 pub unsafe fn block_sum(value: i32) -> i32 {
     let sums = block_sums();

@@ -1,4 +1,4 @@
-//! Step v2 — one pass with an atomic add (seed 003's kernel_2).
+//! Step v2 — one pass with an atomic add (kernel_2 of “Making vector sum really fast”).
 //!
 //! Idea: instead of writing partials for a second launch, each block adds its sum straight
 //!       into the result with one atomic (`red.global.add`, performed in L2). One launch,
@@ -22,7 +22,7 @@ use kernel_macros::kernel;
 /// Adds the sum of this block's elements (one per thread) into `*result`.
 ///
 /// # Safety
-/// Launched with `SEED003_BLOCK` threads per block; `input` holds `n` `i32`; `*result` is
+/// Launched with `VECTOR_SUM_BLOCK` threads per block; `input` holds `n` `i32`; `*result` is
 /// an `i32` the host zeroed before the launch.
 #[kernel]
 pub unsafe fn v2_one_pass_atomic(input: *const i32, result: *mut i32, n: usize) {

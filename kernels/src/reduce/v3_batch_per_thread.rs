@@ -1,4 +1,4 @@
-//! Step v3 — a batch of inputs per thread (seed 003's kernel_3).
+//! Step v3 — a batch of inputs per thread (kernel_3 of “Making vector sum really fast”).
 //!
 //! Idea: each thread sums `BATCH` (32) consecutive inputs in registers before the block
 //!       tree. There are 32 times fewer blocks, so the tree, the barriers and the atomic
@@ -28,7 +28,7 @@ use crate::device::index::{global_thread_idx, thread_idx};
 use common::reduce::BATCH;
 use kernel_macros::kernel;
 
-/// Adds the sum of this block's `SEED003_BLOCK × BATCH` elements into `*result`.
+/// Adds the sum of this block's `VECTOR_SUM_BLOCK × BATCH` elements into `*result`.
 ///
 /// # Safety
 /// As [`v2_one_pass_atomic`](super::v2_one_pass_atomic::v2_one_pass_atomic).

@@ -1,4 +1,4 @@
-//! Step v4 — 16-byte vector loads (seed 003's kernel_4).
+//! Step v4 — 16-byte vector loads (kernel_4 of “Making vector sum really fast”).
 //!
 //! Idea: read the batch four elements at a time with `ld.global.nc.v4.s32` (CUDA's `int4`
 //!       through the read-only path): a quarter of the load instructions and address
@@ -23,7 +23,7 @@ use kernel_macros::kernel;
 /// 16-byte units in one thread's batch.
 const UNITS: usize = BATCH as usize / 4;
 
-/// Adds the sum of this block's `SEED003_BLOCK × BATCH` elements into `*result`.
+/// Adds the sum of this block's `VECTOR_SUM_BLOCK × BATCH` elements into `*result`.
 ///
 /// # Safety
 /// As [`v2_one_pass_atomic`](super::v2_one_pass_atomic::v2_one_pass_atomic), and `input`

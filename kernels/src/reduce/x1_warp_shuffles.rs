@@ -73,7 +73,7 @@ pub unsafe fn block_sum_shuffles(value: i32) -> i32 {
 /// 16-byte units in one thread's batch.
 const UNITS: usize = BATCH as usize / 4;
 
-/// Adds the sum of this block's `SEED003_BLOCK × BATCH` elements into `*result`.
+/// Adds the sum of this block's `VECTOR_SUM_BLOCK × BATCH` elements into `*result`.
 ///
 /// # Safety
 /// As [`v4_vector_loads`](super::v4_vector_loads::v4_vector_loads).

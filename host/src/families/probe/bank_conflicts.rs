@@ -10,7 +10,7 @@ use crate::report::plot::{Plot, Series, XAxis};
 use crate::report::table::{Cell, Table};
 use common::probes::{BANK_PROBE_SHARED_BYTES, BANK_PROBE_UNROLL, bank_probe_word};
 
-/// Element strides, as in seed 001's table.
+/// Element strides, as in the table of the lab “CUDA optimisation: global memory, shared memory”.
 pub const STRIDES: &[u32] = &[1, 2, 4, 8, 16, 32];
 
 /// Element widths in bytes and the kernel that reads each.

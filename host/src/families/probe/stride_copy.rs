@@ -15,7 +15,7 @@ use cudarc::driver::sys;
 /// Elements of each buffer: 256 MiB of `f32`, four times any L2 so far.
 pub const ELEMENTS: usize = 1 << 26;
 
-/// The strides of seed 001, and beyond: from stride 8 every element has its own sector.
+/// The strides of the lab “CUDA optimisation: global memory, shared memory”, and beyond: from stride 8 every element has its own sector.
 pub const STRIDES: &[usize] = &[1, 2, 4, 8, 16, 32];
 
 const BLOCK: u32 = 256;

@@ -3,23 +3,23 @@
 //! kernel to the ladder is adding an entry here.
 
 use crate::base::error::{Error, Result};
-use common::reduce::{BATCH, SEED003_BLOCK, STREAM_BLOCK, STREAM_UNROLL};
+use common::reduce::{BATCH, STREAM_BLOCK, STREAM_UNROLL, VECTOR_SUM_BLOCK};
 
 /// Which article a step comes from; each ladder's speedups are relative to its own first
 /// step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ladder {
-    /// Mark Harris, "Optimizing Parallel Reduction in CUDA" (seed 000).
+    /// Mark Harris, "Optimizing Parallel Reduction in CUDA".
     Harris,
-    /// Simon Veit, "Making vector sum really fast" (seed 003), continued by this project.
-    Seed003,
+    /// Simon Veit, "Making vector sum really fast", continued by this project.
+    VectorSum,
 }
 
 impl Ladder {
     pub fn title(self) -> &'static str {
         match self {
-            Ladder::Harris => "Harris's seven steps (seed 000)",
-            Ladder::Seed003 => "seed 003's steps, then this project's",
+            Ladder::Harris => "Harris, “Optimizing Parallel Reduction in CUDA”",
+            Ladder::VectorSum => "“Making vector sum really fast”, then the project's own steps",
         }
     }
 }
@@ -102,7 +102,7 @@ const fn harris(id: &'static str, summary: &'static str, inputs_per_thread: u32)
     }
 }
 
-const fn seed003(
+const fn vector_sum(
     id: &'static str,
     summary: &'static str,
     block: u32,
@@ -112,7 +112,7 @@ const fn seed003(
 ) -> ReduceKernel {
     ReduceKernel {
         id,
-        ladder: Ladder::Seed003,
+        ladder: Ladder::VectorSum,
         summary,
         block: BlockShape::Fixed(block),
         inputs_per_thread,
@@ -138,48 +138,55 @@ pub const REDUCE_KERNELS: &[ReduceKernel] = &[
         grid: GridShape::OneWave,
         ..harris("h6_grid_stride", "one wave, grid-stride loop", 2)
     },
-    seed003(
+    vector_sum(
         "v0_two_pass_tree",
         "two-pass tree",
-        SEED003_BLOCK,
+        VECTOR_SUM_BLOCK,
         1,
         GridShape::Cover,
         Finish::SecondPassOneBlock,
     ),
-    seed003(
+    vector_sum(
         "v1_last_warp_synced",
         "last warp with __syncwarp",
-        SEED003_BLOCK,
+        VECTOR_SUM_BLOCK,
         1,
         GridShape::Cover,
         Finish::SecondPassOneBlock,
     ),
-    seed003(
+    vector_sum(
         "v2_one_pass_atomic",
         "one pass, atomic add",
-        SEED003_BLOCK,
+        VECTOR_SUM_BLOCK,
         1,
         GridShape::Cover,
         Finish::AtomicAdd,
     ),
-    seed003(
+    vector_sum(
         "v3_batch_per_thread",
         "32 inputs per thread",
-        SEED003_BLOCK,
+        VECTOR_SUM_BLOCK,
         BATCH,
         GridShape::Cover,
         Finish::AtomicAdd,
     ),
-    seed003("v4_vector_loads", "16-byte loads", SEED003_BLOCK, BATCH, GridShape::Cover, Finish::AtomicAdd),
-    seed003(
+    vector_sum(
+        "v4_vector_loads",
+        "16-byte loads",
+        VECTOR_SUM_BLOCK,
+        BATCH,
+        GridShape::Cover,
+        Finish::AtomicAdd,
+    ),
+    vector_sum(
         "x1_warp_shuffles",
         "block sum by warp shuffles",
-        SEED003_BLOCK,
+        VECTOR_SUM_BLOCK,
         BATCH,
         GridShape::Cover,
         Finish::AtomicAdd,
     ),
-    seed003(
+    vector_sum(
         "x2_grid_stride_unrolled",
         "one wave, coalesced, 4 loads in flight",
         STREAM_BLOCK,
@@ -187,7 +194,7 @@ pub const REDUCE_KERNELS: &[ReduceKernel] = &[
         GridShape::OneWave,
         Finish::AtomicAdd,
     ),
-    seed003(
+    vector_sum(
         "x3_single_launch",
         "last block finishes: one launch",
         STREAM_BLOCK,
@@ -195,7 +202,7 @@ pub const REDUCE_KERNELS: &[ReduceKernel] = &[
         GridShape::OneWave,
         Finish::LastBlock,
     ),
-    seed003(
+    vector_sum(
         "x4_packed_tally",
         "count and sum in one 64-bit atomic",
         STREAM_BLOCK,

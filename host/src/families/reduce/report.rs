@@ -3,7 +3,7 @@
 //! stderr.
 //!
 //! Reductions have no vendor column: the host runs no CUB (a C++ template library, with
-//! no Rust binding); CUB's figures on the lent GPUs are in the design notes' anchors.
+//! no Rust binding); CUB's figures come from `bench/cub`, run beside the host.
 
 use crate::base::gpu::DeviceInfo;
 use crate::families::reduce::registry::{Ladder, ReduceKernel};

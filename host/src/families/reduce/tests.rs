@@ -22,7 +22,7 @@ fn block_sizes_are_checked() {
     let v4 = kernel("v4");
     assert_eq!(
         v4.block_size(Some(128)).unwrap(),
-        common::reduce::SEED003_BLOCK,
+        common::reduce::VECTOR_SUM_BLOCK,
         "fixed blocks ignore --block"
     );
 }

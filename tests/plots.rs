@@ -279,7 +279,7 @@ fn gemm_ladders_show_each_step_against_cublas_and_the_ceilings() {
 #[test]
 fn gemm_charts_name_the_precision_and_shape_and_group_steps_by_instruction() {
     use host::base::precision::Precision;
-    use host::families::gemm::registry::GEMM_KERNELS;
+    use host::families::gemm::registry::kernels;
     let chart = host::families::gemm::chart::new(Precision::Bf16, (8192, 1, 777), &h200(), DATE);
     assert_eq!(chart.name, "gemm-bf16-8192x1x777");
     assert!(chart.title.starts_with("BF16 (f32 accumulate) GEMM, M×N×K = 8192×1×777"));
@@ -287,7 +287,7 @@ fn gemm_charts_name_the_precision_and_shape_and_group_steps_by_instruction() {
         host::families::gemm::chart::new(Precision::F32, (1024, 1024, 1024), &h200(), DATE).name,
         "gemm-f32-1024x1024x1024"
     );
-    for kernel in GEMM_KERNELS {
+    for kernel in kernels() {
         let group = host::families::gemm::chart::group(kernel);
         match kernel.precision {
             Precision::F32 => assert_eq!(group, "CUDA cores (FFMA)", "{}", kernel.id),

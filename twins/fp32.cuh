@@ -1,5 +1,5 @@
 // Shared pieces of the FP32 GEMM twins (twins/gemm/g01..g11): the tile constants of
-// common/src/gemm.rs and the small device helpers that kernels/src/gemm/g06..g11 repeat
+// common/src/gemm/mod.rs (one namespace per step, as there) and the small device helpers that kernels/src/gemm/g06..g11 repeat
 // in every file (load4, copy_b_piece, the guarded 16-byte store of C) and the wrappers of
 // kernels/src/device/{load,async_copy}.rs.
 //
@@ -25,17 +25,35 @@ constexpr unsigned BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr unsigned THREADS = BM * BN / (TM * TN);
 }  // namespace g05
 
-// g06-g09 (g09 overrides BK locally, as the Rust does).
 namespace g06 {
 constexpr unsigned BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr unsigned THREADS = BM * BN / (TM * TN);
-constexpr unsigned A_PAD = 4;  // floats after each k-row of the transposed A tile
 }  // namespace g06
+
+// g07-g09: g06's tiles, A's transposed tile padded (g09 overrides BK locally, as the Rust
+// does).
+namespace g07 {
+using g06::BK;
+using g06::BM;
+using g06::BN;
+using g06::THREADS;
+using g06::TM;
+using g06::TN;
+constexpr unsigned A_PAD = 4;  // floats after each k-row of the transposed A tile
+}  // namespace g07
+
+namespace g08 {
+using namespace g07;
+}  // namespace g08
+
+namespace g09 {
+using namespace g08;
+}  // namespace g09
 
 namespace g10 {
 constexpr unsigned BM = 128, BN = 128, BK = 16, TM = 16, TN = 8;
 constexpr unsigned THREADS = BM * BN / (TM * TN);
-constexpr unsigned A_PAD = g06::A_PAD;
+constexpr unsigned A_PAD = g07::A_PAD;
 }  // namespace g10
 
 namespace g11 {

@@ -2,7 +2,7 @@
 // a padded A tile (stride BM + A_PAD) and each thread's 8 columns split 4 + 4, 64 apart.
 #include "fp32.cuh"
 
-using namespace gemm::g06;
+using namespace gemm::g07;
 
 // C = A * B, one 128 x 128 tile of C per block (256 threads), an 8 x 8 sub-tile per thread
 // (two 8 x 4 halves, 64 columns apart).

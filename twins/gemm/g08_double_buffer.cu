@@ -3,7 +3,7 @@
 // tile's FMAs run; one barrier per k tile.
 #include "fp32.cuh"
 
-using namespace gemm::g06;
+using namespace gemm::g08;
 
 // Floats in one copy of the A tile (transposed and padded) and of the B tile.
 constexpr unsigned A_TILE = BK * (BM + A_PAD);

@@ -4,12 +4,12 @@
 #include "fp32.cuh"
 
 using gemm::WARP_SIZE;
-using gemm::g06::A_PAD;
-using gemm::g06::BM;
-using gemm::g06::BN;
-using gemm::g06::THREADS;
-using gemm::g06::TM;
-using gemm::g06::TN;
+using gemm::g09::A_PAD;
+using gemm::g09::BM;
+using gemm::g09::BN;
+using gemm::g09::THREADS;
+using gemm::g09::TM;
+using gemm::g09::TN;
 
 // The warp grid of a block (4 x 2 warps) and each warp's piece of the tile.
 constexpr unsigned WARP_COLS = 2;

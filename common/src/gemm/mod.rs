@@ -29,7 +29,7 @@ pub mod g05 {
     pub const THREADS: u32 = BM * BN / (TM * TN);
 }
 
-/// g06/g07 (16-byte loads, transposed A; g07 pads A): the tile shape of g05.
+/// g06 (16-byte loads, transposed A): the tile shape of g05.
 pub mod g06 {
     pub const BM: u32 = 128;
     pub const BN: u32 = 128;
@@ -37,8 +37,23 @@ pub mod g06 {
     pub const TM: u32 = 8;
     pub const TN: u32 = 8;
     pub const THREADS: u32 = BM * BN / (TM * TN);
-    /// Floats of padding after each k-row of g07's transposed A tile.
+}
+
+/// g07 (no bank conflicts): g06's tiles, with A's transposed tile padded.
+pub mod g07 {
+    pub use super::g06::{BK, BM, BN, THREADS, TM, TN};
+    /// Floats of padding after each k-row of the transposed A tile.
     pub const A_PAD: u32 = 4;
+}
+
+/// g08 (double buffering): g07's tiles and padding, two copies of each.
+pub mod g08 {
+    pub use super::g07::{A_PAD, BK, BM, BN, THREADS, TM, TN};
+}
+
+/// g09 (warp tiling): g08's block tile, cut into a 32 × 64 piece per warp.
+pub mod g09 {
+    pub use super::g08::{A_PAD, BK, BM, BN, THREADS, TM, TN};
 }
 
 /// g10 (fewer instructions per FMA): a 128 × 128 block tile of 4 warps (64 × 64 each), a
@@ -50,7 +65,7 @@ pub mod g10 {
     pub const TM: u32 = 16;
     pub const TN: u32 = 8;
     pub const THREADS: u32 = BM * BN / (TM * TN);
-    pub use super::g06::A_PAD;
+    pub use super::g07::A_PAD;
 }
 
 /// g11 (split-K): g10's block, tiles and thread tile, with each tile's k tiles cut into

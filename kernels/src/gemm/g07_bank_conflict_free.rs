@@ -20,7 +20,7 @@ use crate::device::index::{block_idx, block_idx_y, thread_idx};
 use crate::device::load::{load_readonly_f32x4, store_f32x4};
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::g06::{A_PAD, BK, BM, BN, TM, TN};
+use common::gemm::g07::{A_PAD, BK, BM, BN, TM, TN};
 use kernel_macros::kernel;
 
 static_shared! {
@@ -56,7 +56,7 @@ unsafe fn load4(p: *const f32, rows: u32, cols: u32, r: u32, c: u32) -> [f32; 4]
 /// 8 × 4 halves, 64 columns apart).
 ///
 /// # Safety
-/// `a`, `b`, `c` hold M·K, K·N and M·N `f32`; launched with `g06::THREADS` threads per
+/// `a`, `b`, `c` hold M·K, K·N and M·N `f32`; launched with `g07::THREADS` threads per
 /// block and a grid of ⌈N / BN⌉ × ⌈M / BM⌉ blocks.
 #[kernel]
 pub unsafe fn g07_bank_conflict_free(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {

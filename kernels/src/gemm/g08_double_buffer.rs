@@ -20,7 +20,7 @@ use crate::device::load::{load_readonly_f32x4, store_f32x4};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::g06::{A_PAD, BK, BM, BN, TM, TN};
+use common::gemm::g08::{A_PAD, BK, BM, BN, TM, TN};
 use kernel_macros::kernel;
 
 /// Floats in one copy of the A tile (transposed and padded) and of the B tile.
@@ -89,7 +89,7 @@ unsafe fn copy_b_piece(tiles: SharedArray<f32>, index: u32, b: *const f32, k: u3
 /// 8 × 4 halves, 64 columns apart).
 ///
 /// # Safety
-/// `a`, `b`, `c` hold M·K, K·N and M·N `f32`; launched with `g06::THREADS` threads per
+/// `a`, `b`, `c` hold M·K, K·N and M·N `f32`; launched with `g08::THREADS` threads per
 /// block and a grid of ⌈N / BN⌉ × ⌈M / BM⌉ blocks.
 #[kernel]
 pub unsafe fn g08_double_buffer(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {

@@ -25,7 +25,7 @@ use crate::device::load::{load_readonly_f32x4, store_f32x4};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::g06::{A_PAD, BM, BN, THREADS, TM, TN};
+use common::gemm::g09::{A_PAD, BM, BN, THREADS, TM, TN};
 use kernel_macros::kernel;
 
 /// The warp grid of a block (4 × 2 warps) and each warp's piece of the 128 × 128 tile.
@@ -109,7 +109,7 @@ unsafe fn copy_b_piece(tiles: SharedArray<f32>, index: u32, b: *const f32, k: u3
 /// sub-tile per thread (two 8 × 4 halves, 32 columns apart).
 ///
 /// # Safety
-/// `a`, `b`, `c` hold M·K, K·N and M·N `f32`; launched with `g06::THREADS` threads per
+/// `a`, `b`, `c` hold M·K, K·N and M·N `f32`; launched with `g09::THREADS` threads per
 /// block and a grid of ⌈N / BN⌉ × ⌈M / BM⌉ blocks.
 #[kernel]
 pub unsafe fn g09_warp_tiling(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {

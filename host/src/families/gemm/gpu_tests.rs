@@ -2,7 +2,7 @@
 //! no tile (right where it takes the shape, refused with its own message where it does
 //! not), and cuBLAS's row-major call against the same reference.
 
-use super::registry::{GEMM_KERNELS, GemmKernel};
+use super::registry::{GemmKernel, kernels};
 use super::runner::GemmBench;
 use crate::base::precision::Precision;
 use crate::families::family::GpuTest;
@@ -33,7 +33,7 @@ pub const SHAPES: &[(u32, u32, u32)] = &[
 
 pub fn all(gpu_present: bool) -> Vec<GpuTest> {
     let mut tests = Vec::new();
-    for kernel in GEMM_KERNELS {
+    for kernel in kernels() {
         // A kernel this device cannot run (sm_90a's wgmma elsewhere) is ignored, with why.
         let unavailable = arch_unavailable(gpu_present, kernel.id, kernel.arch);
         tests.push(

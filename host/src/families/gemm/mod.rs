@@ -19,7 +19,7 @@ mod tests;
 use crate::base::error::Result;
 use crate::cli::Options;
 use crate::families::family::{Family, GpuTest, Ladder, RunContext, Step};
-use registry::{GEMM_KERNELS, GemmKernel};
+use registry::{GemmKernel, kernels as all_kernels};
 
 /// The family's name on the command line and in the records.
 pub const NAME: &str = "gemm";
@@ -44,7 +44,7 @@ impl Family for Gemm {
     }
 
     fn steps(&self) -> Vec<Step> {
-        GEMM_KERNELS.iter().map(|k| Step::new(k.id, k.summary, k.arch, &[k.id], true)).collect()
+        all_kernels().map(|k| Step::new(k.id, k.summary, k.arch, &[k.id], true)).collect()
     }
 
     fn work(&self, selected: &[Step], options: &Options) -> Vec<String> {
@@ -68,6 +68,6 @@ impl Family for Gemm {
 fn kernels(steps: &[Step]) -> Vec<&'static GemmKernel> {
     steps
         .iter()
-        .map(|s| GEMM_KERNELS.iter().find(|k| k.id == s.id).expect("a step of the GEMM family is registered"))
+        .map(|s| all_kernels().find(|k| k.id == s.id).expect("a step of the GEMM family is registered"))
         .collect()
 }

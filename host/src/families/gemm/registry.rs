@@ -4,7 +4,8 @@ use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
-    TILE, g04, g05, g06, g10, g11, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t13, t14,
+    TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t12,
+    t13, t14, t15, t16, t17,
 };
 
 /// The largest relative Frobenius error a GEMM of `precision` inputs may show. FP32 lands near 1e-6 for K up to 8192
@@ -128,332 +129,336 @@ impl GemmKernel {
     }
 }
 
-/// An FP32 step: `threads` in one dimension, or a square `TILE × TILE` block when 0.
-const fn fp32(
-    id: &'static str,
-    summary: &'static str,
-    threads: u32,
+/// How a step is launched, whatever its input type: everything of a [`GemmKernel`] but its
+/// id, summary and input type. Built by chaining what each step adds to the one before.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    block: (u32, u32),
     tile: (u32, u32),
     grid_map: GridMap,
-) -> GemmKernel {
-    GemmKernel {
-        id,
-        summary,
-        block: if threads == 0 { (TILE, TILE) } else { (threads, 1) },
-        tile,
-        grid_map,
-        precision: Precision::F32,
-        arch: SM_80,
-        dynamic_shared: 0,
-        operands: Operands::Pointers,
-        kn_multiple: 1,
-        workspace: None,
-        split_k: false,
-    }
-}
-
-/// g10's block on one slice of K per block (grid z), the slices summed through a workspace
-/// by the last block of each tile to finish.
-const fn split_k(id: &'static str, summary: &'static str) -> GemmKernel {
-    GemmKernel {
-        split_k: true,
-        workspace: Some(g11::workspace_bytes),
-        ..fp32(id, summary, g11::THREADS, (g11::BM, g11::BN), ColumnsOnX)
-    }
-}
-
-/// A tensor-core step for one 16-bit input type (`mma.sync` needs sm_80).
-const fn tensor(
-    id: &'static str,
-    summary: &'static str,
-    threads: u32,
-    tile: (u32, u32),
-    precision: Precision,
+    arch: Arch,
+    dynamic_shared: u32,
+    operands: Operands,
     kn_multiple: u32,
-) -> GemmKernel {
-    GemmKernel {
-        id,
-        summary,
-        block: (threads, 1),
-        tile,
-        grid_map: GridMap::ColumnsOnX,
-        precision,
-        arch: SM_80,
-        dynamic_shared: 0,
-        operands: Operands::Pointers,
-        kn_multiple,
-        workspace: None,
-        split_k: false,
-    }
+    workspace: Option<fn(u32) -> u64>,
+    split_k: bool,
 }
 
-/// A `wgmma` step (sm_90a only) for one 16-bit input type: t05's shape.
-const fn wgmma(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        arch: Arch::new(90, true),
-        dynamic_shared: t05::SHARED_BYTES,
-        ..tensor(id, summary, t05::THREADS, (t05::BM, t05::BN), precision, t05::ALIGN)
-    }
-}
-
-/// A TMA step (sm_90a only) for one 16-bit input type: t06's shape, its tensor maps.
-const fn tma(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        block: (t06::THREADS, 1),
-        dynamic_shared: t06::SHARED_BYTES,
-        operands: Operands::TensorMaps { a_box: t06::A_BOX, b_box: t06::B_BOX, c_box: None },
-        ..wgmma(id, summary, precision)
-    }
-}
-
-/// A persistent TMA step (sm_90a only): t06's block and tiles on a grid of as many blocks
-/// as run at once, in clusters of `cluster` blocks along M.
-const fn persistent(
-    id: &'static str,
-    summary: &'static str,
-    precision: Precision,
-    cluster: u32,
-) -> GemmKernel {
-    const _: () = assert!(t07::THREADS == t06::THREADS && t08::SHARED_BYTES == t06::SHARED_BYTES);
-    GemmKernel { grid_map: GridMap::Persistent { cluster, split: 1 }, ..tma(id, summary, precision) }
-}
-
-/// t08's persistent clusters, storing C through the copy engine from t09's staging boxes.
-const fn tma_store(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        dynamic_shared: t09::SHARED_BYTES,
-        operands: Operands::TensorMaps { a_box: t09::A_BOX, b_box: t09::B_BOX, c_box: Some(t09::C_BOX) },
-        ..persistent(id, summary, precision, t09::CLUSTER_M)
-    }
-}
-
-/// t09 with a producer warpgroup that hands its registers to the consumers.
-const fn setmaxnreg(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        block: (t10::THREADS, 1),
-        dynamic_shared: t10::SHARED_BYTES,
-        ..tma_store(id, summary, precision)
-    }
-}
-
-/// t10 on a grid of every cluster that fits, sharing the last partial wave along K.
-const fn stream_k(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        block: (t11::THREADS, 1),
-        grid_map: GridMap::Persistent { cluster: t11::CLUSTER_M, split: t11::MAX_SPLIT },
-        workspace: Some(t11::workspace_bytes),
-        ..setmaxnreg(id, summary, precision)
-    }
-}
-
-/// t12 in 128 × 128 tiles, for products that leave SMs idle.
-const fn small_tile(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        tile: (t13::BM, t13::BN),
-        dynamic_shared: t13::SHARED_BYTES,
-        ..setmaxnreg(id, summary, precision)
-    }
-}
-
-/// t13 in 64 × 128 tiles, one consumer warpgroup: the smallest products.
-const fn narrow_tile(id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
-    GemmKernel {
-        block: (t14::THREADS, 1),
-        tile: (t14::BM, t14::BN),
-        dynamic_shared: t14::SHARED_BYTES,
-        operands: Operands::TensorMaps { a_box: t14::A_BOX, b_box: t14::B_BOX, c_box: Some(t14::C_BOX) },
-        ..small_tile(id, summary, precision)
-    }
-}
-
-/// The oldest target of the module: `cp.async` and `mma.sync` need sm_80.
+/// The oldest target of the ladders: `cp.async` and `mma.sync` need sm_80.
 const SM_80: Arch = Arch::new(80, false);
+/// Hopper's own instructions (`wgmma`, TMA, clusters) are only in the sm_90a PTX.
+const SM_90A: Arch = Arch::new(90, true);
+
+impl Launch {
+    /// An FP32 step: `threads` in one dimension, or a square `TILE × TILE` block when 0;
+    /// any shape works.
+    const fn fp32(threads: u32, tile: (u32, u32), grid_map: GridMap) -> Self {
+        Self {
+            block: if threads == 0 { (TILE, TILE) } else { (threads, 1) },
+            tile,
+            grid_map,
+            arch: SM_80,
+            dynamic_shared: 0,
+            operands: Operands::Pointers,
+            kn_multiple: 1,
+            workspace: None,
+            split_k: false,
+        }
+    }
+
+    /// The block on a slice of K per block (grid z), the slices summed through `workspace`
+    /// by the last block of each tile to finish (g11).
+    const fn split_k(self, workspace: fn(u32) -> u64) -> Self {
+        Self { split_k: true, workspace: Some(workspace), ..self }
+    }
+
+    /// A tensor-core step of `threads` per block, one block per `tile` of C; K and N
+    /// multiples of `kn_multiple` (`mma.sync`: sm_80 and newer).
+    const fn mma(threads: u32, tile: (u32, u32), kn_multiple: u32) -> Self {
+        Self { block: (threads, 1), kn_multiple, ..Self::fp32(threads, tile, GridMap::ColumnsOnX) }
+    }
+
+    /// A `wgmma` step (sm_90a only) with `shared` bytes of dynamic shared memory.
+    const fn wgmma(threads: u32, tile: (u32, u32), shared: u32, kn_multiple: u32) -> Self {
+        Self { arch: SM_90A, dynamic_shared: shared, ..Self::mma(threads, tile, kn_multiple) }
+    }
+
+    /// A and B by TMA from tensor maps, in boxes of (contiguous extent, rows).
+    const fn tma(self, a_box: (u32, u32), b_box: (u32, u32)) -> Self {
+        Self { operands: Operands::TensorMaps { a_box, b_box, c_box: None }, ..self }
+    }
+
+    /// A persistent grid of clusters of `cluster` blocks along M.
+    const fn persistent(self, cluster: u32) -> Self {
+        Self { grid_map: GridMap::Persistent { cluster, split: 1 }, ..self }
+    }
+
+    /// C stored by TMA, in boxes of `c_box`, from a third tensor map.
+    const fn tma_store(self, c_box: (u32, u32)) -> Self {
+        match self.operands {
+            Operands::TensorMaps { a_box, b_box, .. } => {
+                Self { operands: Operands::TensorMaps { a_box, b_box, c_box: Some(c_box) }, ..self }
+            }
+            Operands::Pointers => panic!("a TMA store needs A and B by TMA too"),
+        }
+    }
+
+    /// Stream-K: up to `split` clusters share a unit's k tiles, through `workspace`.
+    const fn stream_k(self, split: u32, workspace: fn(u32) -> u64) -> Self {
+        match self.grid_map {
+            GridMap::Persistent { cluster, .. } => {
+                Self { grid_map: GridMap::Persistent { cluster, split }, workspace: Some(workspace), ..self }
+            }
+            _ => panic!("stream-K needs a persistent grid"),
+        }
+    }
+
+    /// The kernel of this launch for one input type.
+    const fn kernel(self, id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
+        GemmKernel {
+            id,
+            summary,
+            block: self.block,
+            tile: self.tile,
+            grid_map: self.grid_map,
+            precision,
+            arch: self.arch,
+            dynamic_shared: self.dynamic_shared,
+            operands: self.operands,
+            kn_multiple: self.kn_multiple,
+            workspace: self.workspace,
+            split_k: self.split_k,
+        }
+    }
+}
+
+/// One step of a GEMM ladder: its name and idea, the step it builds on (its `step ×` in the
+/// tables compares with that one), and its kernels, one per input type it is built for.
+#[derive(Debug)]
+pub struct GemmStep {
+    /// `g05_register_2d`, `t10_setmaxnreg`: the file of its kernel and of its twin.
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub builds_on: Option<&'static str>,
+    pub kernels: &'static [GemmKernel],
+}
+
+/// An FP32 step: one kernel, named as the step.
+macro_rules! fp32_step {
+    ($name:literal after $builds_on:expr, $summary:literal, $launch:expr) => {
+        GemmStep {
+            name: $name,
+            summary: $summary,
+            builds_on: $builds_on,
+            kernels: &[$launch.kernel($name, $summary, Precision::F32)],
+        }
+    };
+}
+
+/// A tensor-core step: a kernel for f16 and one for bf16 inputs, `<name>_f16` and
+/// `<name>_bf16`.
+macro_rules! tensor_step {
+    ($name:literal after $builds_on:expr, $summary:literal, $launch:expr) => {
+        GemmStep {
+            name: $name,
+            summary: $summary,
+            builds_on: $builds_on,
+            kernels: &[
+                $launch.kernel(concat!($name, "_f16"), $summary, Precision::F16),
+                $launch.kernel(concat!($name, "_bf16"), $summary, Precision::Bf16),
+            ],
+        }
+    };
+}
 
 use GridMap::{ColumnsOnX, RowsOnX};
-use Precision::{Bf16, F16};
 
-/// Every GEMM kernel, in ladder order: the FP32 steps, then the tensor-core steps (one
-/// entry per input type).
-pub const GEMM_KERNELS: &[GemmKernel] = &[
-    fp32("g01_naive", "one thread per output, rows on x", 0, (TILE, TILE), RowsOnX),
-    fp32("g02_coalesced", "columns on x: coalesced B and C", 0, (TILE, TILE), ColumnsOnX),
-    fp32("g03_shared_tiles", "32 × 32 tiles in shared memory", 0, (TILE, TILE), ColumnsOnX),
-    fp32(
-        "g04_register_1d",
+/// Every GEMM step, in ladder order: the FP32 steps (g), then the tensor-core steps (t). A
+/// Hopper step reads its launch from its own module in `common::gemm`, the one its kernel
+/// reads too.
+pub const GEMM_STEPS: &[GemmStep] = &[
+    fp32_step!("g01_naive" after None, "one thread per output, rows on x", Launch::fp32(0, (TILE, TILE), RowsOnX)),
+    fp32_step!(
+        "g02_coalesced" after Some("g01_naive"),
+        "columns on x: coalesced B and C",
+        Launch::fp32(0, (TILE, TILE), ColumnsOnX)
+    ),
+    fp32_step!(
+        "g03_shared_tiles" after Some("g02_coalesced"),
+        "32 × 32 tiles in shared memory",
+        Launch::fp32(0, (TILE, TILE), ColumnsOnX)
+    ),
+    fp32_step!(
+        "g04_register_1d" after Some("g03_shared_tiles"),
         "8 outputs per thread (1-D register tile)",
-        g04::THREADS,
-        (g04::BM, g04::BN),
-        ColumnsOnX,
+        Launch::fp32(g04::THREADS, (g04::BM, g04::BN), ColumnsOnX)
     ),
-    fp32(
-        "g05_register_2d",
+    fp32_step!(
+        "g05_register_2d" after Some("g04_register_1d"),
         "8 × 8 outputs per thread (2-D register tile)",
-        g05::THREADS,
-        (g05::BM, g05::BN),
-        ColumnsOnX,
+        Launch::fp32(g05::THREADS, (g05::BM, g05::BN), ColumnsOnX)
     ),
-    fp32(
-        "g06_vectorized",
+    fp32_step!(
+        "g06_vectorized" after Some("g05_register_2d"),
         "16-byte loads, A transposed in shared memory",
-        g06::THREADS,
-        (g06::BM, g06::BN),
-        ColumnsOnX,
+        Launch::fp32(g06::THREADS, (g06::BM, g06::BN), ColumnsOnX)
     ),
-    fp32(
-        "g07_bank_conflict_free",
+    fp32_step!(
+        "g07_bank_conflict_free" after Some("g06_vectorized"),
         "padded A tile, split B columns: no bank conflicts",
-        g06::THREADS,
-        (g06::BM, g06::BN),
-        ColumnsOnX,
+        Launch::fp32(g07::THREADS, (g07::BM, g07::BN), ColumnsOnX)
     ),
-    fp32(
-        "g08_double_buffer",
+    fp32_step!(
+        "g08_double_buffer" after Some("g07_bank_conflict_free"),
         "double-buffered tiles, B by cp.async",
-        g06::THREADS,
-        (g06::BM, g06::BN),
-        ColumnsOnX,
+        Launch::fp32(g08::THREADS, (g08::BM, g08::BN), ColumnsOnX)
     ),
-    fp32(
-        "g09_warp_tiling",
+    fp32_step!(
+        "g09_warp_tiling" after Some("g08_double_buffer"),
         "32 × 64 piece per warp (block → warp → thread)",
-        g06::THREADS,
-        (g06::BM, g06::BN),
-        ColumnsOnX,
+        Launch::fp32(g09::THREADS, (g09::BM, g09::BN), ColumnsOnX)
     ),
-    fp32(
-        "g10_fewer_instructions",
+    fp32_step!(
+        "g10_fewer_instructions" after Some("g09_warp_tiling"),
         "16 × 8 per thread, unrolled k, unchecked interior loads",
-        g10::THREADS,
-        (g10::BM, g10::BN),
-        ColumnsOnX,
+        Launch::fp32(g10::THREADS, (g10::BM, g10::BN), ColumnsOnX)
     ),
-    split_k("g11_split_k", "g10 on slices of K when tiles are fewer than the GPU holds, summed by the last"),
-    tensor(
-        "t01_mma_sync_f16",
+    fp32_step!(
+        "g11_split_k" after Some("g10_fewer_instructions"),
+        "g10 on slices of K when tiles are fewer than the GPU holds, summed by the last",
+        Launch::fp32(g11::THREADS, (g11::BM, g11::BN), ColumnsOnX).split_k(g11::workspace_bytes)
+    ),
+    tensor_step!(
+        "t01_mma_sync" after None,
         "tensor cores: mma.sync m16n8k16 from shared memory",
-        t01::THREADS,
-        (t01::BM, t01::BN),
-        F16,
-        1,
+        Launch::mma(t01::THREADS, (t01::BM, t01::BN), 1)
     ),
-    tensor(
-        "t01_mma_sync_bf16",
-        "tensor cores: mma.sync m16n8k16 from shared memory",
-        t01::THREADS,
-        (t01::BM, t01::BN),
-        Bf16,
-        1,
-    ),
-    tensor(
-        "t02_ldmatrix_f16",
+    tensor_step!(
+        "t02_ldmatrix" after Some("t01_mma_sync"),
         "ldmatrix from swizzled tiles, 128 × 128 × 32",
-        t02::THREADS,
-        (t02::BM, t02::BN),
-        F16,
-        t02::ALIGN,
+        Launch::mma(t02::THREADS, (t02::BM, t02::BN), t02::ALIGN)
     ),
-    tensor(
-        "t02_ldmatrix_bf16",
-        "ldmatrix from swizzled tiles, 128 × 128 × 32",
-        t02::THREADS,
-        (t02::BM, t02::BN),
-        Bf16,
-        t02::ALIGN,
-    ),
-    tensor(
-        "t03_pipeline_f16",
+    tensor_step!(
+        "t03_pipeline" after Some("t02_ldmatrix"),
         "3-stage cp.async pipeline",
-        t03::THREADS,
-        (t03::BM, t03::BN),
-        F16,
-        t03::ALIGN,
+        Launch::mma(t03::THREADS, (t03::BM, t03::BN), t03::ALIGN)
     ),
-    tensor(
-        "t03_pipeline_bf16",
-        "3-stage cp.async pipeline",
-        t03::THREADS,
-        (t03::BM, t03::BN),
-        Bf16,
-        t03::ALIGN,
-    ),
-    tensor(
-        "t04_warp_tile_f16",
+    tensor_step!(
+        "t04_warp_tile" after Some("t03_pipeline"),
         "64 × 64 warp tiles, 4 warps",
-        t04::THREADS,
-        (t04::BM, t04::BN),
-        F16,
-        t04::ALIGN,
+        Launch::mma(t04::THREADS, (t04::BM, t04::BN), t04::ALIGN)
     ),
-    tensor(
-        "t04_warp_tile_bf16",
-        "64 × 64 warp tiles, 4 warps",
-        t04::THREADS,
-        (t04::BM, t04::BN),
-        Bf16,
-        t04::ALIGN,
+    tensor_step!(
+        "t05_wgmma" after Some("t04_warp_tile"),
+        "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages",
+        Launch::wgmma(t05::THREADS, (t05::BM, t05::BN), t05::SHARED_BYTES, t05::ALIGN)
     ),
-    wgmma("t05_wgmma_f16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", F16),
-    wgmma("t05_wgmma_bf16", "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages", Bf16),
-    tma("t06_tma_f16", "TMA copies from a producer warp, mbarrier pipeline", F16),
-    tma("t06_tma_bf16", "TMA copies from a producer warp, mbarrier pipeline", Bf16),
-    persistent(
-        "t07_persistent_f16",
+    tensor_step!(
+        "t06_tma" after Some("t05_wgmma"),
+        "TMA copies from a producer warp, mbarrier pipeline",
+        Launch::wgmma(t06::THREADS, (t06::BM, t06::BN), t06::SHARED_BYTES, t06::ALIGN).tma(t06::A_BOX, t06::B_BOX)
+    ),
+    tensor_step!(
+        "t07_persistent" after Some("t06_tma"),
         "persistent grid, grouped tile walk, next tile's loads under the stores",
-        F16,
-        1,
+        Launch::wgmma(t07::THREADS, (t07::BM, t07::BN), t07::SHARED_BYTES, t07::ALIGN)
+            .tma(t07::A_BOX, t07::B_BOX)
+            .persistent(1)
     ),
-    persistent(
-        "t07_persistent_bf16",
-        "persistent grid, grouped tile walk, next tile's loads under the stores",
-        Bf16,
-        1,
+    tensor_step!(
+        "t08_multicast" after Some("t07_persistent"),
+        "clusters of 2 share B's tiles by TMA multicast",
+        Launch::wgmma(t08::THREADS, (t08::BM, t08::BN), t08::SHARED_BYTES, t08::ALIGN)
+            .tma(t08::A_BOX, t08::B_BOX)
+            .persistent(t08::CLUSTER_M)
     ),
-    persistent("t08_multicast_f16", "clusters of 2 share B's tiles by TMA multicast", F16, t08::CLUSTER_M),
-    persistent("t08_multicast_bf16", "clusters of 2 share B's tiles by TMA multicast", Bf16, t08::CLUSTER_M),
-    tma_store("t09_tma_store_f16", "C staged in swizzled shared memory, stored by TMA", F16),
-    tma_store("t09_tma_store_bf16", "C staged in swizzled shared memory, stored by TMA", Bf16),
-    setmaxnreg("t10_setmaxnreg_f16", "producer warpgroup gives registers to the consumers", F16),
-    setmaxnreg("t10_setmaxnreg_bf16", "producer warpgroup gives registers to the consumers", Bf16),
-    stream_k("t11_stream_k_f16", "stream-K: the last partial wave split along K", F16),
-    stream_k("t11_stream_k_bf16", "stream-K: the last partial wave split along K", Bf16),
-    setmaxnreg(
-        "t12_latency_trims_f16",
+    tensor_step!(
+        "t09_tma_store" after Some("t08_multicast"),
+        "C staged in swizzled shared memory, stored by TMA",
+        Launch::wgmma(t09::THREADS, (t09::BM, t09::BN), t09::SHARED_BYTES, t09::ALIGN)
+            .tma(t09::A_BOX, t09::B_BOX)
+            .persistent(t09::CLUSTER_M)
+            .tma_store(t09::C_BOX)
+    ),
+    tensor_step!(
+        "t10_setmaxnreg" after Some("t09_tma_store"),
+        "producer warpgroup gives registers to the consumers",
+        Launch::wgmma(t10::THREADS, (t10::BM, t10::BN), t10::SHARED_BYTES, t10::ALIGN)
+            .tma(t10::A_BOX, t10::B_BOX)
+            .persistent(t10::CLUSTER_M)
+            .tma_store(t10::C_BOX)
+    ),
+    tensor_step!(
+        "t11_stream_k" after Some("t10_setmaxnreg"),
+        "stream-K: the last partial wave split along K",
+        Launch::wgmma(t11::THREADS, (t11::BM, t11::BN), t11::SHARED_BYTES, t11::ALIGN)
+            .tma(t11::A_BOX, t11::B_BOX)
+            .persistent(t11::CLUSTER_M)
+            .tma_store(t11::C_BOX)
+            .stream_k(t11::MAX_SPLIT, t11::workspace_bytes)
+    ),
+    tensor_step!(
+        "t12_latency_trims" after Some("t10_setmaxnreg"),
         "tensor maps prefetched, relaxed cluster barrier, stores read out",
-        F16,
+        Launch::wgmma(t12::THREADS, (t12::BM, t12::BN), t12::SHARED_BYTES, t12::ALIGN)
+            .tma(t12::A_BOX, t12::B_BOX)
+            .persistent(t12::CLUSTER_M)
+            .tma_store(t12::C_BOX)
     ),
-    setmaxnreg(
-        "t12_latency_trims_bf16",
-        "tensor maps prefetched, relaxed cluster barrier, stores read out",
-        Bf16,
+    tensor_step!(
+        "t13_small_tile" after Some("t12_latency_trims"),
+        "128 × 128 tiles: twice the tiles for small products",
+        Launch::wgmma(t13::THREADS, (t13::BM, t13::BN), t13::SHARED_BYTES, t13::ALIGN)
+            .tma(t13::A_BOX, t13::B_BOX)
+            .persistent(t13::CLUSTER_M)
+            .tma_store(t13::C_BOX)
     ),
-    small_tile("t13_small_tile_f16", "128 × 128 tiles: twice the tiles for small products", F16),
-    small_tile("t13_small_tile_bf16", "128 × 128 tiles: twice the tiles for small products", Bf16),
-    narrow_tile("t14_narrow_tile_f16", "64 × 128 tiles, one consumer warpgroup, 8 stages", F16),
-    narrow_tile("t14_narrow_tile_bf16", "64 × 128 tiles, one consumer warpgroup, 8 stages", Bf16),
-    stream_k("t15_aligned_stream_k_f16", "stream-K with every cluster at the same k tile, t12's trims", F16),
-    stream_k(
-        "t15_aligned_stream_k_bf16",
+    tensor_step!(
+        "t14_narrow_tile" after Some("t13_small_tile"),
+        "64 × 128 tiles, one consumer warpgroup, 8 stages",
+        Launch::wgmma(t14::THREADS, (t14::BM, t14::BN), t14::SHARED_BYTES, t14::ALIGN)
+            .tma(t14::A_BOX, t14::B_BOX)
+            .persistent(t14::CLUSTER_M)
+            .tma_store(t14::C_BOX)
+    ),
+    tensor_step!(
+        "t15_aligned_stream_k" after Some("t11_stream_k"),
         "stream-K with every cluster at the same k tile, t12's trims",
-        Bf16,
+        Launch::wgmma(t15::THREADS, (t15::BM, t15::BN), t15::SHARED_BYTES, t15::ALIGN)
+            .tma(t15::A_BOX, t15::B_BOX)
+            .persistent(t15::CLUSTER_M)
+            .tma_store(t15::C_BOX)
+            .stream_k(t15::MAX_SPLIT, t15::workspace_bytes)
     ),
-    stream_k(
-        "t16_pipelined_fixup_f16",
+    tensor_step!(
+        "t16_pipelined_fixup" after Some("t15_aligned_stream_k"),
         "partials to their owner through the pipeline, flags by a spare warp",
-        F16,
+        Launch::wgmma(t16::THREADS, (t16::BM, t16::BN), t16::SHARED_BYTES, t16::ALIGN)
+            .tma(t16::A_BOX, t16::B_BOX)
+            .persistent(t16::CLUSTER_M)
+            .tma_store(t16::C_BOX)
+            .stream_k(t16::MAX_SPLIT, t16::workspace_bytes)
     ),
-    stream_k(
-        "t16_pipelined_fixup_bf16",
-        "partials to their owner through the pipeline, flags by a spare warp",
-        Bf16,
+    tensor_step!(
+        "t17_shares_first" after Some("t16_pipelined_fixup"),
+        "t16 with each cluster's stream-K share before its whole units",
+        Launch::wgmma(t17::THREADS, (t17::BM, t17::BN), t17::SHARED_BYTES, t17::ALIGN)
+            .tma(t17::A_BOX, t17::B_BOX)
+            .persistent(t17::CLUSTER_M)
+            .tma_store(t17::C_BOX)
+            .stream_k(t17::MAX_SPLIT, t17::workspace_bytes)
     ),
-    stream_k("t17_shares_first_f16", "t16 with each cluster's stream-K share before its whole units", F16),
-    stream_k("t17_shares_first_bf16", "t16 with each cluster's stream-K share before its whole units", Bf16),
 ];
 
-/// The kernels whose id starts with any of `patterns` (all of them for an empty list).
-pub fn select(patterns: &[String]) -> Vec<&'static GemmKernel> {
-    GEMM_KERNELS
+/// Every GEMM kernel (one per step and input type), in ladder order.
+pub fn kernels() -> impl Iterator<Item = &'static GemmKernel> {
+    GEMM_STEPS.iter().flat_map(|step| step.kernels)
+}
+
+/// The step a kernel belongs to.
+pub fn step_of(kernel: &GemmKernel) -> &'static GemmStep {
+    GEMM_STEPS
         .iter()
-        .filter(|k| patterns.is_empty() || patterns.iter().any(|p| k.id.starts_with(p.as_str())))
-        .collect()
+        .find(|step| step.kernels.iter().any(|k| k.id == kernel.id))
+        .expect("every kernel is a step's")
 }

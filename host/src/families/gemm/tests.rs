@@ -11,7 +11,7 @@ fn read_ptx(arch: &str) -> String {
 
 #[test]
 fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
-    let t5 = super::registry::GEMM_KERNELS.iter().find(|k| k.id == "t05_wgmma_f16").expect("t5 registered");
+    let t5 = super::registry::kernels().find(|k| k.id == "t05_wgmma_f16").expect("t5 registered");
     let (sm90, sm90a) = (Arch::new(90, false), Arch::new(90, true));
     assert_eq!(t5.unavailable((9, 0), sm90a), None);
     let reason = t5.unavailable((8, 0), Arch::new(80, false)).expect("refused on Ampere");
@@ -19,7 +19,7 @@ fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
     assert!(t5.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
     let reason = t5.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
     assert!(reason.contains("build-ptx"), "{reason}");
-    let t4 = super::registry::GEMM_KERNELS.iter().find(|k| k.id == "t04_warp_tile_f16").expect("t4");
+    let t4 = super::registry::kernels().find(|k| k.id == "t04_warp_tile_f16").expect("t4");
     assert_eq!(t4.unavailable((10, 0), sm90), None);
 }
 
@@ -27,7 +27,7 @@ fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
 fn launch_bounds_in_the_ptx_match_the_registered_blocks() {
     let text = read_ptx("sm_90a");
     let mut bounded = 0;
-    for g in super::registry::GEMM_KERNELS {
+    for g in super::registry::kernels() {
         let Some(start) = text.find(&format!(".entry {}(", g.id)) else { continue };
         let header = &text[start..start + text[start..].find('{').expect("an entry body")];
         if let Some(at) = header.find(".maxntid ") {
@@ -41,8 +41,8 @@ fn launch_bounds_in_the_ptx_match_the_registered_blocks() {
 
 #[test]
 fn gemm_grids_cover_c() {
-    use super::registry::{GEMM_KERNELS, GridMap};
-    for kernel in GEMM_KERNELS {
+    use super::registry::{GridMap, kernels};
+    for kernel in kernels() {
         for (m, n) in [(1, 1), (17, 4097), (4096, 1), (1000, 1000)] {
             let (gx, gy) = kernel.grid(m, n);
             let (rows, cols) = match kernel.grid_map {
@@ -286,10 +286,10 @@ fn gemm_reference_checks_everything_small_and_samples_large() {
 
 #[test]
 fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
-    use super::registry::GEMM_KERNELS;
+    use super::registry::kernels;
     use crate::base::precision::Precision;
     use crate::ceilings::TensorInstruction;
-    for kernel in GEMM_KERNELS {
+    for kernel in kernels() {
         let want = match kernel.precision {
             Precision::F32 => None,
             // t01–t04 issue mma.sync (sm_80 PTX); t05 onward wgmma (sm_90a PTX).

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A change that must not move any kernel's speed, checked on a GPU machine: the same work from
+# two bundles (`cargo xtask bundle` of the commit before and of the commit after, carried as
+# dist/before and dist/gpu-bundle), the later host's `compare` between them, the GPU tests and
+# sanitizers of the later one.
+# Usage (from the repository root): bench/before-after.sh OUTDIR PART...
+#   info          the GPU, its driver, clocks and power now
+#   suite         the default suite from each bundle, one after the other, then
+#                 `host compare --fail-on-slowdown` (old ids are read under today's names)
+#   tests         the later bundle's GPU tests (run.sh --tests-only)
+#   hopper        the Hopper GEMM steps t10–t17 at 4096³ and 8192³, interleaved under steady
+#                 load: before, after, before, after (a GEMM at the power cap favours whichever
+#                 runs on the cooler GPU), then compare of each pair
+#   sanitize:F    the later bundle's GPU tests that match F (a test-name filter) under
+#                 memcheck, racecheck and synccheck (host sanitize)
+set -uo pipefail
+out=${1:?output folder}; shift
+old=dist/before
+new=dist/gpu-bundle
+mkdir -p "$out"
+for part in "$@"; do
+  echo "===== $part"
+  case $part in
+    info) nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv ;;
+    suite)
+      for side in before after; do
+        b=$old; [ $side = after ] && b=$new
+        start=$(date +%s)
+        $b/host --json "$out/suite-$side.json" > "$out/suite-$side.txt" 2> "$out/suite-$side.progress"
+        echo "$side: host exit $?, $(( $(date +%s) - start )) s; $(grep -c '^WRONG' "$out/suite-$side.txt") WRONG lines"
+      done
+      $new/host compare "$out/suite-before.json" "$out/suite-after.json" --fail-on-slowdown > "$out/compare-suite.txt"
+      echo "compare exit $?"; grep -E "^OLD|^NEW|slower|WRONG|same, " "$out/compare-suite.txt" | head -30 ;;
+    tests) $new/run.sh --tests-only > "$out/tests.log" 2>&1; echo "tests exit $?"
+           grep -E "^test result|FAILED|panicked" "$out/tests.log" ;;
+    hopper)
+      # A few seconds of load first, so that every timed run finds the GPU at its held clock.
+      $new/host -k t12 --twins off --gemm 8192 --verify-only > /dev/null 2>&1
+      $new/host -k t12 --twins off --gemm 8192 --min-time 3 > /dev/null 2>&1
+      for round in 1 2; do
+        $old/host -k t10,t11,t12,t13,t14,t15,t16,t17 --twins off --gemm 4096,8192 --json "$out/hopper-before-$round.json" > "$out/hopper-before-$round.txt" 2>/dev/null
+        echo "before round $round: exit $?"
+        $new/host -k t10-t17 --twins off --gemm 4096,8192 --json "$out/hopper-after-$round.json" > "$out/hopper-after-$round.txt" 2>/dev/null
+        echo "after round $round: exit $?"
+        $new/host compare "$out/hopper-before-$round.json" "$out/hopper-after-$round.json" > "$out/compare-hopper-$round.txt"
+        grep -E "slower|faster|same, " "$out/compare-hopper-$round.txt" | head -20
+      done ;;
+    sanitize:*)
+      filter=${part#sanitize:}
+      $new/run.sh --sanitize --tool memcheck,racecheck,synccheck "$filter" > "$out/sanitize-$filter.txt" 2>&1
+      echo "sanitize $filter: exit $?"; grep -vE "^\s*$" "$out/sanitize-$filter.txt" | tail -25 ;;
+    *) echo "unknown part $part" ;;
+  esac
+done

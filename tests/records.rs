@@ -183,7 +183,8 @@ fn reduction_records_carry_the_common_fields() {
 #[test]
 fn twin_columns_and_notes_say_what_the_twins_did() {
     let (info, n) = (h200(), 1usize << 30);
-    let text = report::table(&info, n, n * 4, &reduction_rows()).render();
+    let table = report::table(&info, n, n * 4, &reduction_rows());
+    let text = table.render_wide();
     let line = |start: &str| text.lines().find(|l| l.starts_with(start)).expect(start).to_string();
     let h1 = line("h1_strided_index");
     for want in ["800.0", "1.250", "12/14"] {
@@ -191,6 +192,10 @@ fn twin_columns_and_notes_say_what_the_twins_did() {
     }
     assert!(line("h2_").split_whitespace().any(|w| w == "WRONG"), "the wrong twin is marked");
     assert!(line("x4_").contains("-/-"), "no registers known");
+    // The narrow form leaves the registers out, says so, and fits a terminal.
+    let narrow = table.render();
+    assert!(!narrow.contains("12/14") && narrow.contains("not shown (`--wide`"), "{narrow}");
+    assert!(narrow.lines().all(|l| l.chars().count() <= 120), "{narrow}");
     let records = report::records(&info, n, n * 4, &reduction_rows());
     let refs: Vec<&Record> = records.iter().collect();
     let notes = host::twins::notes(&host::twins::TwinMode::Unavailable("NVRTC not found".into()), &refs);
@@ -417,9 +422,34 @@ fn compare_matches_on_kernel_family_precision_variant_and_size() {
     assert!(warnings[0].contains("NEW holds gemm g1 f32 4096×4096×4096 more than once"), "{}", warnings[0]);
     assert_eq!((lines[0].old_us, lines[0].new_us), (Some(100.0), Some(150.0)));
     assert_eq!((lines[5].old_us, lines[5].new_us), (Some(5.0), None));
-    let text = compare::table(&lines, 2.0).render();
+    let text = compare::table(&lines, 2.0, compare::Show::default()).render();
     assert!(text.contains("1.500") && text.contains("slower") && text.contains("removed"), "{text}");
-    assert!(text.contains("2 same, 0 faster, 1 slower, 0 WRONG, 0 untimed, 2 added, 1 removed"), "{text}");
+    assert!(
+        text.contains("summary: 0 WRONG, 1 slower, 0 faster, 2 added, 1 removed, 2 same, 0 untimed"),
+        "{text}"
+    );
+    // What changed comes first, and the summary names it.
+    let verdicts: Vec<&str> = text
+        .lines()
+        .skip(3)
+        .take(6)
+        .map(|l| l.split_whitespace().find(|w| Verdict::ALL.iter().any(|v| v.name() == *w)).unwrap_or(""))
+        .collect();
+    assert_eq!(verdicts, ["slower", "added", "added", "removed", "same", "same"], "{text}");
+    assert!(text.contains("slower: gemm g1 f32 4096×4096×4096 (+50.0 %)"), "{text}");
+    assert!(text.contains("added: gemm g1 bf16 4096×4096×4096; reduce h0 [block 512]"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 120), "{text}");
+    // Untimed records are counted, and listed only when asked.
+    let mut untimed = gemm("p", 1.0, 1.0);
+    untimed.median_us = None;
+    let (lines, _) = compare::compare(std::slice::from_ref(&untimed), std::slice::from_ref(&untimed), 2.0);
+    let hidden = compare::table(&lines, 2.0, compare::Show::default()).render();
+    assert!(
+        hidden.contains("1 untimed (not listed: --all lists them)") && !hidden.contains("\np "),
+        "{hidden}"
+    );
+    let shown = compare::table(&lines, 2.0, compare::Show { untimed: true, wide: false }).render();
+    assert!(shown.lines().any(|l| l.starts_with("p ") && l.contains("untimed")), "{shown}");
 }
 
 #[test]
@@ -440,6 +470,8 @@ fn sizes_print_as_people_write_them() {
 fn unreadable_results_are_refused_with_the_reason() {
     let refuse = |text: &str| compare::parse(text).expect_err(text);
     assert!(refuse("{ not json").starts_with("not valid JSON: "), "{}", refuse("{ not json"));
+    let csv = format!("{}\nH200,2026-11-24T00:00:00Z,gemm,g01", records::CSV_COLUMNS.join(","));
+    assert!(refuse(&csv).starts_with("a CSV file (`--csv`)"), "{}", refuse(&csv));
     assert!(refuse(r#"{"device": {}}"#).contains("no `records` list: not a results file"));
     assert!(refuse(r#"{"reductions": [], "gemm": []}"#).contains("older host"));
     assert!(refuse(r#"{"records": {}}"#).contains("`records` is not a list"));

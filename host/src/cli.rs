@@ -120,6 +120,13 @@ pub struct Options {
     #[arg(long)]
     pub plots: Option<PathBuf>,
 
+    /// Print every column of the tables. By default a table leaves out the detail that would
+    /// make it wider than a terminal (repetitions, spread, registers, launches, the check's
+    /// error and method; a note under it names them): the records (`--json`, `--csv`) hold
+    /// every figure either way.
+    #[arg(long)]
+    pub wide: bool,
+
     /// List the kernels and probes and exit.
     #[arg(long)]
     pub list: bool,
@@ -173,6 +180,15 @@ pub struct CompareOptions {
     /// Exit with status 1 when a record is slower beyond the noise, or wrong in NEW.
     #[arg(long)]
     pub fail_on_slowdown: bool,
+
+    /// Also list the records with no time in one of the runs (`untimed`: probes that count
+    /// cycles, runs with --verify-only); the summary counts them either way.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Print variants (a probe row's labels) in full instead of cut to fit a terminal.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// A non-negative, finite percentage.

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
                 &compare.new,
                 compare.threshold,
                 compare.fail_on_slowdown,
+                host::report::compare::Show { untimed: compare.all, wide: compare.wide },
             ),
             "at least one record is slower beyond the noise, or wrong (see the verdicts above)",
         ),
@@ -21,7 +22,7 @@ fn main() -> ExitCode {
         Some(Command::Sanitize(sanitize)) => {
             (host::sanitize::run(sanitize), "a sanitizer run failed (marked FAIL above; its log says why)")
         }
-        None => (host::run(&options), "at least one kernel computed a wrong sum (marked WRONG above)"),
+        None => (host::run(&options), "at least one kernel computed a wrong result (marked WRONG above)"),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

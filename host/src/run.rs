@@ -38,6 +38,7 @@ pub fn run(options: &Options) -> Result<bool> {
         selection.into_iter().filter(|(_, steps)| !steps.is_empty()).collect();
     let mut output =
         Output::prepare(options.json.as_deref(), options.csv.as_deref(), options.plots.as_deref())?;
+    output.wide = options.wide;
     interrupt::install();
 
     let ptx_dir = options.ptx_dir.clone().unwrap_or_else(ptx::default_dir);

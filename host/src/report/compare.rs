@@ -36,6 +36,9 @@ pub fn load(path: &Path) -> Result<Results> {
 
 /// Parses the text of a results file; the error says what is wrong, without the file name.
 pub fn parse(text: &str) -> std::result::Result<Results, String> {
+    if text.starts_with(&super::records::CSV_COLUMNS[..3].join(",")) {
+        return Err("a CSV file (`--csv`): compare reads the JSON file of a run (`host --json FILE`)".into());
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
     let Some(list) = value.get("records") else {
         return Err(if value.get("reductions").is_some() || value.get("gemm").is_some() {
@@ -92,6 +95,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Same,
+        Verdict::Faster,
+        Verdict::Slower,
+        Verdict::Untimed,
+        Verdict::Wrong,
+        Verdict::Added,
+        Verdict::Removed,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Same => "same",
@@ -202,8 +216,36 @@ pub fn compare(old: &[Record], new: &[Record], threshold_percent: f64) -> (Vec<C
     (lines, warnings)
 }
 
-/// The comparison as a table, with the rule in its notes.
-pub fn table(lines: &[Comparison], threshold_percent: f64) -> Table {
+/// What the comparison table lists beyond the records that changed and those that did not.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Show {
+    /// The records without a time in one of the runs.
+    pub untimed: bool,
+    /// Variants in full (else cut to [`VARIANT_CHARACTERS`]).
+    pub wide: bool,
+}
+
+/// How much of a variant the narrow table prints.
+pub const VARIANT_CHARACTERS: usize = 28;
+
+/// The order of the verdicts in the table and its summary: what needs a look first.
+const VERDICT_ORDER: [Verdict; 7] = [
+    Verdict::Wrong,
+    Verdict::Slower,
+    Verdict::Faster,
+    Verdict::Added,
+    Verdict::Removed,
+    Verdict::Same,
+    Verdict::Untimed,
+];
+
+/// How many records the summary names for each verdict other than `same` and `untimed`.
+const NAMED_IN_SUMMARY: usize = 6;
+
+/// The comparison as a table: the records that are not `same` first (wrong, slower, faster,
+/// added, removed), then the same ones; untimed ones only when `show.untimed`. The notes
+/// hold the rule and a summary that names the records that changed.
+pub fn table(lines: &[Comparison], threshold_percent: f64, show: Show) -> Table {
     let mut table = Table::new(
         "NEW against OLD: median time per kernel and size",
         &[
@@ -219,45 +261,77 @@ pub fn table(lines: &[Comparison], threshold_percent: f64) -> Table {
             "variant",
         ],
     );
+    // Step ids are unique across families: the family is detail.
+    table.detail(&["family"]);
     let text = |t: &Option<String>| Cell::Text(t.clone().unwrap_or_default());
     let num = |v: Option<f64>, decimals| Cell::Num(v.unwrap_or(f64::NAN), decimals);
-    for line in lines {
-        table.push(vec![
-            line.key.kernel.as_str().into(),
-            line.key.family.as_str().into(),
-            text(&line.key.precision),
-            line.key.size_text().into(),
-            num(line.old_us, 1),
-            num(line.new_us, 1),
-            num(line.ratio, 3),
-            num(line.noise_percent, 1),
-            line.verdict.name().into(),
-            text(&line.key.variant),
-        ]);
+    let variant = |v: &Option<String>| -> Cell {
+        let v = v.clone().unwrap_or_default();
+        if show.wide || v.chars().count() <= VARIANT_CHARACTERS {
+            v.into()
+        } else {
+            format!("{}…", v.chars().take(VARIANT_CHARACTERS - 1).collect::<String>()).into()
+        }
+    };
+    for verdict in VERDICT_ORDER.into_iter().filter(|&v| v != Verdict::Untimed || show.untimed) {
+        for line in lines.iter().filter(|l| l.verdict == verdict) {
+            table.push(vec![
+                line.key.kernel.as_str().into(),
+                line.key.family.as_str().into(),
+                text(&line.key.precision),
+                line.key.size_text().into(),
+                num(line.old_us, 1),
+                num(line.new_us, 1),
+                num(line.ratio, 3),
+                num(line.noise_percent, 1),
+                line.verdict.name().into(),
+                variant(&line.key.variant),
+            ]);
+        }
     }
     table.notes.push(format!(
         "faster / slower: |new / old − 1| beyond noise % = the larger of the two runs' spreads (interquartile \
          range over the median) and the threshold ({threshold_percent} %); same otherwise"
     ));
     let count = |verdict: Verdict| lines.iter().filter(|l| l.verdict == verdict).count();
-    let verdicts = [
-        Verdict::Same,
-        Verdict::Faster,
-        Verdict::Slower,
-        Verdict::Wrong,
-        Verdict::Untimed,
-        Verdict::Added,
-        Verdict::Removed,
-    ];
-    table
-        .notes
-        .push(verdicts.iter().map(|&v| format!("{} {}", count(v), v.name())).collect::<Vec<_>>().join(", "));
+    let mut summary: Vec<String> =
+        VERDICT_ORDER.iter().map(|&v| format!("{} {}", count(v), v.name())).collect();
+    if count(Verdict::Untimed) > 0 && !show.untimed {
+        summary.last_mut().expect("seven verdicts").push_str(" (not listed: --all lists them)");
+    }
+    table.notes.push(format!("summary: {}", summary.join(", ")));
+    for verdict in [Verdict::Wrong, Verdict::Slower, Verdict::Faster, Verdict::Added, Verdict::Removed] {
+        let named: Vec<String> = lines
+            .iter()
+            .filter(|l| l.verdict == verdict)
+            .map(|l| {
+                let change = l.ratio.map_or(String::new(), |r| format!(" ({:+.1} %)", 100.0 * (r - 1.0)));
+                format!("{}{change}", l.key)
+            })
+            .collect();
+        if named.is_empty() {
+            continue;
+        }
+        let more = named.len().saturating_sub(NAMED_IN_SUMMARY);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        table.notes.push(format!(
+            "{}: {}{more}",
+            verdict.name(),
+            named.into_iter().take(NAMED_IN_SUMMARY).collect::<Vec<_>>().join("; ")
+        ));
+    }
     table
 }
 
 /// `host compare`: prints the comparison; returns `false` when `--fail-on-slowdown` is given
 /// and a record is slower beyond the noise or wrong in NEW.
-pub fn run(old_path: &Path, new_path: &Path, threshold: f64, fail_on_slowdown: bool) -> Result<bool> {
+pub fn run(
+    old_path: &Path,
+    new_path: &Path,
+    threshold: f64,
+    fail_on_slowdown: bool,
+    show: Show,
+) -> Result<bool> {
     let (old, new) = (load(old_path)?, load(new_path)?);
     println!("OLD {}: {}, {}", old_path.display(), old.device, old.date_utc);
     println!("NEW {}: {}, {}", new_path.display(), new.device, new.date_utc);
@@ -277,7 +351,8 @@ pub fn run(old_path: &Path, new_path: &Path, threshold: f64, fail_on_slowdown: b
     for warning in warnings {
         eprintln!("warning: {warning}");
     }
-    print!("{}", table(&lines, threshold).render());
+    let table = table(&lines, threshold, show);
+    print!("{}", if show.wide { table.render_wide() } else { table.render() });
     let failing = lines.iter().filter(|l| l.verdict.fails_guard()).count();
     Ok(!(fail_on_slowdown && failing > 0))
 }

@@ -32,6 +32,8 @@ pub struct Output {
     /// Units of work planned and not yet finished, in the order they run; shared with
     /// [`Output::not_run_later`].
     pending: Arc<Mutex<Vec<String>>>,
+    /// Whether tables print every column (`--wide`) or leave their detail columns out.
+    pub wide: bool,
 }
 
 /// The name of the temporary file `path` is written through.
@@ -100,6 +102,7 @@ impl Output {
             records: Vec::new(),
             failures: Vec::new(),
             pending: Arc::default(),
+            wide: false,
         })
     }
 
@@ -152,7 +155,8 @@ impl Output {
 
     /// Prints a table now (stdout), above the progress line.
     pub fn table(&self, table: &Table) {
-        crate::base::progress::suspend(|| print!("{}", table.render()));
+        let text = if self.wide { table.render_wide() } else { table.render() };
+        crate::base::progress::suspend(|| print!("{text}"));
     }
 
     /// Writes a probe's plot, when `--plots` asks for them.

@@ -88,7 +88,13 @@ pub struct Table {
     pub sections: Vec<(usize, String)>,
     /// Lines printed under the table: what to read from it.
     pub notes: Vec<String>,
+    /// Columns printed only in the wide form ([`Table::render_wide`], `--wide`): detail
+    /// that would make the table wider than a terminal. The records hold them all.
+    pub detail: Vec<&'static str>,
 }
+
+/// The width a table's notes are wrapped to, and that the narrow form of a table aims at.
+pub const TERMINAL_COLUMNS: usize = 120;
 
 impl Table {
     /// A table with these column names, which must differ (they are the JSON keys).
@@ -102,7 +108,16 @@ impl Table {
             rows: Vec::new(),
             sections: Vec::new(),
             notes: Vec::new(),
+            detail: Vec::new(),
         }
+    }
+
+    /// Marks `columns` as detail: left out of the narrow form, printed with `--wide`.
+    pub fn detail(&mut self, columns: &[&'static str]) {
+        for c in columns {
+            assert!(self.columns.contains(c), "no column `{c}` in `{}`", self.title);
+        }
+        self.detail.extend_from_slice(columns);
     }
 
     /// Starts a section: `heading` is printed above the next row pushed.
@@ -115,33 +130,60 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// The table as text: a title line, a header, right-aligned numbers.
+    /// The table as text without its detail columns (which a note names): what fits a
+    /// terminal.
     pub fn render(&self) -> String {
+        self.render_as(false)
+    }
+
+    /// The table as text with every column.
+    pub fn render_wide(&self) -> String {
+        self.render_as(true)
+    }
+
+    /// The table as text: a title line, a header, right-aligned numbers, the notes wrapped.
+    fn render_as(&self, wide: bool) -> String {
+        let shown: Vec<usize> =
+            (0..self.columns.len()).filter(|&c| wide || !self.detail.contains(&self.columns[c])).collect();
         let cells: Vec<Vec<String>> =
-            self.rows.iter().map(|r| r.iter().map(Cell::render).collect()).collect();
-        let widths: Vec<usize> = (0..self.columns.len())
+            self.rows.iter().map(|r| shown.iter().map(|&c| r[c].render()).collect()).collect();
+        let columns: Vec<&str> = shown.iter().map(|&c| self.columns[c]).collect();
+        let widths: Vec<usize> = (0..columns.len())
             .map(|c| {
                 cells
                     .iter()
                     .map(|r| r[c].chars().count())
-                    .chain([self.columns[c].chars().count()])
+                    .chain([columns[c].chars().count()])
                     .max()
                     .unwrap_or(0)
             })
             .collect();
+        // Numbers align right; the first column and columns of text alone align left.
+        let left: Vec<bool> = shown
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                i == 0 || (!self.rows.is_empty() && self.rows.iter().all(|r| matches!(r[c], Cell::Text(_))))
+            })
+            .collect();
         let line = |items: &[String]| {
-            items
+            let text = items
                 .iter()
                 .enumerate()
                 .map(|(c, s)| {
                     let pad = widths[c] - s.chars().count();
-                    if c == 0 { format!("{s}{}", " ".repeat(pad)) } else { format!("{}{s}", " ".repeat(pad)) }
+                    if left[c] {
+                        format!("{s}{}", " ".repeat(pad))
+                    } else {
+                        format!("{}{s}", " ".repeat(pad))
+                    }
                 })
                 .collect::<Vec<_>>()
-                .join("  ")
+                .join("  ");
+            text.trim_end().to_string()
         };
         let mut out = format!("\n{}\n", self.title);
-        out += &line(&self.columns.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+        out += &line(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>());
         out.push('\n');
         for (index, row) in cells.iter().enumerate() {
             for (_, heading) in self.sections.iter().filter(|(at, _)| *at == index) {
@@ -150,15 +192,19 @@ impl Table {
             out += &line(row);
             out.push('\n');
         }
-        for note in self.notes.iter().chain(&self.timing_notes()) {
-            out += &format!("  {note}\n");
+        let hidden: Vec<&str> = self.detail.iter().copied().filter(|_| !wide).collect();
+        let hidden_note = (!hidden.is_empty()).then(|| {
+            format!("not shown (`--wide` prints them; the records hold them): {}", hidden.join(", "))
+        });
+        for note in self.notes.iter().chain(&self.timing_notes(&columns)).chain(&hidden_note) {
+            out += &wrap(note, "  ", "    ", TERMINAL_COLUMNS);
         }
         out
     }
 
     /// Notes about the timings in the table: how many repetitions each median is of (when
     /// no column says it), and what a mark after a figure means.
-    fn timing_notes(&self) -> Vec<String> {
+    fn timing_notes(&self, shown: &[&str]) -> Vec<String> {
         let timings: Vec<&Timing> = self
             .rows
             .iter()
@@ -169,7 +215,7 @@ impl Table {
         if timings.is_empty() {
             return notes;
         }
-        if !self.columns.contains(&"reps") {
+        if !shown.contains(&"reps") {
             let fewest = timings.iter().map(|t| t.repetitions).min().unwrap_or(0);
             let most = timings.iter().map(|t| t.repetitions).max().unwrap_or(0);
             let count = if fewest == most { fewest.to_string() } else { format!("{fewest} to {most}") };
@@ -191,4 +237,28 @@ impl Table {
             .map(|(column, cell)| ((*column).into(), cell.json()))
             .collect()
     }
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a word longer than a
+/// line stands alone), the first starting with `first`, the others with `rest`.
+pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out += line.trim_end();
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line += word;
+        empty = false;
+    }
+    out += line.trim_end();
+    out.push('\n');
+    out
 }

@@ -455,6 +455,11 @@ pub fn kernels() -> impl Iterator<Item = &'static GemmKernel> {
     GEMM_STEPS.iter().flat_map(|step| step.kernels)
 }
 
+/// The name of the step whose kernel is `id` (`t10_setmaxnreg` for `t10_setmaxnreg_bf16`).
+pub fn step_name(id: &str) -> Option<&'static str> {
+    GEMM_STEPS.iter().find(|step| step.kernels.iter().any(|k| k.id == id)).map(|step| step.name)
+}
+
 /// The step a kernel belongs to.
 pub fn step_of(kernel: &GemmKernel) -> &'static GemmStep {
     GEMM_STEPS

@@ -188,6 +188,7 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             ),
             COLUMNS,
         );
+        table.detail(&["reps", crate::twins::COLUMNS[2], "relative error", "checked"]);
         let mut chart = super::chart::new(precision, (m, n, k), &gpu.info, date);
         let (label, vendor) = match precision {
             Precision::F32 => ("cuBLAS SGEMM (no TF32)", "cuBLAS SGEMM"),
@@ -223,7 +224,8 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             }
             None => None,
         };
-        let mut previous: Option<f64> = None;
+        // Each kernel's rate in this table, for the `step ×` of the steps built on it.
+        let mut rates: Vec<(&str, f64)> = Vec::new();
         let mut records: Vec<Record> = Vec::new();
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
             let item = item(kernel.id, precision, (m, n, k));
@@ -280,11 +282,18 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
                 record.limit =
                     Some(format!("{} {} ceiling (p8)", instruction.name(), precision.short_name()));
             }
-            let step = rate.zip(previous).map(|(r, p)| r / p);
+            // `step ×`: over the step this one builds on, in the same input type, where it ran.
+            let builds_on = super::registry::step_of(kernel).builds_on;
+            let base = builds_on.and_then(|name| {
+                rates.iter().find(|(id, _)| super::registry::step_name(id) == Some(name)).map(|&(_, r)| r)
+            });
+            let step = rate.zip(base).map(|(r, b)| r / b);
             table.push(row(kernel.id, &record, timing.as_ref(), step, &check));
             records.push(record.clone());
             output.finished(&item, vec![record])?;
-            previous = rate.or(previous);
+            if let Some(rate) = rate {
+                rates.push((kernel.id, rate));
+            }
         }
         if let Some(ceilings) = ceilings {
             table.notes.push(match ceilings.describe(precision) {
@@ -301,6 +310,11 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
         }
         let twinned: Vec<&Record> = records.iter().collect();
         table.notes.extend(crate::twins::notes(twins, &twinned));
+        table.notes.push(
+            "step ×: TFLOP/s over that of the step it builds on (the one before it, but t12 and t11 over t10, t15 \
+             over t11), where that step ran"
+                .into(),
+        );
         table.notes.push(format!(
             "relative error: Frobenius norm of (C − reference) / reference over the checked entries, f64 CPU reference; bound {:e}",
             super::registry::tolerance(precision)

@@ -85,6 +85,7 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
             "check",
         ],
     );
+    table.detail(&["block", "launches", "reps", "spread", crate::twins::COLUMNS[2], "total ×"]);
     let mut ladder: Option<Ladder> = None;
     let (mut first, mut previous): (Option<f64>, Option<f64>) = (None, None);
     for row in rows {

@@ -226,7 +226,7 @@ pub struct Show {
 }
 
 /// How much of a variant the narrow table prints.
-pub const VARIANT_CHARACTERS: usize = 28;
+pub const VARIANT_CHARACTERS: usize = 24;
 
 /// The order of the verdicts in the table and its summary: what needs a look first.
 const VERDICT_ORDER: [Verdict; 7] = [
@@ -261,8 +261,9 @@ pub fn table(lines: &[Comparison], threshold_percent: f64, show: Show) -> Table 
             "variant",
         ],
     );
-    // Step ids are unique across families: the family is detail.
-    table.detail(&["family"]);
+    // Step ids are unique across families and name their input type: family and precision
+    // are detail.
+    table.detail(&["family", "precision"]);
     let text = |t: &Option<String>| Cell::Text(t.clone().unwrap_or_default());
     let num = |v: Option<f64>, decimals| Cell::Num(v.unwrap_or(f64::NAN), decimals);
     let variant = |v: &Option<String>| -> Cell {

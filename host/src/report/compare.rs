@@ -268,7 +268,17 @@ pub fn table(lines: &[Comparison], threshold_percent: f64, show: Show) -> Table 
     let num = |v: Option<f64>, decimals| Cell::Num(v.unwrap_or(f64::NAN), decimals);
     let variant = |v: &Option<String>| -> Cell {
         let v = v.clone().unwrap_or_default();
-        if show.wide || v.chars().count() <= VARIANT_CHARACTERS {
+        if show.wide {
+            return v.into();
+        }
+        // Narrow: the labels' values without their names (`host → GPU 0, pageable` for
+        // `path=host → GPU 0, pageable`), cut if still too long.
+        let v = v
+            .split(", ")
+            .map(|part| part.split_once('=').map_or(part, |(_, value)| value))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if v.chars().count() <= VARIANT_CHARACTERS {
             v.into()
         } else {
             format!("{}…", v.chars().take(VARIANT_CHARACTERS - 1).collect::<String>()).into()

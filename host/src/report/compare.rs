@@ -268,10 +268,10 @@ pub fn table(lines: &[Comparison], threshold_percent: f64, show: Show) -> Table 
     let num = |v: Option<f64>, decimals| Cell::Num(v.unwrap_or(f64::NAN), decimals);
     let variant = |v: &Option<String>| -> Cell {
         let v = v.clone().unwrap_or_default();
-        if show.wide {
+        if show.wide || v.chars().count() <= VARIANT_CHARACTERS {
             return v.into();
         }
-        // Narrow: the labels' values without their names (`host → GPU 0, pageable` for
+        // Too long: the labels' values without their names (`host → GPU 0, pageable` for
         // `path=host → GPU 0, pageable`), cut if still too long.
         let v = v
             .split(", ")

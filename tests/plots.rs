@@ -61,6 +61,9 @@ fn sweep() -> Plot {
         ],
         h_lines: vec![(4814.0, "theoretical".into())],
         v_lines: vec![(40_000.0, "Little's law".into())],
+        x_unit: "bytes".into(),
+        y_unit: "GB/s".into(),
+        stamp: "NVIDIA H200, run of 2026-11-22 14:03 UTC".into(),
     }
 }
 
@@ -79,6 +82,9 @@ fn sweeps_draw_every_series_point_and_reference_line() {
             "ILP 4",
             "theoretical",
             "Little&apos;s law",
+            "theoretical: 4814 GB/s",
+            "Little&apos;s law: 39.1 KiB",
+            "NVIDIA H200, run of 2026-11-22 14:03 UTC",
             "1K",
             "4K",
             "64K",
@@ -134,7 +140,8 @@ fn sweeps_keep_the_labels_of_close_lines_apart() {
             },
         ],
         h_lines: vec![(3890.8, "copy ceiling".into()), (3876.4, "memcpy".into())],
-        v_lines: vec![],
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     };
     let svg = plot.svg().unwrap();
     keep(&plot.name, &svg);
@@ -202,7 +209,8 @@ fn reduction_ladders_show_each_step_against_the_theoretical_bandwidth() {
         "NVIDIA H200, run of 2026-11-22 14:03 UTC",
         "GB/s (bytes read / median time)",
         "Harris, “Optimizing Parallel Reduction in CUDA”",
-        "“Making vector sum really fast”, then the project&apos;s own steps",
+        "“Making vector sum really fast”",
+        "the project&apos;s own steps",
         "theoretical (2 × memory clock × bus width): 4814 GB/s",
         ">\n838\n<",
         ">\n3753\n<",
@@ -211,6 +219,9 @@ fn reduction_ladders_show_each_step_against_the_theoretical_bandwidth() {
     texts.extend(REDUCE_KERNELS.iter().map(|k| k.id));
     assert_contains(&svg, &texts);
     assert!(!svg.contains("CUB"), "no CUB line without a CUB figure");
+    // The bars in three colours, one per source: Harris, the article, the project.
+    let groups: std::collections::BTreeSet<&str> = chart.steps.iter().map(|s| s.group.as_str()).collect();
+    assert_eq!(groups.len(), 3, "{groups:?}");
     // Step names read bottom to top under their bars.
     assert!(svg.contains("rotate(270"));
 }
@@ -271,9 +282,38 @@ fn gemm_ladders_show_each_step_against_cublas_and_the_ceilings() {
             "skipped",
         ],
     );
-    // A ceiling is drawn in the colour of the bars it bounds.
+    // A ceiling is drawn in the colour of the bars it bounds, over those bars only: the
+    // mma.sync ceiling's dashes end before the first wgmma bar starts.
     let ceiling_colour = r##"stroke="#1F77B4""##;
     assert!(svg.contains(ceiling_colour) && svg.contains(r##"fill="#1F77B4""##));
+    let xs = |tag: &str, colour: &str, attribute: &str| -> Vec<f64> {
+        svg.split('<')
+            .filter(|e| e.starts_with(tag) && e.contains(colour))
+            .filter_map(|e| {
+                let at = e.find(&format!("{attribute}=\"")).unwrap() + attribute.len() + 2;
+                let value = &e[at..at + e[at..].find('"').unwrap()];
+                value
+                    .split([' ', ','])
+                    .filter(|v| !v.is_empty())
+                    .step_by(2)
+                    .map(|v| v.parse::<f64>().ok())
+                    .max_by(|a, b| a.partial_cmp(b).unwrap())
+                    .flatten()
+            })
+            .collect()
+    };
+    let dash_end = xs("polyline", "1F77B4", "points").into_iter().fold(0.0, f64::max);
+    // The wgmma bars (wider than the 16-pixel legend swatch).
+    let wgmma_bars: Vec<f64> = svg
+        .split('<')
+        .filter(|e| e.starts_with("rect") && e.contains("2CA02C") && !e.contains("width=\"16\""))
+        .map(|e| e[e.find("x=\"").unwrap() + 3..].split('"').next().unwrap().parse().unwrap())
+        .collect();
+    let first_wgmma = wgmma_bars.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        dash_end < first_wgmma,
+        "the mma.sync ceiling reaches {dash_end}, the wgmma bars start at {first_wgmma}"
+    );
 }
 
 #[test]

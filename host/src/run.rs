@@ -91,6 +91,7 @@ pub fn run(options: &Options) -> Result<bool> {
         }
     );
     let date = clock::utc_now();
+    output.stamp = format!("{}, run of {}", gpu.info.name, crate::report::plot::ladder::display_date(&date));
     let header = serde_json::json!({
         "date_utc": date,
         "device": gpu.info.json(),

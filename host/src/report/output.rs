@@ -34,6 +34,9 @@ pub struct Output {
     pending: Arc<Mutex<Vec<String>>>,
     /// Whether tables print every column (`--wide`) or leave their detail columns out.
     pub wide: bool,
+    /// The device and date every chart carries under its title (a probe's plot leaves it
+    /// to the output).
+    pub stamp: String,
 }
 
 /// The name of the temporary file `path` is written through.
@@ -103,6 +106,7 @@ impl Output {
             failures: Vec::new(),
             pending: Arc::default(),
             wide: false,
+            stamp: String::new(),
         })
     }
 
@@ -161,9 +165,11 @@ impl Output {
 
     /// Writes a probe's plot, when `--plots` asks for them.
     pub fn plot(&self, plot: &Plot) -> Result<()> {
-        match &self.plots {
-            Some(dir) => plot.write(dir).map(drop),
-            None => Ok(()),
+        let Some(dir) = &self.plots else { return Ok(()) };
+        if plot.stamp.is_empty() {
+            Plot { stamp: self.stamp.clone(), ..plot.clone() }.write(dir).map(drop)
+        } else {
+            plot.write(dir).map(drop)
         }
     }
 

@@ -11,9 +11,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
 
 /// How the x axis is scaled and labelled.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub enum XAxis {
     /// Linear, labelled with the value.
+    #[default]
     Linear,
     /// Powers of two, labelled with the value (1, 2, 4, …).
     Log2,
@@ -29,23 +30,34 @@ pub struct Series {
 }
 
 /// A chart: some series, optional labelled reference lines.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Plot {
     /// File stem: the chart is written as `<name>.svg`.
     pub name: String,
     pub title: String,
+    /// The axes' labels, each with its unit (`stride (elements)`, `GB/s (read + write)`).
     pub x_label: String,
     pub y_label: String,
+    /// The units a reference line's value is written in (`GB/s`; for an axis of sizes,
+    /// `bytes` writes 50 MiB rather than 52428800 bytes).
+    pub x_unit: String,
+    pub y_unit: String,
     pub x_axis: XAxis,
     pub series: Vec<Series>,
-    /// Horizontal reference lines `(y, label)`, e.g. a ceiling.
+    /// Horizontal reference lines `(y, label)`, e.g. a ceiling; the chart writes the value
+    /// after the label.
     pub h_lines: Vec<(f64, String)>,
-    /// Vertical reference lines `(x, label)`, e.g. Little's law.
+    /// Vertical reference lines `(x, label)`, e.g. Little's law; likewise.
     pub v_lines: Vec<(f64, String)>,
+    /// The device and the run's date, under the title ([`crate::report::output::Output`]
+    /// sets it from the run when the probe left it empty).
+    pub stamp: String,
 }
 
+/// The chart's width, in pixels.
 const WIDTH: u32 = 760;
-const HEIGHT: u32 = 460;
+/// The plot below the header (title, stamp, legend), in pixels.
+const HEIGHT: u32 = 400;
 
 /// The font every chart asks for; the SVG viewer picks the face and lays the text out.
 pub(crate) const FONT: &str = "sans-serif";
@@ -70,6 +82,51 @@ pub(crate) const REFERENCE: RGBColor = RGBColor(0x55, 0x55, 0x55);
 
 /// What a drawing call can fail with (a layout that does not fit, in practice).
 pub(crate) type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+/// `50 MiB`, `4 KiB`, `512 bytes`: a size for a line's label.
+fn bytes_text(v: f64) -> String {
+    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (scale, suffix) in units {
+        if v >= scale as f64 {
+            return format!("{} {suffix}", ladder::format_value(v / scale as f64));
+        }
+    }
+    format!("{v:.0} bytes")
+}
+
+/// A reference line's label with its value: `copy ceiling: 3902 GB/s`.
+fn labelled(label: &str, value: f64, unit: &str) -> String {
+    match unit {
+        "bytes" => format!("{label}: {}", bytes_text(value)),
+        "" => format!("{label}: {}", ladder::format_value(value)),
+        unit => format!("{label}: {} {unit}", ladder::format_value(value)),
+    }
+}
+
+/// Lays out legend entries (their text) left to right in rows of at most `width` pixels
+/// from `left`: each entry's row and x. Text widths are estimates (the viewer sets the
+/// real text): about 0.6 em per character.
+pub(crate) fn legend_rows(
+    texts: &[String],
+    left: i32,
+    width: i32,
+    break_before: Option<usize>,
+) -> Vec<(usize, i32)> {
+    let char_px = TEXT_SIZE / 1.24 * 0.62;
+    let (mut row, mut x) = (0, left);
+    let mut placed = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let entry = 26 + (text.chars().count() as f64 * char_px) as i32 + 30;
+        let starts_row = x == left;
+        if !starts_row && (x + entry > width || break_before == Some(i)) {
+            row += 1;
+            x = left;
+        }
+        placed.push((row, x));
+        x += entry;
+    }
+    placed
+}
 
 fn size_label(v: f64) -> String {
     let units = [(1u64 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
@@ -201,10 +258,53 @@ impl Plot {
         };
         let y_label = move |y: &f64| tick_label(*y, y_step);
 
-        let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+        // The header: title, the device and date, and the legend (series, then the
+        // reference lines with their values) in rows above the plot, off the data.
+        let mut legend: Vec<(String, Option<RGBColor>)> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.clone(), Some(COLORS[i % COLORS.len()])))
+            .collect();
+        let first_line = legend.len();
+        legend.extend(self.h_lines.iter().map(|(y, label)| (labelled(label, *y, &self.y_unit), None)));
+        legend.extend(self.v_lines.iter().map(|(x, label)| (labelled(label, *x, &self.x_unit), None)));
+        let texts: Vec<String> = legend.iter().map(|(t, _)| t.clone()).collect();
+        let placed = legend_rows(&texts, 72, WIDTH as i32 - 16, Some(first_line));
+        let rows = placed.iter().map(|&(row, _)| row + 1).max().unwrap_or(0) as u32;
+        let header = 58 + 18 * rows;
+
+        let root = SVGBackend::with_string(out, (WIDTH, HEIGHT + header)).into_drawing_area();
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&self.title, (FONT, TITLE_SIZE))
+        let center = Pos::new(HPos::Center, VPos::Top);
+        root.draw(&Text::new(
+            self.title.clone(),
+            (WIDTH as i32 / 2, 10),
+            TextStyle::from((FONT, TITLE_SIZE)).pos(center),
+        ))?;
+        root.draw(&Text::new(
+            self.stamp.clone(),
+            (WIDTH as i32 / 2, 34),
+            TextStyle::from((FONT, TEXT_SIZE)).color(&REFERENCE).pos(center),
+        ))?;
+        let legend_text = TextStyle::from((FONT, TEXT_SIZE)).pos(Pos::new(HPos::Left, VPos::Center));
+        for ((text, color), &(row, x)) in legend.iter().zip(&placed) {
+            let y = 64 + 18 * row as i32;
+            match color {
+                Some(color) => root.draw(&Rectangle::new([(x, y - 2), (x + 16, y + 2)], color.filled()))?,
+                None => {
+                    for dash in [(x, x + 6), (x + 10, x + 16)] {
+                        root.draw(&PathElement::new(
+                            vec![(dash.0, y), (dash.1, y)],
+                            REFERENCE.stroke_width(1),
+                        ))?;
+                    }
+                }
+            }
+            root.draw(&Text::new(text.clone(), (x + 26, y), legend_text.clone()))?;
+        }
+        let (_, body) = root.split_vertically(header);
+        let mut chart = ChartBuilder::on(&body)
             .margin(12)
             .margin_right(24)
             .x_label_area_size(44)
@@ -226,17 +326,17 @@ impl Plot {
             .y_label_formatter(&y_label)
             .draw()?;
 
+        // The reference lines, dashed; the legend says which is which and its value, and a
+        // short name at the line's end says which line it is.
         let reference = ShapeStyle::from(REFERENCE).stroke_width(1);
-        let reference_text = TextStyle::from((FONT, TEXT_SIZE)).color(&REFERENCE);
-        // Each line's label above its right end; below it when the line above is too close
-        // (a copy ceiling and memcpy a few GB/s apart).
+        let reference_text = TextStyle::from((FONT, SMALL_SIZE)).color(&REFERENCE);
         let mut h_lines: Vec<&(f64, String)> = self.h_lines.iter().collect();
         h_lines.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut previous_px: Option<i32> = None;
         for (y, label) in h_lines {
             chart.draw_series(DashedLineSeries::new([(x0 - pad, *y), (x1 + pad, *y)], 6, 4, reference))?;
             let py = chart.backend_coord(&(x1, *y)).1;
-            let crowded = previous_px.is_some_and(|p| py - p < 16);
+            let crowded = previous_px.is_some_and(|p| py - p < 14);
             let (offset, v_pos) = if crowded { (4, VPos::Top) } else { (-4, VPos::Bottom) };
             chart.draw_series(std::iter::once(
                 EmptyElement::at((x1 + pad, *y))
@@ -251,28 +351,21 @@ impl Plot {
         for (x, label) in &self.v_lines {
             let x = self.x_value(*x);
             chart.draw_series(DashedLineSeries::new([(x, 0.0), (x, y1)], 6, 4, reference))?;
+            // At the line's foot, clear of the horizontal lines' labels at the top.
             chart.draw_series(std::iter::once(
-                EmptyElement::at((x, y1))
-                    + Text::new(label.clone(), (4, 4), reference_text.pos(Pos::new(HPos::Left, VPos::Top))),
+                EmptyElement::at((x, 0.0))
+                    + Text::new(
+                        label.clone(),
+                        (4, -4),
+                        reference_text.pos(Pos::new(HPos::Left, VPos::Bottom)),
+                    ),
             ))?;
         }
         for (i, series) in self.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let points: Vec<(f64, f64)> = series.points.iter().map(|&(x, y)| (self.x_value(x), y)).collect();
-            chart
-                .draw_series(std::iter::once(PathElement::new(points.clone(), color.stroke_width(2))))?
-                .label(&series.name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 2), (x + 14, y + 2)], color.filled()));
+            chart.draw_series(std::iter::once(PathElement::new(points.clone(), color.stroke_width(2))))?;
             chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
-        }
-        if !self.series.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .label_font((FONT, TEXT_SIZE))
-                .background_style(WHITE.mix(0.85))
-                .border_style(GRID)
-                .draw()?;
         }
         root.present()?;
         Ok(())

@@ -132,6 +132,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         series,
         h_lines: links.map(|(name, gbs)| vec![(gbs, name)]).unwrap_or_default(),
         v_lines: vec![],
+        x_unit: "bytes".into(),
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     });
     out.tables.push(table);
     Ok(out)

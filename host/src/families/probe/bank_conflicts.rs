@@ -119,6 +119,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         series: plot_series,
         h_lines: vec![],
         v_lines: vec![],
+        x_unit: "".into(),
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     });
     Ok(out)
 }

@@ -504,6 +504,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         series,
         h_lines,
         v_lines: vec![],
+        x_unit: "bytes".into(),
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     });
     out.tables.push(bandwidth);
     out.tables.push(latency);

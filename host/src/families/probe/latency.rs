@@ -191,7 +191,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     out.plots.push(Plot {
         name: "p6-latency".into(),
         title: format!("Load latency by working set on {}", gpu.info.name),
-        x_label: "working set".into(),
+        x_label: "working set (bytes)".into(),
         y_label: "ns per dependent load".into(),
         x_axis: XAxis::Log2Bytes,
         series: vec![
@@ -200,6 +200,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         ],
         h_lines: vec![],
         v_lines: vec![(gpu.info.l2_bytes as f64, "L2 size".into())],
+        x_unit: "bytes".into(),
+        y_unit: "ns".into(),
+        ..Plot::default()
     });
     Ok(out)
 }

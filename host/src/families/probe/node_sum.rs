@@ -223,6 +223,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         series,
         h_lines: vec![],
         v_lines: vec![],
+        x_unit: "".into(),
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     });
     out.tables.push(table);
     Ok(out)

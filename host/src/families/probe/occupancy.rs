@@ -153,6 +153,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         series,
         h_lines: vec![(peak / 1e9, "theoretical".into())],
         v_lines: vec![(needed_per_sm, "Little's law".into())],
+        x_unit: "bytes".into(),
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     });
     Ok(out)
 }

@@ -198,6 +198,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         ],
         h_lines: vec![(ceiling, "copy ceiling".into()), (memcpy, "memcpy".into())],
         v_lines: vec![],
+        x_unit: "".into(),
+        y_unit: "GB/s".into(),
+        ..Plot::default()
     });
     Ok(out)
 }

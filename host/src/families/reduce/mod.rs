@@ -43,7 +43,7 @@ impl Family for Reduce {
         &[
             Ladder { prefix: "h", title: "Harris, “Optimizing Parallel Reduction in CUDA”" },
             Ladder { prefix: "v", title: "“Making vector sum really fast”" },
-            Ladder { prefix: "x", title: "the project's own steps past it" },
+            Ladder { prefix: "x", title: "the project's own steps" },
         ]
     }
 

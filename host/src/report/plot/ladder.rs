@@ -88,7 +88,7 @@ pub fn format_value(v: f64) -> String {
 }
 
 /// `2026-11-22 14:03 UTC` from `2026-11-22T14:03:11Z`; anything else as it is.
-fn display_date(date: &str) -> String {
+pub fn display_date(date: &str) -> String {
     match (date.get(..10), date.get(10..11), date.get(11..16), date.ends_with('Z')) {
         (Some(day), Some("T"), Some(time), true) => format!("{day} {time} UTC"),
         _ => date.to_string(),
@@ -338,7 +338,19 @@ impl LadderChart {
             .draw()?;
 
         for (r, &color) in self.references.iter().zip(&reference_colors) {
-            let ends = [(-0.5, r.value), (last, r.value)];
+            // A line that bounds one group of bars (a tensor-core ceiling) spans those bars
+            // only; the others (a theoretical bandwidth, a library) span the chart.
+            let bounded: Vec<f64> = self
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| r.group.as_ref() == Some(&s.group))
+                .map(|(i, _)| i as f64)
+                .collect();
+            let ends = match (bounded.first(), bounded.last()) {
+                (Some(&first), Some(&end)) => [(first - 0.5, r.value), (end + 0.5, r.value)],
+                _ => [(-0.5, r.value), (last, r.value)],
+            };
             match r.line {
                 Line::Limit => {
                     chart.draw_series(DashedLineSeries::new(ends, 8, 5, color.stroke_width(2)))?;

@@ -1,4 +1,4 @@
-// twins/hopper.cuh: Hopper (sm_90a) instructions for the CUDA C++ twins of the GEMM steps t05-t14.
+// twins/hopper.cuh: Hopper (sm_90a) instructions for the CUDA C++ twins of the GEMM steps t05–t17.
 //
 // One thin inline-PTX wrapper per wrapper of kernels/src/device/{wgmma,tma,cluster}.rs (and the
 // sync / atomic / cp.async ones those steps use), emitting the same instruction with the same

@@ -2,15 +2,16 @@
 //!
 //! Idea: make the block size a compile-time constant (a const generic, where CUDA uses a
 //!       template parameter), so every level of the tree is a fixed line of code: no loop
-//!       counter, no loop test, and `if BLOCK >= 512` disappears at compile time. One
-//!       kernel is instantiated per block size (128, 256, 512) and the host picks the one
-//!       that matches its launch.
+//!       counter, no loop test, and `if BLOCK >= 512` disappears at compile time. One kernel is
+//!       instantiated per block size (128, 256, 512) and the host picks the one it launches.
 //! Changes from h4: the `while s > 32` loop becomes the unrolled [`block_tree_sum`].
-//! Cost: one entry point per block size, and a block size fixed at build time; 11–14
-//!       registers, `BLOCK` × 4 B of dynamic shared memory, no spills.
-//! Result: 1.82 ms, 2356 GB/s (48.9 %) at 2^30 on an H200 (256 threads): 1.02× h4. The
-//!       compiler already
-//!       unrolled most of h4's loop; what is left to win is the loop test.
+//! Bottleneck: two inputs per thread: every `2 × block` inputs pay a whole tree, its barriers
+//!       and a partial store, in `n / (2·block)` blocks (h6 gives each thread many inputs).
+//! Cost: one entry point per block size, fixed at build time; 11–14 registers, `BLOCK` × 4 B of
+//!       dynamic shared memory, no spills.
+//! Result: 2356 GB/s (1.82 ms) at n = 2^30, 256 threads: 48.9 % of theoretical, H200, 2026-11-22.
+//!
+//! More: docs/lessons.md#h5
 
 use super::h4_unrolled_last_warp::last_warp_sum;
 use crate::device::index::{block_idx, thread_idx};

@@ -1,8 +1,9 @@
 //! The reduction ladder: the sum of `n` `i32` values, step by step from the textbook tree
 //! to a kernel that runs at the speed of HBM.
 //!
-//! Read the files in order; each step's doc comment says the one idea it adds, why it
-//! helps, what it costs and what it measured (the README's benchmark notes hold the table).
+//! Read the files in order; each step opens with a card: the one idea it adds, what changed,
+//! what limits it, what it costs and one line of result. What was tried on the way, and what
+//! did not pay, is in `docs/lessons.md`; the current figures per GPU are in `docs/results/`.
 //!
 //! | step | idea | launches |
 //! | --- | --- | --- |

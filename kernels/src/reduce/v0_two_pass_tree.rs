@@ -1,17 +1,16 @@
-//! Step v0 — two-pass tree (kernel_0 of “Making vector sum really fast”), the baseline of its ladder.
+//! Step v0 — a two-pass tree: kernel_0 of “Making vector sum really fast”.
 //!
-//! Idea: the same kernel twice. The first launch gives each thread a grid-stride loop
-//!       over the input (with one block per 512 inputs, one element each), folds the
-//!       block's values in a shared-memory tree with a block barrier per level, and
-//!       writes one partial per block; the second launch runs one block over those
-//!       partials.
-//! New here: a *static* shared array (`static_shared!`, CUDA's `__shared__ int s[512]`),
-//!       sized by the compile-time block size.
-//! Bottleneck: one element per thread, as in Harris's h2, and then a single block of 512
-//!       threads adds up two million partials on its own: the second launch is a long
-//!       serial tail on one SM.
+//! Idea: the same kernel twice. The first launch gives each thread a grid-stride loop over the
+//!       input (with one block per 512 inputs, one element each), folds the block's values in a
+//!       shared-memory tree with a block barrier per level, and writes one partial per block;
+//!       the second launch runs one block over those partials. The shared array is *static*
+//!       (`static_shared!`, CUDA's `__shared__ int s[512]`), sized by the compile-time block.
+//! Bottleneck: one element per thread, as in h2, and then a single block of 512 threads adds up
+//!       two million partials on its own: the second launch is a long serial tail on one SM.
 //! Cost: 20 registers, 2 KB of static shared memory, no spills.
-//! Result: 6.86 ms, 626 GB/s (13.0 %) at 2^30 on an H200 (the seed: 639 GB/s on an H100).
+//! Result: 626 GB/s (6.86 ms) at n = 2^30, 13.0 % of the theoretical, H200, 2026-11-22.
+//!
+//! More: docs/lessons.md#v0
 
 use crate::device::index::{block_idx, global_thread_idx, grid_threads, thread_idx};
 use crate::device::sync::sync_threads;

@@ -1,26 +1,23 @@
-//! Step v3 — a batch of inputs per thread (kernel_3 of “Making vector sum really fast”).
+//! Step v3 — a batch of inputs per thread: kernel_3 of “Making vector sum really fast”.
 //!
-//! Idea: each thread sums `BATCH` (32) consecutive inputs in registers before the block
-//!       tree. There are 32 times fewer blocks, so the tree, the barriers and the atomic
-//!       are paid once per 16 384 inputs instead of once per 512, and each thread keeps
-//!       several independent loads in flight (the loop is unrolled by the compiler).
+//! Idea: each thread sums `BATCH` (32) consecutive inputs in registers before the block tree.
+//!       There are 32 times fewer blocks, so the tree, the barriers and the atomic are paid once
+//!       per 16 384 inputs instead of once per 512, and each thread keeps several independent
+//!       loads in flight (the loop is unrolled by the compiler).
 //! Changes from v2: a `for j in 0..BATCH` loop; the host launches `n / (512·32)` blocks.
-//! Rust note: the seed checks `first + j < n` before every load, and nvcc turns that into
-//!       predicated loads it can issue back to back. LLVM keeps each check as a branch
-//!       between one load and the add that uses it, so a thread waits for every load in
-//!       turn (measured: 1021 GB/s at 2^30 on an H200, *slower* than v2). Checking the
-//!       whole batch once and running the 32 loads unchecked keeps them independent; only
-//!       the one thread whose batch straddles the end takes the checked loop.
-//! Bottleneck left: the access pattern. Thread `t` reads elements `32t … 32t+31`, so a
-//!       warp's first load touches 32 addresses 128 bytes apart, one cache line per lane;
-//!       the next 31 loads hit the same lines in L1. It works because L1 absorbs it, but
-//!       every load instruction still moves only 4 bytes per lane.
+//! Bottleneck: the access pattern: thread `t` reads elements `32t … 32t+31`, so a warp's load
+//!       touches 32 lines 128 bytes apart, one per lane, and each load instruction moves only 4
+//!       bytes per lane through L1 (v4 reads 16 bytes at a time).
 //! Cost: 32 registers, 2 KB of static shared memory, no spills.
-//! Result: 4.19 ms, 1025 GB/s (21.3 %) at 2^30 on an H200: 0.97× v2, far from the seed's
-//!       3228 GB/s on an
-//!       H100. The likely reason (not yet confirmed with a profiler): each warp load touches 32
-//!       different lines, and the L1 serves one line per cycle per SM: 4 useful bytes × 132 SMs ×
-//!       1.98 GHz ≈ 1.05 TB/s, the figure measured. v4 removes the bottleneck.
+//! Result: 1025 GB/s (4.19 ms) at n = 2^30, 21.3 % of the theoretical, H200, 2026-11-22.
+//!
+//! The bounds: the article checks `first + j < n` before every load, and nvcc turns that into
+//! predicated loads it can issue back to back. LLVM keeps each check as a branch between one
+//! load and the add that uses it, so a thread would wait for every load in turn. Here the whole
+//! batch is checked once and its 32 loads run unchecked, independent of each other; only the one
+//! thread whose batch straddles the end takes the checked loop.
+//!
+//! More: docs/lessons.md#v3
 
 use super::v1_last_warp_synced::block_sum;
 use crate::device::atomic::red_add_i32;

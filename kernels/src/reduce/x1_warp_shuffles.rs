@@ -1,18 +1,16 @@
-//! Step x1 — warp shuffles instead of a shared-memory tree (the project's first step past
-//! the seeds).
+//! Step x1 — warp shuffles instead of a shared-memory tree (the project's own steps from here).
 //!
-//! Idea: inside a warp, lanes can read each other's registers (`shfl.sync.down`): five
-//!       shuffles fold 32 values into lane 0 with no shared memory and no barrier. The
-//!       block sum becomes: shuffle-reduce each warp, lane 0 of each warp writes one value
-//!       to shared memory, one block barrier, and warp 0 shuffle-reduces those.
+//! Idea: inside a warp, lanes can read each other's registers (`shfl.sync.down`): five shuffles
+//!       fold 32 values into lane 0 with no shared memory and no barrier. The block sum becomes:
+//!       shuffle-reduce each warp, lane 0 of each warp writes one value to shared memory, one
+//!       block barrier, and warp 0 shuffle-reduces those.
 //! Changes from v4: [`block_sum_shuffles`] replaces `block_sum`; everything else is v4.
-//! Why it helps: v4's tree costs nine block barriers and 18 shared-memory round trips per
-//!       thread; this costs one barrier and two shared accesses. With 16 384 inputs per
-//!       block the tree is a small part of the time, so expect a small gain here; the
-//!       shuffles matter more once blocks get fewer inputs each, and they are what x2 and
-//!       x3 build on.
+//! Bottleneck: the loads, as in v4: with 16 384 inputs per block the tree is a small part of
+//!       the time, and v4's per-thread batches keep too few bytes in flight (x2).
 //! Cost: 32 registers, 128 B of static shared memory, no spills.
-//! Result: 1.20 ms, 3574 GB/s (74.2 %) at 2^30 on an H200: 1.00× v4, as predicted; at 2^24 1.01×.
+//! Result: 3574 GB/s (1.20 ms) at n = 2^30, 74.2 % of the theoretical, H200, 2026-11-22.
+//!
+//! More: docs/lessons.md#x1
 
 use crate::device::atomic::red_add_i32;
 use crate::device::index::{

@@ -1,31 +1,24 @@
 //! Step x2 — one wave of blocks, coalesced 16-byte loads, several loads in flight.
 //!
 //! Idea: keep HBM busy. By Little's law the bytes in flight must be at least bandwidth ×
-//!       latency: about 3.35 TB/s × ~0.7 µs ≈ 2.3 MB on an H100 (4.8 TB/s on an H200:
-//!       ≈ 3.4 MB), some 20–25 KB per SM. So:
-//!       - the grid is one full wave (SMs × resident blocks per SM, from the occupancy
-//!         calculator), so no block waits to be scheduled, and the block sum runs once
-//!         per block, not once per batch;
-//!       - the input is cut into tiles of `STREAM_BLOCK × STREAM_UNROLL` (512 × 4) 16-byte
-//!         units, 32 KB; block `b` sums tiles `b`, `b + grid`, `b + 2·grid`, …;
-//!       - in a tile, thread `t` issues its 4 loads (units `t`, `t + 512`, …) before it
-//!         adds any of them: 64 bytes per thread in flight, 128 KB per SM at full
-//!         occupancy; consecutive threads read consecutive units, so each warp load is
-//!         512 contiguous bytes (v3/v4's per-thread batches were 128 bytes apart per lane);
-//!       - the loads are marked streaming (`ld.global.cs`): read once, evict first.
-//! Changes from x1: [`thread_sum_streaming`] replaces the per-thread batch; the host sizes
-//!       the grid to one wave (or fewer blocks when `n` is small).
-//! Measured alternatives (H200, 2^30, same session, one wave in each case): a plain
-//!       grid stride per thread (unit `g + k·grid_threads`, so a thread's 4 loads land
-//!       4 MB apart) ran 1.1 % slower; blocks of 1024 threads matched 512; 256 threads
-//!       with 8 loads each ran 0.7 % slower; contiguous per-block shares ("even share")
-//!       tied at 2^30 and lost 2 % at 2^27; `ld.global.nc` tied with `.cs`; the `L2::256B`
-//!       prefetch hint cost 5 %.
-//! Bottleneck left: still a `memset` launch before the kernel and an atomic per block. At
-//!       large `n` that is noise; at small `n` the extra launch is a large share.
-//! Cost: 24 registers, 128 B of static shared memory, no spills; 4 blocks of 512 per SM
-//!       (100 % occupancy).
-//! Result: 940 µs, 4569 GB/s (94.9 %) at 2^30 on an H200: 1.28× x1; at 2^24 19.4 µs (1.37×).
+//!       latency: about 4.8 TB/s × ~0.7 µs ≈ 3.4 MB on an H200, some 20–25 KB per SM. So the
+//!       grid is one full wave (no block waits to be scheduled, the block sum runs once per
+//!       block), and each thread issues 4 coalesced 16-byte loads before it adds any: 64 bytes
+//!       in flight per thread, 128 KB per SM at full occupancy.
+//! Changes from x1: [`thread_sum_streaming`] replaces the per-thread batch; the host sizes the
+//!       grid to one wave (or fewer blocks when `n` is small).
+//! Bottleneck: still a `memset` launch before the kernel and an atomic per block: noise at large
+//!       `n`, a large share at small `n` (x3 and x4 drop the launch).
+//! Cost: 24 registers, 128 B of static shared memory, no spills; 4 blocks of 512 per SM.
+//! Result: 4569 GB/s (940 µs) at n = 2^30, 94.9 % of the theoretical, H200, 2026-11-22.
+//!
+//! The layout: the input is cut into tiles of `STREAM_BLOCK × STREAM_UNROLL` (512 × 4) 16-byte
+//! units, 32 KB; block `b` sums tiles `b`, `b + grid`, `b + 2·grid`, …; in a tile, thread `t`
+//! loads units `t`, `t + 512`, …, so each warp load is 512 contiguous bytes (v3 and v4's
+//! per-thread batches were 128 bytes apart per lane). The loads are marked streaming
+//! (`ld.global.cs`): read once, evict first.
+//!
+//! More: docs/lessons.md#x2
 
 use super::x1_warp_shuffles::block_sum_shuffles;
 use crate::device::atomic::red_add_i32;

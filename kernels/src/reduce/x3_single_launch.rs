@@ -1,30 +1,25 @@
 //! Step x3 — a single launch at every size: the last block to finish adds up the others.
 //!
-//! Idea: drop the `memset` launch. Each block writes its partial to a workspace slot and
-//!       takes a ticket from an arrival counter with one acquire-release atomic; the block
-//!       that draws the last ticket knows every other partial is written and visible, adds
-//!       them up with one warp and writes the result, then resets the counter to zero for
-//!       the next launch. The workspace (one `i32` per block of the largest grid, and the
-//!       counter) is allocated and zeroed once by the host, not per launch, and the result
-//!       needs no zeroing because it is written, not added to.
-//! Changes from x2: the finish after `block_sum_shuffles`; a one-block launch (small `n`)
-//!       writes its total directly.
-//! Why it is correct: lane 0 of each block stores its partial and then does
-//!       `atom.acq_rel.gpu.add` on the counter: the release orders the store before the
-//!       ticket. The last block's atomic acquires every earlier release; `bar.warp.sync`
-//!       extends that to the other lanes of warp 0, each of which also fences before
-//!       reading the partials from L2 (`ld.global.cg`).
-//! Why it is fast: at large `n` it is x2 (the finish reads a few KB); at small `n` one
-//!       launch instead of two, and no atomic traffic on the result. Nothing else waits:
-//!       blocks that are not last leave at once.
+//! Idea: drop the `memset` launch. Each block writes its partial to a workspace slot and takes a
+//!       ticket from an arrival counter with one acquire-release atomic; the block that draws
+//!       the last ticket adds the partials up with one warp, writes the result (written, not
+//!       added to: no zeroing) and resets the counter for the next launch. The workspace is
+//!       allocated and zeroed once by the host, not per launch.
+//! Changes from x2: the finish after `block_sum_shuffles`; a one-block launch (small `n`) writes
+//!       its total directly.
+//! Bottleneck: the last block's two dependent trips to L2 (take the ticket, then read the
+//!       partials), which at small `n` cost more than the `memset` launch they replace (x4).
 //! Cost: 25 registers, 128 B of static shared memory, no spills; a workspace of one `i32` per
 //!       block and a counter.
-//! Result: 941 µs, 4563 GB/s (94.8 %) at 2^30 on an H200, as x2; but *slower* than x2 at
-//!       small sizes
-//!       (6.4 µs against 6.0 at 2^20, 20.8 against 19.4 at 2^24): the two dependent L2 round
-//!       trips
-//!       of the last block cost more than the `memset` launch they replace. Kept as the step that
-//!       shows the idea; x4 fixes the cost.
+//! Result: 4563 GB/s (941 µs) at n = 2^30, 94.8 % of the theoretical, H200, 2026-11-22.
+//!
+//! Why it is correct: lane 0 of each block stores its partial and then does
+//! `atom.acq_rel.gpu.add` on the counter: the release orders the store before the ticket. The
+//! last block's atomic acquires every earlier release; `bar.warp.sync` extends that to the other
+//! lanes of warp 0, each of which also fences before reading the partials from L2
+//! (`ld.global.cg`). Blocks that are not last leave at once: nothing waits.
+//!
+//! More: docs/lessons.md#x3
 
 use super::x1_warp_shuffles::block_sum_shuffles;
 use super::x2_grid_stride_unrolled::thread_sum_streaming;

@@ -1,13 +1,12 @@
 //! Step g01 — one thread per output element.
 //!
-//! Idea: thread `(x, y)` of the grid computes `C[x][y]` as a dot product of row `x` of A
-//!       and column `y` of B, reading both straight from global memory.
-//! Bottleneck: the mapping. Consecutive threads of a warp (consecutive `threadIdx.x`)
-//!       take consecutive *rows*: their loads of A are K elements apart (32 different
-//!       lines per warp load) and their stores to C are N apart; only B is shared (all lanes
-//!       read the same element). Every multiply-add waits on a load.
-//! Cost: 32 registers, no shared memory; 32 × 32 blocks. (ptxas -v, sm_90)
-//! Result: 0.50 TFLOP/s at 4096³ on an H200, 1.0 % of cuBLAS SGEMM (51.1) in the same run (2026-11-22).
+//! Idea: thread `(x, y)` of the grid computes `C[x][y]` as a dot product of row `x` of A and
+//!       column `y` of B, reading both straight from global memory.
+//! Bottleneck: the mapping. Consecutive threads of a warp (consecutive `threadIdx.x`) take
+//!       consecutive *rows*: their loads of A are K elements apart (32 different lines per warp
+//!       load) and their stores to C are N apart; only B is shared (all lanes read one element).
+//! Cost: 32 registers, no shared memory; 32 × 32 blocks (ptxas -v, sm_90).
+//! Result: 0.50 TFLOP/s at 4096³, 1.0 % of cuBLAS SGEMM, H200, 2026-11-22.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx, thread_idx_y};
 use common::gemm::TILE;

@@ -1,21 +1,21 @@
 //! Step g02 — coalesced global access.
 //!
-//! Idea: swap the mapping: consecutive threads of a warp take consecutive *columns* of one
-//!       row. Then a warp's 32 loads of B are 32 consecutive floats (one 128-byte line),
-//!       its stores to C likewise, and all lanes read the same element of A (a broadcast).
-//! Changes from g01: `col` comes from `threadIdx.x`, `row` from `threadIdx.y`; the grid's x
-//!       runs over columns. And a lesson from its C++ twin: the k loop is written as
-//!       passes of 8 steps, loads first, with ptxas told not to unroll further. The plain
-//!       loop (g01's) ran at half the twin's speed here: ptxas unrolled it to 32 steps and
-//!       put each add right behind its two loads, so each warp kept about 2 steps of loads
-//!       in flight where the twin (NVVM hoists the loads) kept 4–6; a cache-bound kernel
-//!       lives on loads in flight.
-//! Bottleneck left: every operand still comes from global memory (through L1/L2): each
-//!       output reads 2K floats for 2K flops, so the kernel is bound by cache bandwidth.
-//! Cost: 32 registers, no shared memory. (ptxas -v, sm_90)
-//! Result (H200, 2026-11-23): 6.38 TFLOP/s at 4096³ (12.8× g01), 12.4 % of cuBLAS, and 6.02
-//!       at 1024³; Rust ÷ C++ 0.96 / 0.99. The plain loop: 2.85 at 4096³, Rust ÷ C++ 2.08
-//!       (H100).
+//! Idea: swap the mapping: consecutive threads of a warp take consecutive *columns* of one row.
+//!       Then a warp's 32 loads of B are 32 consecutive floats (one 128-byte line), its stores
+//!       to C likewise, and all lanes read the same element of A (a broadcast).
+//! Changes from g01: `col` comes from `threadIdx.x`, `row` from `threadIdx.y`; the grid's x runs
+//!       over columns; the k loop runs in passes of 8 steps, loads first.
+//! Bottleneck: every operand still comes from global memory (through L1/L2): each output reads
+//!       2K floats for 2K flops, so the kernel is bound by cache bandwidth (g03 stages tiles).
+//! Cost: 32 registers, no shared memory (ptxas -v, sm_90).
+//! Result: 6.38 TFLOP/s at 4096³, 12.4 % of cuBLAS SGEMM, H200, 2026-11-23.
+//!
+//! The k loop: a cache-bound kernel lives on loads in flight. Each pass issues its 16 loads
+//! before its 8 multiply-adds, and `ptxas_nounroll()` tells ptxas not to unroll the passes
+//! again: written plainly, ptxas unrolls the loop to 32 steps and puts each add right behind
+//! its two loads, and a warp keeps about 2 steps of loads in flight instead of 4–6.
+//!
+//! More: docs/lessons.md#g02
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx, thread_idx_y};
 use crate::device::unroll::ptxas_nounroll;

@@ -1,19 +1,18 @@
 //! Step g06 — 16-byte loads and a transposed A tile.
 //!
-//! Idea: move four floats per instruction everywhere. Each thread loads one 16-byte piece
-//!       of the A tile and one of the B tile from global memory (`ld.global.nc.v4.f32`),
-//!       and stores A *transposed* into shared memory (`As[k][m]`), so that the 8 values of
-//!       A a thread needs for one `k` are contiguous: the inner loop reads A and B with two
-//!       16-byte shared loads each (`ld.shared.v4.f32`) instead of 16 scalar loads, and C is
-//!       written 16 bytes at a time.
-//! Changes from g05: vector global loads (when K, N are multiples of 4, so rows are
-//!       16-byte aligned; otherwise the same scalar loads as g05), the transposed A tile,
-//!       vector shared loads, vector C stores.
-//! Bottleneck left: bank conflicts. The transposed store puts the two threads that load
-//!       one row of A into the same bank, and the B reads of 8 lanes in a 16-byte phase
-//!       land 32 floats apart in pairs (2-way). g07 removes both.
-//! Cost: 93 registers, 8 KB of shared memory. (ptxas -v, sm_90)
-//! Result: 30.2 TFLOP/s at 4096³ (1.20× g05), 59.0 % of cuBLAS.
+//! Idea: move four floats per instruction everywhere. Each thread loads 16-byte pieces of A and
+//!       B from global memory (`ld.global.nc.v4.f32`) and stores A *transposed* into shared
+//!       memory (`As[k][m]`), so that the 8 values of A a thread needs for one `k` are
+//!       contiguous: the inner loop reads A and B with two 16-byte shared loads each instead of
+//!       16 scalar loads, and C is written 16 bytes at a time.
+//! Changes from g05: vector global loads (scalar, as g05, unless K and N are multiples of 4),
+//!       the transposed A tile, vector shared loads (`ld.shared.v4.f32`), vector C stores.
+//! Bottleneck: bank conflicts: the transposed store puts the two threads that load one row of
+//!       A into the same bank, and 8 lanes' B reads collide in pairs (g07 removes both).
+//! Cost: 93 registers, 8 KB of shared memory (ptxas -v, sm_90).
+//! Result: 30.5 TFLOP/s at 4096³, 59.3 % of cuBLAS SGEMM, H200, 2026-11-22.
+//!
+//! More: docs/lessons.md#g06
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
 use crate::device::load::{load_readonly_f32x4, store_f32x4};

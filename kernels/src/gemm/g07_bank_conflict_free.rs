@@ -1,20 +1,23 @@
 //! Step g07 — bank-conflict avoidance: a padded A tile and split B columns.
 //!
-//! Idea: remove g06's two bank conflicts.
-//!       - The transposed store of A: the two threads that load one row of A write
-//!         `As[k][m]` for k 0–3 and 4–7, 4·128 floats apart, which is 0 mod 32: the same
-//!         bank. Padding each k-row of the tile by 4 floats (stride 132) moves the second
-//!         thread 16 banks away.
-//!       - The 16-byte reads of B: a 16-byte shared load is served 8 lanes at a time, and
-//!         g06's lanes read 8 floats apart, so lanes 0 and 4 of each group collide. Here a
-//!         thread owns columns `4t … 4t+3` and `64 + 4t … 64 + 4t+3`: the 8 lanes of a
-//!         group read 32 consecutive floats, one per bank.
-//! Changes from g06: the A tile's stride (`BM + A_PAD`), and which 8 columns of the
-//!       block tile a thread computes (two groups of 4, 64 apart).
-//! Cost: 16 more bytes of shared memory per k-row of A (512 in all); 93 registers, as g06.
-//! Bottleneck left: every k step loads its tiles, waits at a barrier, computes, and waits
-//!       again: the loads of the next tile do not overlap the math of this one (g08).
-//! Result: 32.4 TFLOP/s at 4096³ (1.07× g06), 63.4 % of cuBLAS.
+//! Idea: remove g06's two bank conflicts. Each k-row of the transposed A tile is padded by 4
+//!       floats, so the two threads that store one row of A land 16 banks apart; and a thread
+//!       computes two groups of 4 columns, 64 apart, so the 8 lanes served together by a
+//!       16-byte load read 32 consecutive floats of B, one per bank.
+//! Changes from g06: the A tile's stride (`BM + A_PAD`), and which 8 columns of the block tile
+//!       a thread computes (two groups of 4, 64 apart).
+//! Bottleneck: every k step loads its tiles, waits at a barrier, computes and waits again: the
+//!       loads of the next tile do not overlap the math of this one (g08).
+//! Cost: 93 registers, as g06; 16 more bytes of shared memory per k-row of A (512 in all).
+//! Result: 32.6 TFLOP/s at 4096³, 63.3 % of cuBLAS SGEMM, H200, 2026-11-22.
+//!
+//! The conflicts, in detail:
+//! - the transposed store of A: the two threads that load one row of A write `As[k][m]` for
+//!   k 0–3 and 4–7, 4·128 floats apart, which is 0 mod 32: the same bank. A stride of 132
+//!   moves the second thread 16 banks away;
+//! - the 16-byte reads of B: a 16-byte shared load is served 8 lanes at a time, and g06's lanes
+//!   read 8 floats apart, so lanes 0 and 4 of each group collide. Here a thread owns columns
+//!   `4t … 4t+3` and `64 + 4t … 64 + 4t+3`: the 8 lanes of a group read 32 consecutive floats.
 
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
 use crate::device::load::{load_readonly_f32x4, store_f32x4};

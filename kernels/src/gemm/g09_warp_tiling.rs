@@ -1,23 +1,22 @@
 //! Step g09 — warp tiling: each warp computes one compact 32 × 64 piece of the block tile.
 //!
-//! Idea: in g08 a warp's 32 threads cover 2 rows × 16 thread-columns of the block tile, a
-//!       16 × 128 strip: per k step the warp reads 16 values of A and 128 of B from shared
-//!       memory (576 bytes). Here the 8 warps of a block are arranged 4 × 2, each owning a
-//!       32 × 64 piece, and the lanes of a warp 4 × 8 inside it: per k step a warp reads 32
-//!       values of A and 64 of B (384 bytes), a third less shared-memory traffic for the
-//!       same 2048 FMAs. The block → warp → thread hierarchy mirrors the hardware's.
+//! Idea: in g08 a warp's 32 threads cover a 16 × 128 strip of the block tile: per k step it
+//!       reads 16 values of A and 128 of B (576 bytes). Here the 8 warps of a block are arranged
+//!       4 × 2, each owning a 32 × 64 piece, the lanes 4 × 8 inside it: 32 values of A and 64 of
+//!       B per k step (384 bytes), a third less shared traffic for the same 2048 FMAs.
 //! Changes from g08: which rows and columns a thread computes (`warp_row`, `warp_col`,
-//!       `lane_row`, `lane_col`), and a k tile of 16 instead of 8 (two 16-byte pieces of
-//!       A and of B per thread per tile), so each barrier covers twice the FMAs; the
-//!       buffers and the pipeline are g08's.
-//! Bank conflicts: the 8 lanes served together by a 16-byte shared load share a lane row
-//!       and read 32 consecutive floats of B (one per bank) and one address of A
-//!       (a broadcast).
+//!       `lane_row`, `lane_col`), and a k tile of 16 instead of 8, so each barrier covers twice
+//!       the FMAs; the buffers and the pipeline are g08's.
+//! Bottleneck: instructions other than FFMA: shared loads, the k loop and bounds-checked global
+//!       loads take about one issue slot in five (g10).
 //! Cost: 114 registers, 32.5 KB of shared memory (ptxas -v, sm_90).
-//! Result: 42.2 TFLOP/s at 4096³ (1.03× g08), 82.1 % of cuBLAS; 42.6 (83.5 %) at 8192³, on
-//!       an H200 (2026-11-22). With the k tile of 8, warp tiling alone bought 1 % (41.2
-//!       TFLOP/s): at 2 blocks (16 warps) per SM, shared bandwidth was no longer the limit;
-//!       the deeper k tile bought 2 % more. Still short of the 90 % goal.
+//! Result: 42.2 TFLOP/s at 4096³, 82.1 % of cuBLAS SGEMM, H200, 2026-11-22.
+//!
+//! Bank conflicts: the 8 lanes served together by a 16-byte shared load share a lane row and
+//! read 32 consecutive floats of B (one per bank) and one address of A (a broadcast). The block
+//! → warp → thread hierarchy mirrors the hardware's.
+//!
+//! More: docs/lessons.md#g09
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};

@@ -1,52 +1,28 @@
-//! Step g10 — fewer instructions per FMA: a 16 × 8 thread tile, written-out k steps and
-//! unchecked loads for interior blocks.
+//! Step g10 — fewer instructions per FMA: 16 × 8 per thread, k steps written out, unchecked loads.
 //!
-//! Idea: an SM issues one instruction per scheduler per cycle, and an FFMA fills that slot
-//!       for 32 lanes: at the FP32 peak, every other instruction (a shared load, an address,
-//!       a bounds check, a loop counter) takes a cycle from an FFMA. g09 spent about one
-//!       issue slot in five on such work: per tile of 16 k steps a thread ran 1024 FFMAs,
-//!       64 shared loads, a k loop (counter, compare, branch, three pointer bumps per step)
-//!       and about 100 instructions of bounds-checked global loads. g10 removes most of
-//!       them, three ways that only pay off together:
-//!       - **16 × 8 outputs per thread** (128 instead of 64): the block is 4 warps of 64 × 64
-//!         (128 threads), the lanes still 4 × 8. Per k step a thread reads 16 values of A and
-//!         8 of B, 6 shared loads for 128 FFMAs instead of 4 for 64; and with half the
-//!         threads per block, each thread's share of the tile loads covers twice the FFMAs.
-//!       - **the 16 k steps written out** (`unroll!`): no loop counter, and every shared
-//!         address is a base register plus a constant offset folded into the load, so
-//!         ptxas sees one straight block of 2048 FFMAs and 96 loads to schedule.
-//!       - **interior blocks skip the bounds checks**: when the block's 128 × 128 tile lies
-//!         inside C, rows are 16-byte aligned and the k tile is whole, each piece of A and B
-//!         is one pointer plus the tile's offset, loaded without a compare or a select;
-//!         edge blocks and the last partial k tile keep g09's checked loads.
-//! Changes from g09: `TM` 16 (A fragment 4 × 16 bytes), 128 threads in 2 × 2 warps of
-//!       64 × 64, four pieces of A and of B per thread per tile; the k loop unrolled; the
-//!       `unchecked_tiles` fast path. Tiles, padding, `cp.async` double buffering and the
-//!       lane layout (so also g09's bank-conflict-free reads) are g09's.
-//! Cost: 253 registers (ptxas -v, sm_90; 128 accumulators, fragments for the next k steps
-//!       hoisted by ptxas), 32.5 KB of shared memory; 2 blocks (8 warps) per SM, half of
-//!       g09's 16, so latency is hidden by independent instructions rather than by warps.
-//! What each part is worth (H200, 2026-11-22, % of cuBLAS at 4096³ / 8192³, variants timed
-//!       side by side in one run): all three 93.2 / 94.5; without the fast path 85.4 /
-//!       87.2; with the k loop left rolled 84.8 / 85.9; with neither, the 16 × 8 tile alone,
-//!       79.5 / 79.7, below g09. Keeping the next k step's fragments in a second set of
-//!       registers by hand (register double buffering) gave nothing (92.4 / 93.6): ptxas
-//!       already hoists the loads of the written-out steps. From other runs, each with the
-//!       k loop written out and the fast path: g09's 8 × 8 tile, 86.4 / 87.2 (149
-//!       registers: one 256-thread block per SM); an 8 × 16 thread tile (lanes 8 × 4) in
-//!       this block, 83.6 / 84.8; a 128 × 256 block of 256 threads (8 × 16 each, 48 KB),
-//!       90.9 / 92.3; 64 × 128 blocks of 128 threads with g09's 8 × 8 (3 per SM), 91.1 / 93.3.
-//! Bottleneck left: cuBLAS is still 6–8 % ahead; with 8 warps per SM, the barrier after
-//!       each tile and the first shared loads after it are exposed (only the other block
-//!       runs while a block's warps wait there).
-//! Result: 47.3 TFLOP/s at 4096³ (1.12× g09), 91.9 % of cuBLAS's 51.4; 48.0 (94.1 % of
-//!       51.1) at 8192³, on an H200 (2026-11-22; `docs/runs/2026-11-22-h200-g10`).
-//!       GPU tests (every awkward shape) and racecheck (0 hazards) passed on that H200.
-//!       The ladder's final run agrees: 92.0 % and 93.9 % (`docs/runs/2026-11-22-h200-gemm-final`).
-//! Small sizes: a large-matrix kernel. At 1024³ (12.9 TFLOP/s against g09's 16.9) and 1000³
-//!       (8.5 against 16.1) its 64 blocks of 4 warps leave half the SMs idle and the rest
-//!       with 4 warps; at 4097³ (rows not 16-byte aligned) every load takes the checked path
-//!       (33.6 against 35.6).
+//! Idea: an FFMA fills an issue slot for 32 lanes, so at the FP32 peak every other instruction
+//!       (a shared load, an address, a bounds check, a loop counter) takes a cycle from an FFMA;
+//!       g09 spent about one slot in five on such work. Three changes that only pay together:
+//!       16 × 8 outputs per thread (6 shared loads per 128 FFMAs instead of 4 per 64), the 16 k
+//!       steps written out (`unroll!`), and interior blocks loading without bounds checks.
+//! Changes from g09: `TM` 16 (A fragment 4 × 16 bytes), 128 threads in 2 × 2 warps of 64 × 64,
+//!       four pieces of A and of B per thread per tile; the k loop unrolled; the
+//!       `unchecked_tiles` fast path.
+//! Bottleneck: with 8 warps per SM, the barrier after each tile and the first shared loads after
+//!       it are exposed (only the other block runs while a block's warps wait there).
+//! Cost: 253 registers (ptxas -v, sm_90; 128 accumulators), 32.5 KB of shared memory; 2 blocks
+//!       (8 warps) per SM, half of g09's 16: latency is hidden by independent instructions.
+//! Result: 47.3 TFLOP/s at 4096³, 91.9 % of cuBLAS SGEMM, H200, 2026-11-22.
+//!
+//! Written out, the 16 k steps need no loop counter, and every shared address is a base
+//! register plus a constant offset folded into the load: ptxas sees one straight block of 2048
+//! FFMAs and 96 loads to schedule (and hoists the fragments of the next k steps). When a
+//! block's 128 × 128 tile lies inside C, rows are 16-byte aligned and the k tile is whole, each
+//! piece of A and B is one pointer plus the tile's offset, loaded without a compare or a select;
+//! edge blocks and the last partial k tile keep g09's checked loads. Tiles, padding, `cp.async`
+//! double buffering and the lane layout (so also g09's bank-conflict-free reads) are g09's.
+//!
+//! More: docs/lessons.md#g10
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};

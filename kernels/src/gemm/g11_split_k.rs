@@ -1,50 +1,34 @@
-//! Step g11 — split-K: a tile's k tiles shared by several blocks, so that a small product
-//! still fills every SM.
+//! Step g11 — split-K: a tile's k tiles shared by several blocks, so small products fill every SM.
 //!
-//! Idea: g10 is built for two 4-warp blocks per SM (253 registers, 8 warps), where it issues
-//!       an FFMA in about 70 % of the cycles; with one block per SM (4 warps, one per
-//!       scheduler) nothing hides its barrier and shared-load latencies and the same k tile
-//!       takes 1.7 times as long. At 1024³ g10 has 64 tiles of 128 × 128 for 132 SMs: half
-//!       the SMs idle, the others run one block (12.9 TFLOP/s, 37 % of cuBLAS). Smaller tiles
-//!       would give more blocks but less reuse per shared load (a 64 × 32 warp piece reads
-//!       half again as many bytes per FMA) and undo g10. Instead, keep g10's block and cut
-//!       each tile's K into contiguous slices, one block per slice (the grid's z). The
-//!       host picks the count per shape (`common::gemm::g11::slices`): as many as still
-//!       fit in one wave, each at least 64 deep. At 1024³, 4 slices: 256 blocks of 16 k
-//!       tiles fill 256 of the 264 slots (2 per SM), every SM works, and each runs g10's
-//!       inner loop at g10's occupancy. Where the tiles alone fill the GPU (2048³ and up),
-//!       1 slice: g10 exactly, plus one branch.
-//! Combining the slices: each block stores its partial 128 × 128 tile in a workspace
-//!       (`[piece][thread]`, so a warp's 16-byte stores cover 512 contiguous bytes), then
-//!       takes a ticket from the tile's arrival counter (`atom.acq_rel.gpu.add`, as x3).
-//!       The block that draws the last ticket reads every slice's partial back from L2
-//!       (`ld.global.cg`) and adds them in slice order, then stores C with g10's
-//!       bounds-checked stores and resets the counter for the next launch. The sum is
-//!       ((p0 + p1) + p2) + … whoever arrives last, so the result is deterministic, and
-//!       every entry of C is written once, by a plain store: the host's poisoned-C check
-//!       still catches an entry no block wrote, and C needs no zeroing before a launch.
-//!       A red.global.add.f32 into a zeroed C was the other way: no workspace, but a
-//!       `memset` launch in the timed work, a result that changes with the order the
-//!       adds land in L2, and 4-byte atomics 2 to a 32-byte sector (each thread's 4
-//!       neighbouring columns are 16 bytes apart from the next lane's) whose L2
-//!       throughput is not known here.
-//! Accuracy: a slice sums its k values in order as g10 does; the slices' sums are then
-//!       added, which is a shorter chain per term (pairwise-like), not a worse one:
-//!       the error stays at g10's (the host's bound is 1e-5 relative Frobenius).
-//! Changes from g10: a K range per block (`k_tile_range`, grid z) in place of all of K;
-//!       with more than one slice, the partial store, ticket and ordered sum
-//!       (`combine_slices`) before g10's store of C; a seventh argument (the workspace: a
-//!       partial tile per block, then a counter per tile).
-//! Cost: ptxas -v (sm_90a): 251 registers (g10: 253), no spills, 33 296 bytes of shared
-//!       memory (g10's and the ticket); workspace 64 KB per block (16 MB at 1024³ with 4
-//!       slices; at 1 slice it is allocated and never touched), and per tile `slices`
-//!       partial stores and loads of 64 KB through L2.
-//! Requires: nothing about residency: a block never waits for another (the last to arrive
-//!       does the sum), so any number of waves works.
-//! Result (H200, 2026-11-23, cuBLAS SGEMM beside it): 1024³ 35.0 TFLOP/s, 101.6 % of
-//!       cuBLAS (g10 37.4 %, g09 49.4 %); 1000³ 90.1 % (g10 25.8 %); 4096³, one slice,
-//!       89.6 % (g10 91.1 %: the extra branch and two registers are within noise of
-//!       nothing). The full tables are in docs/benchmarks.md.
+//! Idea: at 1024³ g10 has 64 tiles of 128 × 128 for 132 SMs: half the SMs idle, the others run
+//!       one block, which nothing hides. Keep g10's block and cut each tile's K into contiguous
+//!       slices, one block per slice (the grid's z), as many as still fit in one wave, each at
+//!       least 64 deep (`common::gemm::g11::slices`): at 1024³ 4 slices, 256 blocks for 264
+//!       slots. Where the tiles alone fill the GPU (2048³ and up), 1 slice: g10 plus one branch.
+//! Changes from g10: a K range per block (`k_tile_range`, grid z); with more than one slice,
+//!       the partial store, ticket and ordered sum (`combine_slices`) before g10's store of C;
+//!       a seventh argument, the workspace (a partial tile per block, then a counter per tile).
+//! Bottleneck: with several slices, each tile's partials go through L2 and back (`slices`
+//!       stores and loads of 64 KB); with one slice, g10's.
+//! Cost: 251 registers, no spills, 33 296 B of shared memory (ptxas -v, sm_90a); a workspace of
+//!       64 KB per block (16 MB at 1024³ with 4 slices; allocated but untouched at 1 slice).
+//! Requires: nothing about residency: a block never waits for another, so any number of waves.
+//! Result: 35.0 TFLOP/s at 1024³, 101.6 % of cuBLAS SGEMM, H200, 2026-11-23.
+//!
+//! Combining the slices: each block stores its partial 128 × 128 tile in the workspace
+//! (`[piece][thread]`, so a warp's 16-byte stores cover 512 contiguous bytes), then takes a
+//! ticket from the tile's arrival counter (`atom.acq_rel.gpu.add`, as x3). The block that draws
+//! the last ticket reads every slice's partial back from L2 (`ld.global.cg`), adds them in slice
+//! order, stores C with g10's bounds-checked stores and resets the counter for the next launch.
+//! The sum is ((p0 + p1) + p2) + … whoever arrives last, so the result is deterministic, and
+//! every entry of C is written once, by a plain store: the host's poisoned-C check still catches
+//! an entry no block wrote, and C needs no zeroing before a launch.
+//!
+//! Accuracy: a slice sums its k values in order, as g10 does; the slices' sums are then added,
+//! a shorter chain per term (pairwise-like), not a worse one: the error stays at g10's (the
+//! host's bound is 1e-5 relative Frobenius).
+//!
+//! More: docs/lessons.md#g11
 
 use crate::device::async_copy::{cp_async_4, cp_async_16, cp_async_commit, cp_async_wait_all};
 use crate::device::atomic::{atomic_add_acq_rel_u32, fence_acq_rel_gpu};

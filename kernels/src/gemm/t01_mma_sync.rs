@@ -1,28 +1,20 @@
 //! Step t01 — tensor cores: `mma.sync.m16n8k16`, fed from shared memory with plain loads.
 //!
 //! Idea: a warp-wide instruction multiplies a 16 × 16 tile of A by a 16 × 8 tile of B and
-//!       accumulates in f32: 4096 multiply-adds per instruction, done by the tensor cores
-//!       instead of 4096 FMAs on the CUDA cores. A block stages a 64 × 16 slice of A and a
-//!       16 × 64 slice of B in shared memory (B transposed, so that the two k values a lane
-//!       needs sit in one 32-bit word); each of its 4 warps owns a 32 × 32 piece of C, that
-//!       is 2 × 4 `mma` tiles, and loads its fragments with plain 32-bit shared loads
-//!       following the layout in [`crate::device::mma`].
-//! Inputs f16 (or bf16), accumulation and output f32; one instance per input type.
-//! Bottleneck: feeding. Every fragment element is fetched by a separate 32-bit shared load
-//!       and the global loads are 2-byte scalars, one k step of 16 per barrier pair: the
-//!       tensor cores wait on the loads (t02 uses `ldmatrix` and a swizzled layout).
-//! Cost: 4 KB of shared memory, 128 threads per block.
-//! Result: 25.5 TFLOP/s at 4096³ and 26.4 at 8192³ on an H200 (f16 and bf16 alike), 3.4 %
-//!       of cuBLAS GemmEx (756 and 751 TFLOP/s) in the same run (2026-11-22): correct, and
-//!       the slowest way to use tensor cores, which is this step's point.
-//! Beside its C++ twin (H100, 2026-11-23): Rust ÷ C++ 0.94 at 1024³, 1.02–1.04 at 4096³.
-//!       rustc's PTX gets 73 registers, the twin's 64: 6 blocks of 128 threads per SM
-//!       against 8. The registers buy a better schedule (all 16 global loads in flight, all
-//!       16 shared loads before the first `mma`: 121 instructions per k tile against 164),
-//!       which wins where occupancy does not matter (1024³: 2 blocks per SM) and loses a
-//!       little where it does. Tried: capping both at 64 registers (`.minnctapersm 8`, CUDA's
-//!       `__launch_bounds__(128, 8)`): the Rust then spilled 4 bytes and fell to 1.05–1.11
-//!       of the twin, which gained 10 % from the cap; not kept.
+//!       accumulates in f32: 4096 multiply-adds done by the tensor cores instead of the CUDA
+//!       cores. A block stages a 64 × 16 slice of A and a 16 × 64 slice of B in shared memory;
+//!       each of its 4 warps owns a 32 × 32 piece of C (2 × 4 `mma` tiles) and loads its
+//!       fragments with 32-bit shared loads, following the layout in [`crate::device::mma`].
+//! Bottleneck: feeding: every fragment element is fetched by a separate 32-bit shared load, the
+//!       global loads are 2-byte scalars, one k step of 16 per barrier pair (t02: `ldmatrix`).
+//! Cost: 73 registers (as the driver reports them), 4 KB of shared memory, 128 threads per
+//!       block: 6 blocks per SM.
+//! Result: 25.5 TFLOP/s f16 at 4096³ (bf16 alike), 3.4 % of cuBLAS, H200, 2026-11-22.
+//!
+//! Inputs f16 (or bf16), accumulation and output f32; one instance per input type. B is staged
+//! transposed, so that the two k values a lane needs sit in one 32-bit word.
+//!
+//! More: docs/lessons.md#t01
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::mma::{mma_m16n8k16_bf16, mma_m16n8k16_f16};

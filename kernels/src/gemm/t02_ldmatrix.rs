@@ -1,23 +1,24 @@
 //! Step t02 — `ldmatrix` fragments from a swizzled shared-memory layout.
 //!
-//! Idea: feed the tensor cores with few, wide instructions. One `ldmatrix.x4` fills a whole
-//!       A fragment (four 8 × 8 matrices) from shared memory, where t01 needed four scalar
-//!       loads; `ldmatrix.x4.trans` fills the B fragments of two n8 tiles from a B tile kept
-//!       row-major, so B no longer needs transposing on the way in. Global loads move 16
-//!       bytes (8 values) per instruction. Each warp now owns a 64 × 32 piece of a
-//!       128 × 128 block tile (4 × 4 `mma` tiles), and k advances 32 per barrier.
-//! Swizzle: `ldmatrix` reads 8 rows at one 16-byte column. A's rows are 64 bytes long, so
-//!       rows r and r + 2 share banks; B's are 256 bytes, so all 8 would. Each 16-byte chunk
-//!       is stored at column `c ^ (r / 2 % 4)` (A) or `c ^ (r % 8)` (B): the 8 rows of any
-//!       `ldmatrix` then fall in 8 different bank groups, and a row's chunks stay in the row.
-//! Changes from t01: `ldmatrix_x4` / `ldmatrix_x4_trans`, the XOR-swizzled tiles, 16-byte
-//!       global loads, a 128 × 128 × 32 block tile of 8 warps.
+//! Idea: feed the tensor cores with few, wide instructions. One `ldmatrix.x4` fills a whole A
+//!       fragment (four 8 × 8 matrices), where t01 needed four scalar loads; `ldmatrix.x4.trans`
+//!       fills the B fragments of two n8 tiles from a row-major B tile, so B is no longer
+//!       transposed on the way in. Global loads move 16 bytes (8 values) per instruction.
+//! Changes from t01: `ldmatrix_x4` / `ldmatrix_x4_trans`, the XOR-swizzled tiles, 16-byte global
+//!       loads, a 128 × 128 × 32 block tile of 8 warps, each owning a 64 × 32 piece.
+//! Bottleneck: loads and math still alternate: each k tile is loaded, then computed (t03
+//!       pipelines them).
+//! Cost: 124 registers (as the driver reports them), 16 KB of shared memory, 256 threads.
 //! Requires: K and N multiples of 8 (16-byte rows); the host refuses other shapes.
-//! Bottleneck left: loads and math still alternate: each k tile is loaded, then computed
-//!       (t03 pipelines them).
-//! Cost: 16 KB of shared memory, 256 threads per block.
-//! Result: 202 TFLOP/s at 4096³ and 211 at 8192³ on an H200 (f16; bf16 alike), 27–28 % of
-//!       cuBLAS GemmEx in the same run (2026-11-22): 8× t01.
+//! Result: 202 TFLOP/s f16 at 4096³ (bf16 alike), 27 % of cuBLAS, H200, 2026-11-22.
+//!
+//! The swizzle: `ldmatrix` reads 8 rows at one 16-byte column. A's rows are 64 bytes long, so
+//! rows r and r + 2 share banks; B's are 256 bytes, so all 8 would. Each 16-byte chunk is
+//! stored at column `c ^ (r / 2 % 4)` (A) or `c ^ (r % 8)` (B): the 8 rows of any `ldmatrix`
+//! then fall in 8 different bank groups, and a row's chunks stay in the row. Each warp holds
+//! 4 × 4 `mma` tiles, and k advances 32 per barrier.
+//!
+//! More: docs/lessons.md#t02
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::load::{I32x4, load_readonly_v4};

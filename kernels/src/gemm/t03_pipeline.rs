@@ -1,24 +1,23 @@
 //! Step t03 — a multi-stage `cp.async` pipeline: the next tiles load while this one computes.
 //!
-//! Idea: keep `STAGES` (3) copies of the A and B tiles. Tile `t + 2` streams in with
-//!       `cp.async` (global to shared, no registers, the thread does not wait) while the
-//!       warps compute on tile `t`; `cp.async.wait_group 1` before each step waits only for
-//!       the oldest group, so two tiles of loads are always in flight behind the math.
-//!       The copies land straight in the swizzled layout of t02; chunks past an edge are
-//!       zero-filled by the copy itself (`src_bytes` = 0).
-//! Changes from t02: `cp_async_16` instead of load + store, three stages indexed
-//!       `t % STAGES`, a prologue that fills two stages, one barrier per k step. And a
-//!       lesson from its C++ twin: each thread's fragment addresses are computed once,
-//!       and the fragments 16 rows apart are reached by an offset inside the `ldmatrix`
-//!       (`[reg+imm]`, [`ldmatrix_x4_at`]). Computed per fragment, as t02 does, they cost
-//!       12 address registers rebuilt every tile, and ptxas issued the second k16 step's
-//!       `ldmatrix`es right before their `mma`s instead of under the first step's: 9 %
-//!       slower than the twin at 4096³ (H100), whose compiler (NVVM) folds the offsets.
-//! Cost: 48 KB of shared memory (3 × 16 KB), the static maximum.
+//! Idea: keep `STAGES` (3) copies of the A and B tiles. Tile `t + 2` streams in with `cp.async`
+//!       (global to shared, no registers, the thread does not wait) while the warps compute on
+//!       tile `t`; `cp.async.wait_group 1` before each step waits only for the oldest group, so
+//!       two tiles of loads are always in flight behind the math.
+//! Changes from t02: `cp_async_16` instead of load + store, three stages indexed `t % STAGES`,
+//!       a prologue that fills two, one barrier per k step; fragment addresses computed once,
+//!       those 16 rows apart reached by an offset inside the `ldmatrix` ([`ldmatrix_x4_at`]).
+//! Bottleneck: `ldmatrix` traffic: a 64 × 32 warp tile issues 6 `ldmatrix.x4` for 16 `mma` per
+//!       k16 step (t04 grows the warp tile).
+//! Cost: 128 registers (as the driver reports them), 48 KB of shared memory (3 × 16 KB, the
+//!       static maximum).
 //! Requires: K and N multiples of 8, as t02.
-//! Result (H200, 2026-11-23): 346 TFLOP/s at 4096³ (f16; bf16 345), 43–45 % of cuBLAS
-//!       GemmEx in the same run, 1.7× t02; Rust ÷ C++ 1.00. Before the offsets: 314 (f16)
-//!       and, on the H100, Rust ÷ C++ 1.09.
+//! Result: 346 TFLOP/s f16 at 4096³ (bf16 345), 43–45 % of cuBLAS, H200, 2026-11-23.
+//!
+//! The copies land straight in the swizzled layout of t02; chunks past an edge are zero-filled
+//! by the copy itself (`src_bytes` = 0).
+//!
+//! More: docs/lessons.md#t03
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};

@@ -1,31 +1,19 @@
 //! Step t04 — larger warp tiles: 4 warps of 64 × 64 instead of 8 of 64 × 32.
 //!
-//! Idea: a warp's `ldmatrix` traffic grows with its tile's perimeter and its `mma` count
-//!       with the area. At 64 × 32 a warp issues 4 A and 2 B `ldmatrix.x4` for 16 `mma`
-//!       per k16 step; at 64 × 64, 4 A and 4 B for 32 `mma`: a third fewer loads per
-//!       multiply, and each fragment of B is reused by 4 `mma` instead of 2. The block tile
-//!       (128 × 128 × 32) and the three-stage pipeline are t03's; each thread now holds 128
-//!       f32 accumulators, and a block has 128 threads.
-//! Changes from t03: `THREADS` 128 (4 loads per thread per tile), warps 2 × 2, `acc` of
-//!       4 × 8 `mma` tiles, four `ldmatrix_x4_trans` per k16 step.
+//! Idea: a warp's `ldmatrix` traffic grows with its tile's perimeter and its `mma` count with
+//!       the area. At 64 × 32 a warp issues 4 A and 2 B `ldmatrix.x4` for 16 `mma` per k16
+//!       step; at 64 × 64, 4 A and 4 B for 32 `mma`: a third fewer loads per multiply, and each
+//!       fragment of B is reused by 4 `mma` instead of 2. Each thread holds 128 accumulators.
+//! Changes from t03: `THREADS` 128 (4 loads per thread per tile), warps 2 × 2, `acc` of 4 × 8
+//!       `mma` tiles, four `ldmatrix_x4_trans` per k16 step; t03's block tile and pipeline.
+//! Bottleneck: `mma.sync` itself: 2 warps per scheduler cannot hide each `mma`'s wait on its
+//!       `ldmatrix` and the pipeline's barriers (the tensor pipe is busy 55 % of the cycles);
+//!       `wgmma` (t05) removes both.
 //! Cost: 236 registers (2 blocks of 128 threads per SM), 48 KB of shared memory.
 //! Requires: K and N multiples of 8, as t02.
-//! Result: 342 TFLOP/s at 4096³ and 370 at 8192³ on an H200 (f16; bf16 344 and 370), 45–48 %
-//!       of cuBLAS GemmEx in the same run (2026-11-22): 1.10× t03, short of the 60 % goal.
-//!       Since t03 reaches its fragments by immediate offsets (2026-11-23, a lesson from its
-//!       C++ twin), t03 runs as fast as this step at 1024³ and 4096³ on the H200 (346
-//!       against 342 TFLOP/s at 4096³ f16): measured against that t03, the larger warp tile
-//!       gains nothing there (this step keeps t03's former per-fragment addressing; whether
-//!       the two ideas add up is not measured yet).
-//! Ceiling: 54–58 % of the `mma.sync` ceiling (p8: 640 TFLOP/s on an H200). ncu at 4096³
-//!       (2026-11-23, docs/benchmarks.md): 8 warps per SM (registers and shared memory
-//!       allow 2 blocks), tensor pipe active 55 % of cycles, issue slots busy 30 %, a warp
-//!       issues every 6.3 cycles, a third of them waiting on fixed-latency dependencies
-//!       (each `mma` on its `ldmatrix`); bank conflicts nil. Two warps per scheduler cannot
-//!       hide fragment loads and the pipeline's barriers; `wgmma` (t05) removes both.
-//! Tried and dropped: a 128 × 256 block of 8 such warps with three stages in 72 KB of
-//!       dynamic shared memory (224 registers, one block per SM) ran 309 TFLOP/s at 4096³
-//!       and 329 at 8192³, slower than this tile.
+//! Result: 342 TFLOP/s f16 at 4096³ (bf16 344), 45 % of cuBLAS, H200, 2026-11-22.
+//!
+//! More: docs/lessons.md#t04
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};

@@ -1,33 +1,26 @@
-//! Step t05 — Hopper's warpgroup MMA (`wgmma`, sm_90a): the tensor cores read both tiles
-//! straight from shared memory, 64 × 256 × 16 per instruction, asynchronously.
+//! Step t05 — Hopper's warpgroup MMA (`wgmma`): tensor cores read both tiles from shared memory.
 //!
-//! Idea: with `mma.sync` (t01–t04) every warp first copies its fragments from shared memory
-//!       into registers with `ldmatrix`, then issues one small 16 × 8 × 16 product per
-//!       instruction and waits for it; on the H200 that path stopped at 45 % of cuBLAS (t04). `wgmma` lets a warpgroup (4 warps, 128 threads) hand the tensor cores
-//!       two shared-memory *descriptors* and 128 accumulator registers per thread: one
-//!       instruction is a 64 × 256 × 16 product, 256 times the work of an `mma.sync`,
-//!       with no `ldmatrix` and no register traffic for A and B. It is asynchronous: the
-//!       threads issue the next copies while the tensor cores work, and wait only for the
-//!       group before last.
-//! Changes from t04: a 128 × 256 block tile of two warpgroups (each 64 × 256), k tiles of 64
-//!       so that each row of a tile is one 128-byte swizzle row (the swizzle of t02–t04, now
-//!       the hardware's own 128-byte mode), four stages in 193 KB of dynamic shared memory,
-//!       and two barriers per k tile: one before the `wgmma` (the tile has landed), one
-//!       after the previous tile's `wgmma` finished (its stage may be refilled).
-//! Cost: 193 registers per thread (128 of them accumulators) × 256 threads, and 193 KB of
-//!       dynamic shared memory (4 stages of 48 KB, plus 1 KB to align the base): one block
-//!       (8 warps) per SM. The host raises the kernel's dynamic shared-memory limit.
-//! Requires: an sm_90a device (compute capability 9.0: H100, H200) and the sm_90a PTX
-//!       (ISA 8.0); K and N multiples of 8, as t02. Elsewhere the runner skips it and says why.
-//! Result: 500 TFLOP/s at 4096³ (f16; bf16 507), 66.2 % of cuBLAS GemmEx, and 479 at 8192³
-//!       (bf16 536), 63.7 %, on an H200 in the ladder's final run (2026-11-22): 1.46× t04.
-//!       Other calls measured 520–545 at 8192³ (67.7–70.5 %); see the notes.
-//! Bottleneck: the loads. Timed apart with ncu at 8192³, t05's `wgmma`s alone take 1.38
-//!       ms (cuBLAS: 1.43 ms for everything), its `cp.async` loads alone 1.80 ms, the two
-//!       together 2.07 ms. t06 moves the loads to the copy engine.
-//!       cuBLAS's own kernels add what this step leaves out: the TMA copy engine instead of
-//!       `cp.async` (no threads spent on addresses), warp specialization (producer and
-//!       consumer warpgroups), and a persistent grid.
+//! Idea: with `mma.sync` every warp copies its fragments into registers with `ldmatrix` and
+//!       issues a 16 × 8 × 16 product per instruction. `wgmma` lets a warpgroup (4 warps) hand
+//!       the tensor cores two shared-memory *descriptors* and 128 accumulator registers per
+//!       thread: one asynchronous 64 × 256 × 16 product, 256 times an `mma.sync`, no `ldmatrix`;
+//!       the threads issue the next copies while it runs and wait only for the group before last.
+//! Changes from t04: a 128 × 256 block tile of two warpgroups, k tiles of 64 (one 128-byte
+//!       swizzle row, the hardware's own mode), four stages in 193 KB of dynamic shared memory,
+//!       two barriers per k tile.
+//! Bottleneck: the loads: timed apart (ncu, 8192³), the `wgmma`s alone take 1.38 ms, the
+//!       `cp.async` loads alone 1.80 ms, both together 2.07 ms (t06 hands them to the copy engine).
+//! Cost: 193 registers (128 accumulators) × 256 threads; 193 KB of dynamic shared memory (4
+//!       stages of 48 KB and 1 KB to align the base): one block (8 warps) per SM.
+//! Requires: an sm_90a device (H100, H200) and the sm_90a PTX (ISA 8.0); K and N multiples of 8.
+//! Result: 500 TFLOP/s f16 at 4096³ (bf16 507), 66.2 % of cuBLAS, H200, 2026-11-22.
+//!
+//! The two barriers per k tile: one before the `wgmma` (the tile has landed), one after the
+//! previous tile's `wgmma` finished (its stage may be refilled). The host raises the kernel's
+//! dynamic shared-memory limit; on a device without sm_90a the runner skips the step and says
+//! why.
+//!
+//! More: docs/lessons.md#t05
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};

@@ -1,34 +1,26 @@
-//! Step t06 — the copy engine feeds the tensor cores: TMA tensor copies, `mbarrier`s instead
-//! of block barriers, and a producer warp beside two consumer warpgroups.
+//! Step t06 — the copy engine feeds the tensor cores: TMA copies from a producer warp, `mbarrier`s.
 //!
-//! Idea: t05's tensor cores wait for memory. Timed apart at 8192³ (ncu, H200), t05's
-//!       `wgmma`s alone (on tiles left in shared memory) take 1.38 ms and its loads alone
-//!       1.80 ms; together 2.07 ms. Every one of t05's 256 threads computes 12 addresses and
-//!       bounds per k tile and issues 12 16-byte `cp.async`, and all of them meet at two
-//!       block barriers per k tile, so the slower of the two warpgroups sets the pace of
-//!       both. Here one thread of a *producer* warp asks the TMA copy engine for each tile
-//!       (one instruction per box: the engine makes the addresses, applies the 128-byte
-//!       swizzle and fills zeros past the edges) and the copies count their bytes on a
-//!       "full" `mbarrier` per stage. Each consumer warpgroup waits only for that barrier,
-//!       and, when its `wgmma`s on a stage have finished, arrives on the stage's "empty"
-//!       barrier, which the producer waits for before refilling it. No block barrier is
-//!       left in the loop.
-//! Changes from t05: the loads (`load_tile` becomes five `copy_tensor_2d` on one thread),
-//!       the two `bar.sync` per tile become a wait on "full" and an arrival on "empty", and
-//!       the block has a 9th warp, the producer. The tiles, their swizzled layout, the
-//!       `wgmma`s and the epilogue are t05's.
-//! Cost: 154 registers × 288 threads (`#[kernel(max_threads = 288)]` tells ptxas the block
-//!       size, as `__launch_bounds__` would); t05's shared memory plus 64 bytes of barriers
-//!       (193 KB); one block per SM.
-//! Requires: as t05 (sm_90a, K and N multiples of 8: the tensor map's row strides must be
-//!       multiples of 16 bytes). The host encodes the tensor maps (`cuTensorMapEncodeTiled`)
-//!       and passes their addresses in place of A and B.
-//! Result: 608 TFLOP/s at 4096³ (f16; bf16 623), 80.5 % of cuBLAS GemmEx, and 604 at 8192³
-//!       (bf16 652), 80.3 %, on an H200 in the ladder's final run (2026-11-22): 1.22–1.26×
-//!       t05. Another call measured 620 (80.7 %) at 8192³.
-//!       cuBLAS still copies less: its kernels here (`nvjet_sm90_hss_256x128…_1x2` and
-//!       `…_320x128…_1x2`) pair blocks in clusters of two that share one operand's tiles
-//!       through TMA multicast, and keep one block per SM for the whole product.
+//! Idea: each of t05's 256 threads computes 12 addresses and bounds per k tile for as many
+//!       `cp.async`, and all of them meet at two block barriers. Here one thread of a *producer*
+//!       warp asks the TMA copy engine for each tile (one instruction per box: the engine makes
+//!       the addresses, swizzles, zero-fills past the edges); the copies count their bytes on a
+//!       stage's "full" `mbarrier`, and the consumers release the stage on its "empty" one.
+//! Changes from t05: `load_tile` becomes five `copy_tensor_2d` on one thread; the two `bar.sync`
+//!       per tile become a wait on "full" and an arrival on "empty"; a 9th warp, the producer.
+//! Bottleneck: one block per tile: its pipeline fills with no `wgmma` to hide it and its
+//!       epilogue stores 128 KB of C with none in flight (t07 makes the grid persistent).
+//! Cost: 154 registers × 288 threads (`#[kernel(max_threads = 288)]`, as `__launch_bounds__`);
+//!       t05's shared memory plus 64 bytes of barriers (193 KB); one block per SM.
+//! Requires: as t05; the tensor maps' row strides must be multiples of 16 bytes.
+//! Result: 608 TFLOP/s f16 at 4096³ (bf16 623), 80.5 % of cuBLAS, H200, 2026-11-22.
+//!
+//! Each consumer warpgroup waits only for a stage's "full" barrier and, when its `wgmma`s on the
+//! stage have finished, arrives on its "empty" barrier, which the producer waits for before
+//! refilling it: no block barrier is left in the loop. The tiles, their swizzled layout, the
+//! `wgmma`s and the epilogue are t05's. The host encodes the tensor maps
+//! (`cuTensorMapEncodeTiled`) and passes their addresses in place of A and B.
+//!
+//! More: docs/lessons.md#t06
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::shared::dynamic_shared;

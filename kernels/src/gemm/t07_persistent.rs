@@ -1,30 +1,25 @@
-//! Step t07 — a persistent grid: one block per SM walks many output tiles, and the producer
-//! runs ahead into the next tile while the consumers store the last one.
+//! Step t07 — a persistent grid: one block per SM walks many tiles, its producer running ahead.
 //!
-//! Idea: t06 launches one block per tile, and a block's life has three parts: the pipeline
-//!       fills (the first tile's loads, no `wgmma` to hide them), the main loop, and the
-//!       epilogue (128 KB of C stored from registers, no `wgmma` in flight). With one block
-//!       per SM (193 KB of shared memory) nothing overlaps the first and the last part. Here
-//!       the grid is exactly as many blocks as fit on the GPU at once, and each one loops
-//!       over tiles `blockIdx.x`, `+ gridDim.x`, … . The producer's stage counter runs on
-//!       across tiles: while the consumers finish a tile and store it, the producer is
-//!       already filling the free stages with the next tile's first k tiles, so the next
-//!       main loop starts on loaded data. The tiles are walked in bands of 16 tile rows,
-//!       column by column ([`common::gemm::grouped_tile`]): the 132 blocks that run at one
-//!       time share 16 rows of A and about 8 columns of B, which L2 then serves, instead
-//!       of t06's launch order (4 rows by the whole width of B at 8192³, so that B is read
-//!       from DRAM again for every wave).
-//! Changes from t06: the tile loop around producer and consumers, a stage counter that
-//!       does not restart per tile (its phase parity too), the last stage of each tile
-//!       released after the final `wait_group`, and the grid the host sizes from the
+//! Idea: t06's blocks each fill a pipeline and store an epilogue with nothing overlapping them.
+//!       Here the grid is as many blocks as fit at once, each looping over tiles `blockIdx.x`,
+//!       `+ gridDim.x`, …; the producer's stage counter runs on across tiles, so while the
+//!       consumers store one tile it already loads the next. The tiles are walked in bands of
+//!       16 tile rows ([`common::gemm::grouped_tile`]), so running blocks share A and B in L2.
+//! Changes from t06: the tile loop; a stage counter (and phase) that does not restart per tile;
+//!       a tile's last stage released after the final `wait_group`; the grid sized by the
 //!       occupancy calculator (`GridMap::Persistent`) instead of one block per tile.
-//! Cost: 158 registers × 288 threads; t06's 193 KB of shared memory; one block per SM, a
-//!       grid of 132 on an H100 or H200 (the occupancy calculator's answer).
+//! Bottleneck: L2 → SM traffic: a block copies 48 KB per k tile for 4.2 MFLOP, about 8.6 TB/s
+//!       across the GPU at 750 TFLOP/s, about what L2 can serve (t08 shares B's tile).
+//! Cost: 158 registers × 288 threads; t06's 193 KB of shared memory; one block per SM, a grid
+//!       of 132 on an H100 or H200.
 //! Requires: as t06.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16, same process): H200 8192³ 90.6 / 90.0
-//!       (t06 78.1 / 83.9), 4096³ 81.7 / 80.9 (t06 80.3 / 79.7); H100 8192³ 85.4 / 84.6
-//!       (t06 75.0 / 70.3). The walk pays where operands outgrow the L2; at 2048³ and below
-//!       it is level with t06.
+//! Result: 90.6 % of cuBLAS f16 at 8192³ (bf16 90.0; t06 78.1 / 83.9), H200, 2026-11-23.
+//!
+//! The walk: column by column within a band, so the 132 blocks that run at one time share 16
+//! rows of A and about 8 columns of B, where t06's launch order (4 rows by the whole width of B
+//! at 8192³) reads B from DRAM again for every wave.
+//!
+//! More: docs/lessons.md#t07
 
 use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
 use crate::device::shared::dynamic_shared;

@@ -1,36 +1,30 @@
-//! Step t08 — clusters of two blocks share B's tile: each fetches half of it, and the TMA
-//! multicast writes that half into both blocks' shared memory.
+//! Step t08 — clusters of two blocks share B's tile: each fetches half, multicast into both.
 //!
-//! Idea: every k tile, a t07 block copies 48 KB from L2 into shared memory (A's 128 × 64
-//!       box, 16 KB, and B's 64 × 256, 32 KB) for 4.2 MFLOP of `wgmma`: at 750 TFLOP/s
-//!       that is 8.6 TB/s out of L2 across the GPU, about what L2 can serve, so the tensor
-//!       cores wait for it. Two blocks stacked along M (rows 256p … 256p + 127 and
-//!       256p + 128 … 256p + 255 of C, the same 256 columns) need the same B tile. Launched
-//!       as a cluster of two, the blocks sit on neighbouring SMs and can write each other's
-//!       shared memory: block r copies B's panels 2r and 2r + 1 (16 KB) with
-//!       `.multicast::cluster`, which reads them from L2 once and writes them into both
-//!       blocks. Per block and k tile L2 now serves 32 KB instead of 48 (A 16 + half of
-//!       B 16): a third less. The cost is coupling: a block may refill a stage only when
-//!       the consumers of *both* blocks are done with it, since its copy lands in both. So
-//!       a stage's "empty" barrier counts the consumer warps of the pair (16), and each
-//!       consumer warp arrives on the barrier of its own block and of its partner
-//!       (`mapa` gives the partner's address, `mbarrier.arrive…shared::cluster` arrives
-//!       there). The "full" barrier still counts its own block's bytes: A from its own
-//!       copy, B from both halves.
-//! Changes from t07: the cluster launch (the host's `cuLaunchKernelEx` with a cluster
-//!       dimension of 2, and a grid of as many pairs as fit at once, from
-//!       `cuOccupancyMaxActiveClusters`); the walk over pairs of tile rows (a cluster takes
-//!       unit `clusterid`, `+ nclusterid`, …, and its rank picks the row within the pair);
-//!       B's copies split between the pair and multicast; "empty" arrivals to both blocks;
-//!       a cluster barrier after the barriers' initialization (the partner's copies may
-//!       complete on them) and another before exit (the partner may still arrive on them).
-//! Cost: 155 registers × 288 threads, 193 KB of shared memory; 66 clusters of two
-//!       (`cuOccupancyMaxActiveClusters` on the lent H100 and H200).
+//! Idea: two blocks stacked along M (rows `256p …` and `256p + 128 …` of C, the same 256
+//!       columns) need the same B tile. Launched as a cluster of two on neighbouring SMs, block
+//!       r copies B's panels 2r and 2r + 1 with `.multicast::cluster`, read from L2 once and
+//!       written into both blocks: L2 serves 32 KB per block and k tile instead of 48 (A 16 KB
+//!       and half of B), a third less.
+//! Changes from t07: a cluster launch of pairs walking pairs of tile rows; B's copies split and
+//!       multicast; "empty" arrivals on both blocks of the pair; cluster barriers after the
+//!       barriers' setup and before exit.
+//! Bottleneck: the epilogue: two scalar stores per thread half-fill each 32-byte sector of C
+//!       twice (4.2 M sectors written for C's 2.1 M, all through L1); t09 stores through TMA.
+//! Cost: 155 registers × 288 threads, 193 KB of shared memory; 66 clusters of two (H100, H200).
 //! Requires: as t06.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 8192³ 91.5 / 90.9 (t07 90.6 / 90.0),
-//!       4096³ 82.0 / 81.1; H100 8192³ 91.4 / 89.8 (t07 85.4 / 84.6). A loss where whole
-//!       clusters waste a tile row: 4097×4096×4096 71.9 / 71.0 on the H200 (t07 82.9 / 81.9),
-//!       and 1024³ 36.7 (t07 38.4).
+//! Result: 91.5 % of cuBLAS f16 at 8192³ (bf16 90.9; t07 90.6 / 90.0), H200, 2026-11-23.
+//!
+//! The coupling: a block may refill a stage only when the consumers of *both* blocks are done
+//! with it, since its copy lands in both. So a stage's "empty" barrier counts the pair's 16
+//! consumer warps, and each consumer warp arrives on the barrier of its own block and of its
+//! partner (`mapa` gives the partner's address, `mbarrier.arrive…shared::cluster` arrives
+//! there). The "full" barrier still counts its own block's bytes: A from its own copy, B from
+//! both halves. The host launches with `cuLaunchKernelEx` and a cluster dimension of 2, a grid
+//! of as many pairs as `cuOccupancyMaxActiveClusters` says fit. The cluster barrier after the
+//! barriers' initialization is there because the partner's copies may complete on them, the one
+//! before exit because the partner may still arrive on them.
+//!
+//! More: docs/lessons.md#t08
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};

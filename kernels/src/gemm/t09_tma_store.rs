@@ -1,34 +1,29 @@
-//! Step t09 — the epilogue through shared memory: C is staged in swizzled boxes and
-//! stored by the copy engine, so each sector of C is written once, whole.
+//! Step t09 — the epilogue through shared memory: C staged in swizzled boxes, stored by TMA.
 //!
-//! Idea: ncu on t07/t08 at 4096³ (H100) finds the tensor pipe busy 66 % of the time against
-//!       cuBLAS's 86 %, and two clues in the epilogue: t08 writes 4.2 M sectors to L2 where
-//!       C has 2.1 M (every thread's two scalar stores, `c[col]` and `c[col + 1]`, half
-//!       fill the same 32-byte sector twice), all through L1, while cuBLAS writes each
-//!       sector once and never touches L1. A consumer warpgroup now writes its 64 × 256 f32
-//!       piece of C into shared memory one 64 × 32 box (8 KB) at a time, with one 8-byte
-//!       `st.shared.v2` per pair, into the layout of a 128-byte-swizzled TMA box (the XOR
-//!       of the 16-byte chunk index with the row spreads the 8 rows a warp writes over all
-//!       32 banks), and one thread hands the box to the copy engine
-//!       (`cp.async.bulk.tensor … .global.shared::cta`), which writes it to C in whole
-//!       lines and clips what lies outside the matrix. Two boxes per warpgroup alternate,
-//!       so the warpgroup fills one while the engine reads the other
-//!       (`cp.async.bulk.wait_group.read 1` before a box is refilled), and it starts the
-//!       next tile as soon as its last box is handed over: the global writes drain under
-//!       the next main loop.
-//! Changes from t08: the epilogue (8 boxes per warpgroup and tile, two named barriers
-//!       per box: the box is free, the box is written; `fence.proxy.async.shared::cta`
-//!       between the writes and the store, which the copy engine reads through the async
-//!       proxy), a third tensor map (C, f32, boxes of 32 × 64) in place of C's pointer, and
-//!       32 KB more shared memory (225 KB in all). No bounds checks are left in the kernel.
-//! Cost: 168 registers × 288 threads (the cap ptxas sets for 288 threads: it sizes the
-//!       block as three warpgroups); 225 KB of shared memory (4 × 48 KB stages, 32 KB of
+//! Idea: a consumer warpgroup writes its 64 × 256 f32 piece of C into shared memory one 64 × 32
+//!       box (8 KB) at a time, in the layout of a 128-byte-swizzled TMA box, and one thread
+//!       hands each box to the copy engine (`cp.async.bulk.tensor`), which writes C in whole
+//!       lines, each sector once, and clips what lies outside the matrix. Two boxes per
+//!       warpgroup alternate, so the global writes drain under the next main loop.
+//! Changes from t08: the epilogue (8 boxes per warpgroup and tile, two named barriers per box,
+//!       `fence.proxy.async.shared::cta` before each store), a third tensor map (C) in place of
+//!       C's pointer, 32 KB more shared memory. No bounds checks are left in the kernel.
+//! Bottleneck: registers: ptxas sizes a block of 288 threads as three warpgroups, 168 registers
+//!       each; the consumers need 167, and the next steps' state would spill (t10).
+//! Cost: 168 registers × 288 threads; 225 KB of shared memory (4 × 48 KB stages, 32 KB of
 //!       staging boxes); one block per SM.
-//! Requires: as t06 (N a multiple of 8 also makes C's rows multiples of 16 bytes, as its
-//!       tensor map needs).
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 99.3 / 98.7 (t08 82.0 / 81.1),
-//!       2048³ 94.7 / 93.9 (t08 69.7 / 68.5), 4096×4096×512 97.7 / 97.8 (t08 46.6);
-//!       H100 4096³ 99.0 / 99.1, 8192³ 102.3 / 100.0. The largest single step of the ladder.
+//! Requires: as t06 (N a multiple of 8 also makes C's rows multiples of 16 bytes).
+//! Result: 99.3 % of cuBLAS f16 at 4096³ (bf16 98.7; t08 82.0 / 81.1), H200, 2026-11-23.
+//!
+//! The box: one 8-byte `st.shared.v2` per pair of values, and the XOR of the 16-byte chunk index
+//! with the row spreads the 8 rows a warp writes over all 32 banks. Of the two named barriers
+//! per box, one says the box is free, the other that it is written;
+//! `cp.async.bulk.wait_group.read 1` before a box is refilled waits for the engine to have read
+//! it. The fence orders the threads' writes before the store, which the copy engine reads
+//! through the async proxy. A warpgroup starts the next tile as soon as its last box is handed
+//! over.
+//!
+//! More: docs/lessons.md#t09
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};

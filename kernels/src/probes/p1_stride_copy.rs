@@ -1,23 +1,18 @@
 //! Probe p1 — strided copies: global memory moves 32-byte sectors, not the 4 bytes asked.
 //!
-//! `dst[i·S] = src[i·S]` for `i < count`, one element per thread. At stride 1 a warp's 32
-//! loads fall in four 32-byte sectors of one 128-byte line: every byte moved is used. At
-//! stride 2 half of each sector is wasted, at 4 three quarters, and from stride 8 on every
-//! 4-byte element costs a sector of its own: the useful bandwidth falls by the stride while
-//! the bytes actually moved stay near the copy ceiling. The host reports both, beside a
-//! device-to-device `memcpy` and [`copy_16b`], the best plain copy (the ceiling).
+//! Shows: global memory moves whole 32-byte sectors: at stride `S` the useful bandwidth falls by
+//!       `S` while the bytes actually moved stay near the copy ceiling, up to stride 8, from
+//!       which every 4-byte element costs a sector of its own.
+//! How: `dst[i·S] = src[i·S]` for `i < count`, one element per thread, 256 MiB buffers; the host
+//!       reports useful and moved bytes beside a device-to-device `memcpy` and [`copy_16b`], the
+//!       best plain copy (the ceiling).
+//! Result: stride 1 2689 GB/s, 69 % of the copy ceiling; 182 µs at strides 2–8; H200, 2026-11-22.
 //!
-//! Measured (H200, 2026-11-22, 256 MiB buffers): stride 1 copies 2689 GB/s (read + write),
-//! 63 % of `cuMemcpyDtoD` (4265 GB/s) and 69 % of [`copy_16b`] (3892 GB/s); strides 2, 4
-//! and 8 take the same 182 µs for half, a quarter and an eighth of the elements, so the
-//! useful bandwidth halves each time (1475, 735, 368 GB/s) while the sectors moved stay
-//! at ~2945 GB/s: up to stride 8 every sector is still touched, so the copy moves all the
-//! bytes of the full copy. Beyond stride 8 fewer sectors are touched and the time falls,
-//! but less than the sector count (strides 16 and 32: 2081 and 1346 GB/s of sectors): the
-//! 32-byte model is not the whole story there, and this probe does not say what is.
-//! Seed 001's table, from an older GPU, has the same shape at a fifth of the scale (530,
-//! 182, 92, 46 GB/s for strides 1 to 8): the model does not depend on the GPU, the ceiling
-//! does.
+//! At stride 1 a warp's 32 loads fall in four 32-byte sectors of one 128-byte line: every byte
+//! moved is used. At stride 2 half of each sector is wasted, at 4 three quarters, and from
+//! stride 8 on every element costs a sector of its own.
+//!
+//! More: docs/lessons.md#p1
 
 use crate::device::index::{global_thread_idx, grid_threads};
 use crate::device::load::{I32x4, load_streaming_v4};

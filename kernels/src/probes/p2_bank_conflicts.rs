@@ -1,30 +1,25 @@
 //! Probe p2 — shared-memory bank conflicts.
 //!
-//! Shared memory is 32 banks, each 4 bytes wide; word `w` lives in bank `w mod 32`. A
-//! warp's access is served in one pass when its lanes touch distinct banks (or the same
-//! word: a broadcast); lanes that need different words of one bank wait for one pass each.
-//! Here lane `l` reads element `l·S` of an array of 2-, 4- or 8-byte elements, over and
-//! over, so the time per read is the number of passes the pattern needs:
+//! Shows: shared memory is 32 banks, each 4 bytes wide (word `w` in bank `w mod 32`): a warp's
+//!       access takes one pass when its lanes touch distinct banks or the same word, and one
+//!       pass more for each further word that lanes need from one bank.
+//! How: lane `l` reads element `l·S` of an array of 2-, 4- or 8-byte elements over and over, on
+//!       every SM, so the time per read is the number of passes the pattern needs; beside each
+//!       measurement the host prints the passes the bank model predicts (tested on the CPU).
+//! Result: 4-byte reads 32.4 TB/s at stride 1, 31× slower at 32 (the model: 32×); H200, 2026-11-22.
+//!
+//! The model's cases:
 //! - 4-byte elements: stride 1 is conflict-free, stride 2 puts two lanes in each used bank
 //!   (2-way), stride 4 4-way, …, stride 32 all lanes in bank 0 (32-way);
-//! - 2-byte elements: stride 1 and 2 are free (two lanes share a word, which is a
-//!   broadcast), stride 4 is 2-way, … 16-way at 32;
-//! - 8-byte elements: a warp's 256 bytes take two passes even at stride 1; stride 2 is
-//!   2-way per pass, … 16-way at 32.
-//! The host prints beside each measurement the conflict degree this bank model predicts
-//! (`host::probes::bank_model`, tested on the CPU).
+//! - 2-byte elements: stride 1 and 2 are free (two lanes share a word, which is a broadcast),
+//!   stride 4 is 2-way, … 16-way at 32;
+//! - 8-byte elements: a warp's 256 bytes take two passes even at stride 1; stride 2 is 2-way per
+//!   pass, … 16-way at 32.
 //!
-//! The loads are explicit `ld.volatile.shared`: each lane reads the same element every
-//! time, and a plain `ld.shared` lets ptxas keep the first value and drop the rest (the
-//! first run of this probe measured 61 TB/s at every stride for exactly that reason).
+//! The loads are explicit `ld.volatile.shared`: each lane reads the same element every time,
+//! and a plain `ld.shared` lets ptxas keep the first value and drop the rest.
 //!
-//! Measured (H200, 2026-11-22, all 132 SMs): 4-byte reads at stride 1 deliver 32.4 TB/s,
-//! 97 % of 128 bytes per clock per SM at 1.98 GHz; each doubling of the stride halves it,
-//! down to 1.04 TB/s at stride 32, the 31× the model predicts. 2-byte reads: 16.2 TB/s at
-//! strides 1 and 2 (half the bytes per pass), then halving; 8-byte: 33.0 TB/s at stride 1,
-//! 16-way (2.09 TB/s) at both 16 and 32. Every measured slowdown is within 3 % of the
-//! predicted ways. Seed 001's table has the same shape at a quarter of the scale (its
-//! older GPU: fewer SMs, lower clock).
+//! More: docs/lessons.md#p2
 
 use crate::device::index::{block_dim, global_thread_idx, lane_idx, thread_idx};
 use crate::device::shared::{SharedArray, dynamic_shared};

@@ -1,24 +1,21 @@
 //! Probe p6 — load latency, by pointer chasing.
 //!
-//! One thread follows a chain: each node holds the index of the next, so each load's
-//! address depends on the previous load's value and nothing can overlap. Time per step is
-//! the latency of one load from wherever the chain lives: L1 when the working set fits
-//! (~256 KB per SM on Hopper, shared with shared memory), L2 up to its size, HBM beyond.
-//! The host builds a random cycle through nodes one 128-byte line apart (so neither the
-//! line nor the prefetcher helps) and sweeps the working set.
+//! Shows: how long one load takes from L1, from L2 and from HBM: the latency in Little's law,
+//!       and what a dependent load costs.
+//! How: one thread follows a random cycle of nodes one 128-byte line apart (each node holds the
+//!       index of the next, so nothing overlaps and neither the line nor a prefetcher helps),
+//!       over a sweep of working sets; cycles from `%clock64`, nanoseconds from `%globaltimer`.
+//! Result: L1 40 cycles (20 ns), L2 288 (146 ns), HBM 666–672 (336–340 ns); H200, 2026-11-22.
 //!
 //! Two kernels: [`pointer_chase_cached`] loads with `ld.global.ca` (L1 allowed) and
-//! [`pointer_chase_l2`] with `ld.global.cg` (L1 skipped), which reads L2 latency directly.
+//! [`pointer_chase_l2`] with `ld.global.cg` (L1 skipped), which reads L2 latency directly. The
+//! chain lives in L1 when the working set fits (~256 KB per SM on Hopper, shared with shared
+//! memory), in L2 up to its size, in HBM beyond.
 //!
-//! `out` receives: cycles (`%clock64`) and nanoseconds (`%globaltimer`) for the `steps`
-//! loads, the last node reached and the sum of the nodes visited (the host checks that a
-//! full lap visits every node).
+//! `out` receives: cycles and nanoseconds for the `steps` loads, the last node reached and the
+//! sum of the nodes visited (the host checks that a full lap visits every node).
 //!
-//! Measured (H200, 2026-11-22, 1.98 GHz SM clock): L1 hit 40 cycles (20 ns) up to 128 KiB;
-//! L2 hit 288 cycles (146 ns) from 512 KiB to 16 MiB; at 32 MiB, about half the 60 MiB L2,
-//! the chase already misses part of the time (228 ns; the L2 is split in two partitions,
-//! and why one SM's chase sees less than all of it is not established here); HBM 666–672
-//! cycles (336–340 ns) from 64 MiB on, TLB misses included.
+//! More: docs/lessons.md#p6
 
 use crate::device::clock::{clock64, global_timer_ns};
 use crate::device::load::{load_cached, load_l2_only};

@@ -1,60 +1,46 @@
-//! Probe p8 — the tensor-core ceiling: the most FLOP/s that `mma.sync` m16n8k16 and
-//! `wgmma` m64n256k16 deliver on this GPU, f16 or bf16 in, f32 accumulate, when their
-//! operands are already on chip and nothing else is in the way.
+//! Probe p8 — the tensor-core ceiling: the peak rate of `mma.sync` and `wgmma`, operands on chip.
 //!
-//! What it shows: a GEMM step does three things. It brings tiles from HBM through the L2
-//! into shared memory, it hands them to the tensor cores (through registers for
-//! `mma.sync`, through shared-memory descriptors for `wgmma`), and it multiplies. Every
-//! step of the tensor-core ladder gets faster by hiding the first two behind the third;
-//! none can pass the third: the peak rate of the one instruction it issues. The data sheet
-//! quotes that peak at a boost clock the GPU may not hold under load; this probe measures
-//! it on the running GPU, so that the GEMM tables can show each tensor-core step as a
-//! fraction of its own instruction's ceiling, beside its fraction of cuBLAS. A step at
-//! 95 % of its ceiling has nothing left to hide; one at 60 % waits for its loads.
+//! Shows: the most FLOP/s `mma.sync` m16n8k16 and `wgmma` m64n256k16 deliver (f16 or bf16 in,
+//!       f32 accumulate) with nothing else in the way: the ceiling no tensor-core GEMM step can
+//!       pass, measured on the running GPU, whose clock under load is not the data sheet's.
+//! How: warps loop over eight independent `mma.sync` accumulators, 1, 2 or 4 warps per
+//!       scheduler; blocks of 1–3 warpgroups loop over `wgmma` on tiles filled once, one group
+//!       always queued behind the running one; random non-zero inputs, every result checked.
+//! Result: `mma.sync` 640.7 TFLOP/s f16, `wgmma` 948.8 (1.48×); H200, 2026-11-23.
 //!
 //! How it fills the pipe:
-//! - [`ceiling_mma_sync_f16`] / `_bf16`: each warp keeps one A fragment and eight B
-//!   fragments in registers and loops over eight independent accumulators. An `mma.sync`
-//!   waits for the previous product into its own accumulator, so one chain would measure
-//!   the instruction's latency; eight chains keep eight products in flight per warp, and
-//!   the host launches 1, 2 or 4 such warps per scheduler (4, 8 or 16 per SM) to see where
-//!   the rate stops growing.
+//! - [`ceiling_mma_sync_f16`] / `_bf16`: each warp keeps one A fragment and eight B fragments in
+//!   registers and loops over eight independent accumulators. An `mma.sync` waits for the
+//!   previous product into its own accumulator, so one chain would measure the instruction's
+//!   latency; eight chains keep eight products in flight per warp.
 //! - [`ceiling_wgmma_f16`] / `_bf16` (sm_90a build only): one block per SM, of 1, 2 or 3
-//!   warpgroups. The block fills a 64 × 64 A tile and a 64 × 256 B tile in shared memory
-//!   once, in t05's 128-byte swizzled layout; then each warpgroup loops: four `wgmma`
-//!   m64n256k16 over the tile's four k16 steps, commit, and wait until at most one group
-//!   is unfinished, so one group always waits in the queue behind the running one, as in
-//!   a GEMM's main loop. Each `wgmma` is 64 × 256 × 16, 128 cycles of an SM's tensor cores
-//!   at the nominal rate (4096 FLOP per cycle per SM, dense f16): issue is never the limit.
+//!   warpgroups. The block fills a 64 × 64 A tile and a 64 × 256 B tile in shared memory once,
+//!   in t05's 128-byte swizzled layout; then each warpgroup loops: four `wgmma` m64n256k16 over
+//!   the tile's four k16 steps, commit, and wait until at most one group is unfinished, as in a
+//!   GEMM's main loop. Each `wgmma` is 128 cycles of an SM's tensor cores at the nominal rate
+//!   (4096 FLOP per cycle per SM, dense f16): issue is never the limit.
 //!
 //! Inputs: random odd multiples of 1/256 in (−1, 1)
-//! ([`operand`](common::probes::tensor_ceiling::operand)), never zero. Tensor
-//! cores draw less power on zeros and the clock then stays higher: a ceiling timed on
-//! zeros would be one no GEMM on real data can reach. The GEMM ladder's inputs are random
-//! too (k / 1024).
+//! ([`operand`](common::probes::tensor_ceiling::operand)), never zero. Tensor cores draw less
+//! power on zeros and the clock then stays higher: a ceiling timed on zeros would be one no GEMM
+//! on real data can reach. The GEMM ladder's inputs are random too (k / 1024).
 //!
-//! Exact results: every product the loop adds is followed by its negation (`mma.sync`: A,
-//! then −A with the same B; `wgmma`: the tile's k16 steps are P, −P, Q, −Q against B's
-//! steps R, R, S, S). The accumulators return to zero after every second product, and
-//! after one last product (A·B, or P·R) they hold it exactly: each partial sum is a
-//! multiple of 2^-16 below 16 in magnitude, exact in f32 whatever order the tensor cores
-//! add in. Each thread writes the XOR of its accumulators' bits, one word, so that no
-//! product can be dropped as dead code; the host rebuilds the operands, multiplies on the
-//! CPU and computes the same XOR for every thread. FLOPs counted: 2·M·N·K per instruction
-//! (4096 per `mma.sync`, 524 288 per `wgmma`).
+//! Exact results: every product the loop adds is followed by its negation (`mma.sync`: A, then
+//! −A with the same B; `wgmma`: the tile's k16 steps are P, −P, Q, −Q against B's steps R, R, S,
+//! S). The accumulators return to zero after every second product, and after one last product
+//! (A·B, or P·R) they hold it exactly: each partial sum is a multiple of 2^-16 below 16 in
+//! magnitude, exact in f32 whatever order the tensor cores add in. Each thread writes the XOR
+//! of its accumulators' bits, one word, so that no product can be dropped as dead code; the host
+//! rebuilds the operands, multiplies on the CPU and computes the same XOR for every thread.
+//! FLOPs counted: 2·M·N·K per instruction (4096 per `mma.sync`, 524 288 per `wgmma`).
 //!
 //! Cost (ptxas -v, sm_90a): `mma.sync` kernels 64 registers, no stack, no shared memory;
-//! `wgmma` kernels 168 registers (128 accumulators; `.maxntid 384` caps them at 168), no
-//! stack, no spills, 128 KB of dynamic shared memory (40 KB used; the rest keeps a second
-//! block off the SM). The loops are HMMA.16816.F32 (or .BF16) × 16 per trip and HGMMA.64x256x16
-//! × 4 per trip; ptxas serializes no `wgmma` (no warning C7510).
+//! `wgmma` kernels 168 registers (128 accumulators; `.maxntid 384` caps them at 168), no stack,
+//! no spills, 128 KB of dynamic shared memory (40 KB used; the rest keeps a second block off
+//! the SM). The loops are HMMA.16816.F32 (or .BF16) × 16 per trip and HGMMA.64x256x16 × 4 per
+//! trip; ptxas serializes no `wgmma` (no warning C7510).
 //!
-//! Result (H200, 2026-11-23, one run): `mma.sync` 640.7 TFLOP/s f16 and 643.3 bf16, reached
-//! with 2 warps per scheduler (1 per scheduler: 95 %, the chains' latency shows); `wgmma`
-//! 948.8 f16 and 954.3 bf16 with 3 warpgroups (1 warpgroup already 98.7 %). `wgmma` is
-//! 1.48 times `mma.sync` on the same tensor cores: the ceiling of t01–t04 is two thirds of
-//! that of t05 on. At the 1980 MHz boost clock 132 SMs would give 1070 TFLOP/s dense f16;
-//! 949 is that rate at about 1.76 GHz, the clock the GPU holds under this load.
+//! More: docs/lessons.md#p8
 
 use crate::device::index::{global_thread_idx, lane_idx};
 use crate::device::mma::{mma_m16n8k16_bf16, mma_m16n8k16_f16};

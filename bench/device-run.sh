@@ -33,7 +33,7 @@ for part in $parts; do
             done ;;
     probes) $b/host -k p --json "$out/probes.json" --plots "$out" > "$out/probes.txt" 2> "$out/probes-progress.log"
             cat "$out/probes.txt" ;;
-    gemm) # the GEMM ladder beside cuBLAS on the shapes of the benchmark notes (the C++ twins are
+    gemm) # the GEMM ladder beside cuBLAS on the shapes of the results pages (the C++ twins are
           # left out: they double the time and were measured on their own, runs/2026-11-23-twins)
             $b/host -k g,t --twins off --gemm 1024,2048,4096,8192,4096x4096x512,8192x1024x8192,1000x1000x1000,4097x4096x4096 \
               --json "$out/gemm.json" > "$out/gemm.txt" 2> /tmp/gemm-progress.log

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the GEMM records of one run (the `--json` files that `host` writes, one or more per
-run) into compact Markdown for the benchmark notes: per precision, steps as rows and shapes
+run) into compact Markdown for the notes (docs/lessons.md, docs/history.md): per precision, steps as rows and shapes
 as columns, each cell the step's % of cuBLAS (TFLOP/s for the cuBLAS row), the best step per
 shape in bold; then each tensor-core step's % of its instruction's ceiling.
 

@@ -13,6 +13,11 @@
 
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_float_math)]
+// `#[rustc_force_inline]` for the larger pieces of `gemm::hopper`: inlined in rustc's MIR,
+// as the code they replace was, so that the steps' SASS stays what it was (the module's
+// documentation says why). An attribute of the compiler's own, hence the allowance.
+#![feature(rustc_attrs)]
+#![allow(internal_features)]
 
 pub mod device;
 pub mod gemm;

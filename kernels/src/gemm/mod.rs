@@ -51,6 +51,8 @@ pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
 pub mod g10_fewer_instructions;
 pub mod g11_split_k;
+#[cfg(target_feature = "sm_90a")]
+pub mod hopper;
 pub mod t01_mma_sync;
 pub mod t02_ldmatrix;
 pub mod t03_pipeline;

@@ -90,7 +90,10 @@ impl<S: Shape> Epilogue<S> {
     /// [`Consumer::mma_k_tiles`](super::mainloop::Consumer::mma_k_tiles) for that tile.
     #[rustc_force_inline]
     pub unsafe fn store_tile<const N: usize>(self, acc: &[f32; N], (row0, col0): (u32, u32)) {
+        // `acc` holds this warpgroup's 64 × BN piece: BN / 2 registers.
+        const { assert!(N as u32 * 2 == S::BN) };
         let (warp, g, t4) = (self.warp, self.g, self.t4);
+        // MAX_C_BOXES boxes written out; those past C_BOXES (a 128-wide tile) compile away.
         unroll!(8, j => {
             if (j as u32) < S::C_BOXES {
                 let buffer = self.smem.c_box(self.warpgroup, j as u32 % C_BUFFERS);

@@ -162,6 +162,7 @@ impl<'a, S: Shape> Consumer<'a, S> {
             // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
             unsafe { mbarrier_wait(self.smem.full(s), state.phase()) };
             wgmma::fence();
+            // MMAS_PER_K_TILE `wgmma`, k 16 each (`Shape::VALID` checks the count).
             unroll!(4, kk => {
                 let a_desc = descriptor(
                     self.smem.a_stage(s) + self.warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk as u32 * MMA_K * INPUT_BYTES,

@@ -58,8 +58,10 @@ pub const WARPGROUP_ROWS: u32 = 64;
 pub const ROW_BYTES: u32 = 128;
 /// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
 pub const ATOM_BYTES: u32 = 8 * ROW_BYTES;
-/// k values per `wgmma`: the k16 of m64nNk16.
+/// k values per `wgmma`: the k16 of m64nNk16; and the `wgmma` per k tile (the consumer's
+/// `unroll!(4, …)`: `BK` is 64).
 pub const MMA_K: u32 = 16;
+pub const MMAS_PER_K_TILE: u32 = 4;
 /// Bytes of one 16-bit input value (f16 or bf16) and of one f32 of C.
 pub const INPUT_BYTES: u32 = 2;
 pub const F32_BYTES: u32 = 4;
@@ -120,9 +122,12 @@ pub trait Shape {
         Self::BM == Self::CONSUMER_WARPGROUPS * WARPGROUP_ROWS
             && Self::THREADS == (Self::CONSUMER_WARPGROUPS + 1) * WARPGROUP
             && Self::BN == <Self::Acc as Accumulator>::N
-            && Self::BK == 4 * MMA_K
+            && Self::BK == MMAS_PER_K_TILE * MMA_K
             && Self::A_BOX.0 * INPUT_BYTES == ROW_BYTES
             && Self::A_BOX.1 == Self::BM
+            && Self::B_BOX.0 * INPUT_BYTES == ROW_BYTES
+            && Self::B_BOX.1 == Self::BK
+            && Self::PANELS_PER_BLOCK * Self::CLUSTER_M * Self::B_BOX.0 == Self::BN
             && Self::A_BYTES + Self::BN / Self::B_BOX.0 * Self::B_PANEL_BYTES == Self::STAGE_BYTES
             && Self::STAGE_BYTES.is_multiple_of(ATOM_BYTES)
             && Self::C_BOX.1 == WARPGROUP_ROWS

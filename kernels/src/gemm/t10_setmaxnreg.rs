@@ -29,7 +29,7 @@ use super::hopper::{self, Accumulator, M64n256, Reallocate, Shape};
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_sync};
 use crate::device::index::{WARP_SIZE, thread_idx};
 use crate::device::wgmma::{claim_registers, release_registers};
-use common::gemm::t10::{self, BK, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
+use common::gemm::t10::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
 hopper::shape!(T10 = t10, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>);
@@ -47,10 +47,11 @@ unsafe fn reallocating_gemm<const BF16: bool>(
     n: u32,
     k: u32,
 ) {
-    let smem = SharedLayout::<T10>::new();
+    type S = T10;
+    let smem = SharedLayout::<S>::new();
     let tid = thread_idx();
-    let units = Units::<T10>::new(m, n);
-    let k_tiles = k.div_ceil(BK);
+    let units = Units::<S>::new(m, n);
+    let k_tiles = k.div_ceil(S::BK);
 
     if tid == 0 {
         smem.init_barriers();
@@ -59,10 +60,10 @@ unsafe fn reallocating_gemm<const BF16: bool>(
     // arrive on the "empty" ones: both blocks' barriers must exist before either starts.
     cluster_sync();
 
-    if is_producer::<T10>(tid) {
+    if is_producer::<S>(tid) {
         release_registers::<PRODUCER_REGISTERS>();
         // The producer warpgroup's first thread issues every copy.
-        if tid == T10::PRODUCER_THREAD {
+        if tid == S::PRODUCER_THREAD {
             let producer = Producer::new(smem, a_map, b_map);
             let mut state = PipelineState::start();
             let mut unit = cluster_idx();
@@ -77,7 +78,7 @@ unsafe fn reallocating_gemm<const BF16: bool>(
         let lane = tid % WARP_SIZE;
         // Stage s is free in this warp: lane 0 tells both blocks of the pair.
         let empty = |s: u32| smem.empty(s);
-        let release = consumer_release::<T10>(&lane, &empty);
+        let release = consumer_release::<S>(&lane, &empty);
         let consumer = Consumer::new(&smem, tid);
         let mut state = PipelineState::start();
         let mut unit = cluster_idx();

@@ -32,13 +32,13 @@
 use super::hopper::epilogue::{Epilogue, wait_written};
 use super::hopper::mainloop::{Consumer, Producer, Units};
 use super::hopper::pipeline::{PipelineState, SharedLayout, consumer_release, is_producer};
-use super::hopper::stream_k::Workspace;
+use super::hopper::stream_k::{StreamKShape, Workspace};
 use super::hopper::{self, Accumulator, M64n256, Reallocate, Shape};
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_sync};
 use crate::device::index::{WARP_SIZE, thread_idx};
 use crate::device::wgmma::{claim_registers, release_registers};
 use common::gemm::stream_k::{ShareOrder, StreamK};
-use common::gemm::t11::{self, BK, CONSUMER_REGISTERS, MAX_SPLIT, PRODUCER_REGISTERS, THREADS};
+use common::gemm::t11::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
 hopper::shape!(T11 = t11, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, stream_k);
@@ -59,22 +59,23 @@ unsafe fn stream_k_gemm<const BF16: bool>(
     k: u32,
     workspace: *mut f32,
 ) {
-    let smem = SharedLayout::<T11>::new();
+    type S = T11;
+    let smem = SharedLayout::<S>::new();
     let tid = thread_idx();
-    let units = Units::<T11>::new(m, n);
-    let k_tiles = k.div_ceil(BK);
-    let schedule = StreamK::new(units.count(), k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::Offsets);
+    let units = Units::<S>::new(m, n);
+    let k_tiles = k.div_ceil(S::BK);
+    let schedule = StreamK::new(units.count(), k_tiles, cluster_count(), S::MAX_SPLIT, ShareOrder::Offsets);
     let cluster = cluster_idx();
-    let workspace = Workspace::<T11>::new(workspace, schedule.clusters);
+    let workspace = Workspace::<S>::new(workspace, schedule.clusters);
 
     if tid == 0 {
         smem.init_barriers();
     }
     cluster_sync();
 
-    if is_producer::<T11>(tid) {
+    if is_producer::<S>(tid) {
         release_registers::<PRODUCER_REGISTERS>();
-        if tid == T11::PRODUCER_THREAD {
+        if tid == S::PRODUCER_THREAD {
             let producer = Producer::new(smem, a_map, b_map);
             let mut state = PipelineState::start();
             for piece in schedule.pieces(cluster) {
@@ -90,7 +91,7 @@ unsafe fn stream_k_gemm<const BF16: bool>(
         let lane = tid % WARP_SIZE;
         // Stage s is free in this warp: lane 0 tells both blocks of the pair.
         let empty = |s: u32| smem.empty(s);
-        let release = consumer_release::<T11>(&lane, &empty);
+        let release = consumer_release::<S>(&lane, &empty);
         let consumer = Consumer::new(&smem, tid);
         let epilogue = Epilogue::new(smem, c_map, tid);
         let mut state = PipelineState::start();

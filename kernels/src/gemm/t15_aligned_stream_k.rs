@@ -38,14 +38,14 @@
 use super::hopper::epilogue::{Epilogue, wait_read};
 use super::hopper::mainloop::{Consumer, Producer, Units};
 use super::hopper::pipeline::{PipelineState, SharedLayout, consumer_release, is_producer};
-use super::hopper::stream_k::Workspace;
+use super::hopper::stream_k::{StreamKShape, Workspace};
 use super::hopper::{self, Accumulator, M64n256, Reallocate, Shape};
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_sync, cluster_sync_relaxed};
 use crate::device::index::{WARP_SIZE, thread_idx};
 use crate::device::tma::prefetch_tensor_map;
 use crate::device::wgmma::{claim_registers, release_registers};
 use common::gemm::stream_k::{ShareOrder, StreamK};
-use common::gemm::t15::{self, BK, CONSUMER_REGISTERS, MAX_SPLIT, PRODUCER_REGISTERS, THREADS};
+use common::gemm::t15::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
 hopper::shape!(T15 = t15, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, stream_k);
@@ -65,15 +65,16 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
     k: u32,
     workspace: *mut f32,
 ) {
-    let smem = SharedLayout::<T15>::new();
+    type S = T15;
+    let smem = SharedLayout::<S>::new();
     let tid = thread_idx();
-    let units = Units::<T15>::new(m, n);
-    let k_tiles = k.div_ceil(BK);
-    let schedule = StreamK::new(units.count(), k_tiles, cluster_count(), MAX_SPLIT, ShareOrder::KAligned);
+    let units = Units::<S>::new(m, n);
+    let k_tiles = k.div_ceil(S::BK);
+    let schedule = StreamK::new(units.count(), k_tiles, cluster_count(), S::MAX_SPLIT, ShareOrder::KAligned);
     let cluster = cluster_idx();
-    let workspace = Workspace::<T15>::new(workspace, schedule.clusters);
+    let workspace = Workspace::<S>::new(workspace, schedule.clusters);
 
-    if tid == T15::PRODUCER_THREAD {
+    if tid == S::PRODUCER_THREAD {
         // SAFETY: the maps' global addresses, as the launch passes them.
         unsafe {
             prefetch_tensor_map(a_map);
@@ -87,9 +88,9 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
     // Relaxed: the fence above released the initialization.
     cluster_sync_relaxed();
 
-    if is_producer::<T15>(tid) {
+    if is_producer::<S>(tid) {
         release_registers::<PRODUCER_REGISTERS>();
-        if tid == T15::PRODUCER_THREAD {
+        if tid == S::PRODUCER_THREAD {
             let producer = Producer::new(smem, a_map, b_map);
             let mut state = PipelineState::start();
             for piece in schedule.pieces(cluster) {
@@ -105,7 +106,7 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
         let lane = tid % WARP_SIZE;
         // Stage s is free in this warp: lane 0 tells both blocks of the pair.
         let empty = |s: u32| smem.empty(s);
-        let release = consumer_release::<T15>(&lane, &empty);
+        let release = consumer_release::<S>(&lane, &empty);
         let consumer = Consumer::new(&smem, tid);
         let epilogue = Epilogue::new(smem, c_map, tid);
         let mut state = PipelineState::start();

@@ -37,7 +37,7 @@ use crate::device::load::{load_l2_f32x4, load_readonly_f32x4, store_f32x4};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
-use common::gemm::g11::{A_PAD, BK, BM, BN, MAX_SLICES, PARTIAL_FLOATS, THREADS, TM, TN, k_tile_range};
+use common::gemm::g11::{A_PAD, BK, BM, BN, PARTIAL_FLOATS, THREADS, TM, TN, k_tile_range};
 use kernel_macros::kernel;
 
 /// The warp grid of a block (2 × 2 warps) and each warp's piece of the 128 × 128 tile.

@@ -28,10 +28,6 @@ use std::path::{Path, PathBuf};
 use host::families::FAMILIES;
 use host::families::family::Step;
 
-/// Steps whose headers are being rewritten elsewhere and will be reshaped last. Each must
-/// still fail the check (a test below says so): whoever reshapes one removes it from here.
-const NOT_YET_RESHAPED: &[&str] = &["t10", "t11", "t12", "t13", "t14", "t15", "t16", "t17"];
-
 /// The widest a header line may be, in columns.
 const WIDTH: usize = 100;
 
@@ -292,9 +288,6 @@ fn every_step_header_is_a_card() {
     let anchors = lesson_anchors();
     for (step, file, first) in &steps {
         let short = short_id(step);
-        if NOT_YET_RESHAPED.contains(&short) {
-            continue;
-        }
         let text = std::fs::read_to_string(file).expect("a kernel file is readable");
         let path = file.strip_prefix(root()).unwrap_or(file).display().to_string();
         for (line, message) in check(&text, short, !step.twinned, *first) {
@@ -312,25 +305,6 @@ fn every_step_header_is_a_card() {
         problems.len(),
         problems.join("\n")
     );
-}
-
-#[test]
-fn the_steps_not_yet_reshaped_still_need_it() {
-    let (steps, _) = steps_with_files();
-    for &short in NOT_YET_RESHAPED {
-        let found: Vec<_> = steps.iter().filter(|(s, _, _)| short_id(s) == short).collect();
-        let [(step, file, first)] = found[..] else {
-            panic!(
-                "NOT_YET_RESHAPED names {short}, which is {} step files: keep the list to real steps",
-                found.len()
-            )
-        };
-        let text = std::fs::read_to_string(file).expect("a kernel file is readable");
-        assert!(
-            !check(&text, short, !step.twinned, *first).is_empty(),
-            "{short}'s header now passes the check: remove it from NOT_YET_RESHAPED in tests/headers.rs"
-        );
-    }
 }
 
 #[test]

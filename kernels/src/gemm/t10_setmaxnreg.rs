@@ -1,26 +1,20 @@
-//! Step t10 — register reallocation: a whole producer warpgroup gives most of its
-//! registers to the consumers (`setmaxnreg`).
+//! Step t10 — register reallocation: the producer warpgroup gives its registers to the consumers.
 //!
-//! Idea: ptxas gives every thread of a block the same registers, sized for the block's
-//!       warpgroups: with 288 threads it plans for three (65536 / 384 → 168 per thread).
-//!       t09's consumers need 167 and its producer a few dozen, so the next step, which
-//!       keeps its stream-K bookkeeping beside the accumulators, spilled at that cap. Here
-//!       the producer is a whole warpgroup (384 threads; one of its threads still issues
-//!       every copy), which starts by lowering itself to 40 registers
-//!       (`setmaxnreg.dec.sync.aligned.u32 40`), and the two consumer warpgroups raise
-//!       themselves to 232 (`setmaxnreg.inc…`), which waits until the producer's
-//!       registers are free: 2 · 128 · 232 + 128 · 40 = 64512 of the SM's 65536. cuBLAS's
-//!       kernel for these shapes is built the same way (384 threads, 168 registers at
-//!       launch, ncu). By itself the step only makes room.
-//! Changes from t09: 384 threads (`max_threads`, the cap `setmaxnreg` needs at the
-//!       entry), the two `setmaxnreg`, each at the top of its role's branch.
-//! Cost: 168 registers per thread at entry × 384 threads; after `setmaxnreg` the consumers
-//!       hold up to 232 and the producer 40; t09's 225 KB of shared memory.
+//! Idea: ptxas gives every thread of a block the same registers, sized for its warpgroups:
+//!       t09's 288 threads get 168 each, the most the consumers can have. Here the producer is
+//!       a whole warpgroup that lowers itself to 40 registers, and the two consumer warpgroups
+//!       raise themselves to 232 (2 · 128 · 232 + 128 · 40 = 64512 of the SM's 65536), the room
+//!       the later steps' stream-K bookkeeping needs beside the accumulators.
+//! Changes from t09: 384 threads (`max_threads`, the cap `setmaxnreg` needs at the entry) and
+//!       the two `setmaxnreg`, each at the top of its role; the rest is t09's machinery, named
+//!       in `gemm::hopper`.
+//! Bottleneck: as t09: alone it buys nothing, since t09's consumers did not spill.
+//! Cost: 168 registers per thread at entry × 384 threads (then 232 / 40); t09's 225 KB of
+//!       shared memory; one block per SM.
 //! Requires: as t09.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): level with t09 everywhere (H200 4096³ 99.4
-//!       / 98.9 against 99.3 / 98.7, 8192³ 100.8 / 101.1; H100 4096³ 99.1 / 99.1): t09's
-//!       consumers did not spill, so the extra registers buy nothing yet; they are the
-//!       room the later steps grow into.
+//! Result: 99.4 % of cuBLAS f16 at 4096³ (bf16 98.9; t09 99.3 / 98.7), H200, 2026-11-23.
+//!
+//! More: docs/lessons.md#t10
 
 use super::hopper::epilogue::{Epilogue, wait_written};
 use super::hopper::mainloop::{Consumer, Producer, Units};

@@ -1,33 +1,21 @@
-//! Step t11 — stream-K: the work that does not fill a last wave is split along K, so
-//! that every cluster finishes at the same time.
+//! Step t11 — stream-K: the last partial wave split along K, so that every cluster ends together.
 //!
-//! Idea: t10 walks 256 × 256 units (a cluster pair's two tiles) in waves of one unit per
-//!       cluster. At 4096³ that is 256 units on 66 clusters: three full waves and a fourth
-//!       of 58 units, in which 8 clusters idle; at 1024³, 16 units for 66 clusters, one
-//!       wave with 50 idle; every size whose units are not a multiple of the clusters
-//!       loses part of a wave. Here the first ⌊units / clusters⌋ waves run as in t09, and
-//!       the k tiles of the units left over are laid end to end and cut into equal
-//!       shares, one per cluster ([`common::gemm::stream_k::StreamK`]; a unit is shared by at most
-//!       4 clusters). A unit cut between clusters is finished by its *owner*, the cluster
-//!       that computes its k tile 0: each other cluster that computed part of it (its
-//!       *contributors*, for whom that part is the first piece of their share) writes its
-//!       partial 128 × 256 accumulators to a workspace in global memory and raises a flag
-//!       (`st.release.gpu`); the owner, whose part is the *last* piece of its share,
-//!       waits for each flag (`ld.acquire.gpu`), adds the partials (`ld.global.cg`, from
-//!       L2) and stores the tile through t09's epilogue. The owner resets each flag, so
-//!       the workspace is ready for the next launch.
-//! Changes from t10: the walk (pieces of units instead of whole units, the same sequence
-//!       for producer and consumers), the partial/owner paths after the main loop, a
-//!       seventh argument (the workspace: a partial tile and a flag per block), and a
-//!       grid of all the clusters that fit even when there are fewer units.
+//! Idea: at 4096³ t10 runs 256 units on 66 clusters: three full waves and a fourth in which 8
+//!       clusters idle. Here the whole waves run as before, and the k tiles of the units left
+//!       over are laid end to end and cut into equal shares, one per cluster
+//!       ([`common::gemm::stream_k::StreamK`]). A cut unit's *owner* waits for the flags of its
+//!       *contributors*, adds the partial tiles they left in a workspace, and stores the unit.
+//! Changes from t10: the walk (pieces of units instead of units, the same for producer and
+//!       consumers), the partial/owner paths after the main loop (`Workspace::fix_up`), a
+//!       seventh argument (the workspace), a grid of every cluster that fits.
+//! Bottleneck: the partial tile's round trip (the contributor's stores and fence, the owner's
+//!       reads) on the consumers' path, and clusters at different k in the stream-K phase.
 //! Cost: as t10 (168 registers at entry, no spills), plus a 17 MB workspace (a 128 KB
 //!       partial tile and a flag per block), zeroed once.
-//! Requires: as t10; all blocks of the grid resident at once (the host launches at most
-//!       what `cuOccupancyMaxActiveClusters` says fits): an owner waits for contributors.
-//! Result (2026-11-23, % of cuBLAS f16 / bf16): the fastest step at 8192³ (H200 101.8 /
-//!       102.4, H100 103.5 / 101.9) and with M = 4097 (H200 91.4 / 91.3, H100 89.6 / 92.0,
-//!       against t10's 83.7 / 83.4); slower where the last wave is nearly full or the
-//!       product small: 4096³ 94.8 / 94.5 (t10 99.4 / 98.9), 1024³ 43.4 (t10 49.5).
+//! Requires: as t10; every block of the grid resident at once (an owner waits for others).
+//! Result: 101.8 % of cuBLAS f16 at 8192³ (4096³: 94.8, t10 99.4), H200, 2026-11-23.
+//!
+//! More: docs/lessons.md#t11
 
 use super::hopper::epilogue::{Epilogue, wait_written};
 use super::hopper::mainloop::{Consumer, Producer, Units};

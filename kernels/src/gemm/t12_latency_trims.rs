@@ -1,36 +1,21 @@
-//! Step t12 — the start and the end of a launch: what a block waits for before its first
-//! `wgmma` and after its last store.
+//! Step t12 — latency trims: shorter waits at the start and the end of a launch.
 //!
-//! Idea: a launch of t10 is a few microseconds of setup and drain around the main loops,
-//!       and three of them are waits that need not be. (1) The first copy of each block
-//!       names a tensor map that lives in global memory; after the L2 flush that precedes
-//!       every timed run (and in a real program, after any other kernel), the copy engine
-//!       first fetches the 128-byte map from DRAM, and only then the tile:
-//!       `prefetch.tensormap` by the producer at entry overlaps that fetch with the
-//!       barriers' setup. (2) The cluster barrier after the barriers' initialization
-//!       arrived with release semantics, which compiles to a GPU-wide memory barrier
-//!       (`MEMBAR.ALL.GPU`); `fence.mbarrier_init.release.cluster` already publishes the
-//!       initialization, so the arrival can be relaxed (`barrier.cluster.arrive.relaxed`).
-//!       (3) Before exiting, the storing thread waited for C's last boxes to be *written*
-//!       (`cp.async.bulk.wait_group 0`); the block only needs them *read* out of its shared
-//!       memory (`.read`), and the launch completes after its writes in any case.
-//! Changes from t10: a `prefetch.tensormap` per map, the relaxed cluster arrival at
-//!       entry, and `wait_group.read` at exit. (t11, stream-K, is a branch that did not
-//!       pay at most sizes; this step continues from t10.)
+//! Idea: three waits around t10's main loops need not be. The first copy names a tensor map
+//!       in global memory, fetched from DRAM after any other kernel: `prefetch.tensormap` at
+//!       entry overlaps that fetch with the barriers' setup. The cluster barrier after their
+//!       initialization can arrive relaxed (the init fence already publishes them). And at
+//!       exit C's last boxes need only be *read* out of shared memory, not written.
+//! Changes from t10: a `prefetch.tensormap` per map, the relaxed cluster arrival at entry,
+//!       `wait_group.read` at exit. (t11 is a branch; this step continues from t10.)
+//! Bottleneck: at 4096³ the power-held clock: level with cuBLAS on the same tile and bytes.
 //! Cost: as t10: 168 registers at entry × 384 threads, 225 KB of shared memory.
 //! Requires: as t10.
-//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 100.2 / 99.7,
-//!       2048³ 99.9 / 98.8, 8192³ 101.2 / 101.2, 8192×1024×8192 99.3 / 98.7; H100 4096³
-//!       99.4 / 99.5, 2048³ 97.3 / 96.9, 4096×4096×512 102.0 / 100.9. +2–3 % over t10 at
-//!       1024³–2048³, +0.4–0.7 % at 4096³. At 4096³ it is level with cuBLAS, not ahead: the
-//!       same tile, the same bytes through TMA (ncu), both at a power-held SM clock of
-//!       about 1.6 GHz (ncu, H100).
-//! Variants that did not pay (H100, 4096³): the two consumer warpgroups started 1, 2 or
-//!       3 k tiles apart, so that one's epilogue falls in the other's main loop (98.9–99.5
-//!       against 99.2–99.5 %: the epilogue is already hidden); walks of 1, 2, 4, 16 or 32
-//!       pair rows per group instead of 8 (DRAM reads 174–187 MB against 149 MB, time level
-//!       or worse); the tensor maps' L2 promotion off, 64 or 128 bytes instead of 256 (L2
-//!       and fabric traffic down to cuBLAS's, time unchanged).
+//! Result: 100.2 % of cuBLAS f16 at 4096³ (bf16 99.7), H200, 2026-11-23.
+//!
+//! The kernel is written once, `trimmed_gemm_for!`, for a shape: t13 and t14 are this step on
+//! theirs.
+//!
+//! More: docs/lessons.md#t12
 
 use super::hopper;
 use common::gemm::t12::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};

@@ -1,39 +1,18 @@
-//! Step t15 — stream-K with the clusters in step: every cluster reads the same k tiles at
-//! the same time in the stream-K phase too, so the L2 serves the A and B tiles that
-//! neighbouring units share.
+//! Step t15 — stream-K with the clusters in step: every cluster at the same k tile at once.
 //!
-//! Idea: in t11's stream-K phase, cluster c's share begins part-way into a unit (at k tile
-//!       s_c, a different s for every cluster), runs to that unit's end, then starts the
-//!       next unit at k tile 0. In the data-parallel waves, the clusters working on the
-//!       units of one group start together and advance together, so each k tile of a row
-//!       of A (or a column of B) comes from DRAM once and is then read from L2 by the
-//!       other clusters of that row (column); in t11's stream-K phase no two clusters are
-//!       at the same k at the same time, and its pieces ran 23 % slower per k tile than
-//!       the waves before (H100, 4096³, a timeline of every piece). Here a share runs its
-//!       two pieces the other way round ([`ShareOrder::KAligned`]): first the start of the
-//!       next unit, k tiles 0, 1, 2, … (every cluster at k tile t at time t), then the end
-//!       of the first, from s_c, which is the same distance ahead (k_tiles − the share's
-//!       length, equal for all clusters to one tile) for every cluster: at any moment the
-//!       clusters read one of two k tiles, a few microseconds apart. The owner of a cut
-//!       unit is now the cluster that computes its *last* k tiles, in the second piece of
-//!       its share; its contributors wrote their partials at the end of their first piece,
-//!       long before (or, where shares are shorter than a unit, at the end of their whole
-//!       share, about when the owner ends).
-//!       Also t12's three trims (tensor maps prefetched, a relaxed cluster arrival at entry,
-//!       a read-only wait for the last stores at exit), which t11 predates.
-//! Changes from t11: the schedule's share order (`KAligned`; the owner's contributors are
-//!       now the clusters before it), and t12's trims.
+//! Idea: in t11's stream-K phase each cluster's share starts part-way into a unit, at a k of
+//!       its own, so no two clusters read the same A and B tiles together. Here a share runs
+//!       its two pieces the other way round ([`ShareOrder::KAligned`]): the next unit from k
+//!       tile 0 first, then the end of the first, the same distance ahead for every cluster.
+//!       A cut unit's owner is now the cluster that computes its *last* k tiles.
+//! Changes from t11: the schedule's share order (`KAligned`), and t12's three trims.
+//! Bottleneck: the partial tile's round trip on the consumers' path (t16).
 //! Cost: as t11: 168 registers at entry, the consumers at most 232, no spills; 225 KB of
 //!       shared memory; a 17 MB workspace.
 //! Requires: as t11.
-//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): 4096³ H100 95.5 / 95.3
-//!       against t11's 92.0 / 91.0 (191.5 against 198.7 µs f16: about the 8.6 µs that the
-//!       misaligned pieces lost, as the timeline had it), H200 96.1 / 95.8; still behind
-//!       t12 (99.4–100.2). 4097 × 4096 × 4096 H100 90.2 / 91.7, H200 91.6 / 91.5 (t12 83–84);
-//!       8192³ 102.2–102.5 on both; 2048³ 78–84 (t12 97–100). What is left at 4096³ is the
-//!       partial tile's round trip: the contributor's store and fence, the owner's reads
-//!       (t16). Verified on the awkward shapes (Rust and twin, f16 and bf16) on both GPUs;
-//!       memcheck, racecheck, synccheck and initcheck clean.
+//! Result: 96.1 % of cuBLAS f16 at 4096³ (t11 94.8, t12 100.2), H200, 2026-11-23.
+//!
+//! More: docs/lessons.md#t15
 
 use super::hopper::epilogue::{Epilogue, wait_read};
 use super::hopper::mainloop::{Consumer, Producer, Units};

@@ -1,49 +1,22 @@
-//! Step t16 — the partial tile's round trip off the consumers' path: the owner receives
-//! its contributors' partials through the operand pipeline, and a spare warp raises the
-//! contributor's flag.
+//! Step t16 — the partial tile's round trip off the consumers' path, through the pipeline.
 //!
-//! Idea: in t15 each stream-K share costs its consumers two waits beside the arithmetic.
-//!       A contributor stores its 128 KB partial tile and then, all 256 consumer threads
-//!       met at a barrier, one of them issues `fence.acq_rel.gpu` and raises the flag: the
-//!       fence waits until every store of the block has reached L2 (a few microseconds
-//!       while 132 SMs store), and the warpgroup that thread belongs to waits with it before
-//!       its next `wgmma`. An owner, after its last k tile, reads the partial back with 32
-//!       `ld.global.cg` of 16 bytes per thread, which the 100 registers left beside the
-//!       accumulators let through a few at a time: several L2 round trips in a row
-//!       (together some 8 µs per share at 4096³ on the H100, t11's timeline). Here the
-//!       owner's producer, which runs a few k tiles ahead, waits for the flag itself, and
-//!       sends each partial down the pipeline behind the last k tile as if it were three
-//!       more: a whole 48 KB stage each (the third 32 KB), one `cp.async.bulk` (a plain
-//!       contiguous copy, no tensor map) completing on the stage's `full` barrier. The
-//!       consumers add each chunk from shared memory (12 `ld.shared.v4` per thread and
-//!       stage, no bank conflicts) and release the stage as after a k tile; the copies ran
-//!       while they finished the unit. On the contributor's side the consumers store and
-//!       only *arrive* at a named barrier (`bar.arrive`); a warp of the producer
-//!       warpgroup, idle until now, waits there, then fences and raises the flag.
-//! Changes from t15: the flag wait and the partial's reads move to the producer (a
-//!       `fence.proxy.async.global` after the acquire, so that the copy engine reads what the
-//!       contributor wrote), the owner's fix-up reads stages (each thread fences its
-//!       ordinary reads of a stage, `fence.proxy.async.shared::cta`, before the stage goes
-//!       back to the copy engine); the contributor's barrier becomes an arrival, and a
-//!       second producer warp raises the flags.
-//! Cost: 168 registers at entry, no spills, 225 KB of shared memory, the 17 MB workspace
-//!       (as t15). The flag warp asks the schedule only whether its cluster contributes
-//!       (`StreamK::contributes`, one division): walking the whole schedule, as the other
-//!       warps do, made ptxas keep a value of it on the stack. (At the 168-register cap
-//!       such spills come and go with small changes to the schedule's code: t15's twin
-//!       keeps 4 bytes there, reloaded per piece outside the k loop.) Each partial takes
-//!       three passes through the pipeline.
+//! Idea: in t15 a contributor's consumers wait for a GPU-wide fence before raising the flag,
+//!       and an owner reads 128 KB back from L2 after its last k tile. Here the owner's
+//!       producer waits for the flag and sends each partial down the pipeline behind the last
+//!       k tile, three stages as if more k tiles; the consumers add them from shared memory.
+//!       A contributor's consumers only arrive at a barrier; an idle producer warp fences.
+//! Changes from t15: the flag wait and the partial's copies move to the producer, the
+//!       owner's fix-up reads stages (fenced before each goes back to the copy engine), the
+//!       contributor's barrier becomes an arrival, a second producer warp raises the flags.
+//! Bottleneck: at 4096³ the round trips still cost more than the last wave leaves.
+//! Cost: 168 registers at entry, no spills, 225 KB of shared memory, the 17 MB workspace.
 //! Requires: as t15.
-//! Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): the best of the stream-K
-//!       steps. 4097 × 4096 × 4096 H100 90.4 / 92.0, H200 91.9 / 91.9 (the ladder's best
-//!       there; t12 83–84); 8192³ H100 102.3 / 102.6, H200 102.4 / 102.7 (the ladder's
-//!       best); 4096³ H100 97.3 / 96.7 (187.9 µs f16 against t15's 191.5), H200 97.7 / 97.6,
-//!       still behind t12's 99.4–100.2; 2048³ 82–86 (every unit cut, so the round trip is
-//!       all there is). The timing rounds of `device-run.sh stream-k` on each GPU agree with
-//!       these to ±0.5 %. Verified on the
-//!       awkward shapes (Rust and twin, f16 and bf16) on both GPUs; memcheck, synccheck,
-//!       initcheck clean; racecheck clean when this step's test runs in a process of its
-//!       own (its fix-up reads fill racecheck's raw-hazard buffer: `RACECHECK_ALONE`).
+//! Result: 102.4 % of cuBLAS f16 at 8192³ (4096³: 97.7), H200, 2026-11-23.
+//!
+//! The kernel is written once, `pipelined_fixup_gemm_for!`, for a shape and a schedule:
+//! t17 is this step with its schedule's shares first.
+//!
+//! More: docs/lessons.md#t16
 
 use super::hopper;
 use common::gemm::t16::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};

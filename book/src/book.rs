@@ -109,6 +109,8 @@ pub struct Book {
     order: StepOrder,
     /// The device wrappers a page can link to: name → (module, anchor).
     targets: BTreeMap<String, (String, String)>,
+    /// The project's notes (`docs/*.md` but the running guide): (name, title), in book order.
+    notes: Vec<(String, String)>,
 }
 
 impl Book {
@@ -123,7 +125,8 @@ impl Book {
             Err(e) => return Err(e),
         };
         let targets = library.link_targets();
-        Ok(Book { repo: repo.clone(), course, library, gpus, order: StepOrder::new(), targets })
+        let notes = notes(repo)?;
+        Ok(Book { repo: repo.clone(), course, library, gpus, order: StepOrder::new(), targets, notes })
     }
 
     /// Writes the book's Markdown, styles and charts into `work`, emptied first.
@@ -150,6 +153,12 @@ impl Book {
         }
         for gpu in &self.gpus {
             pages.push((format!("results/{}.md", gpu.kind), self.results_page(gpu)));
+        }
+        for (name, _) in &self.notes {
+            let source = format!("{DOCS}/{name}.md");
+            let page = format!("notes/{name}.md");
+            let text = self.included(&self.repo.read(&source)?, &source, &page);
+            pages.push((page, text));
         }
         let src = work.join("src");
         for (page, text) in &pages {
@@ -191,6 +200,12 @@ impl Book {
         }
         for gpu in &self.gpus {
             let _ = writeln!(out, "- [Results on the {}](results/{}.md)", toc_text(gpu.device()), gpu.kind);
+        }
+        if !self.notes.is_empty() {
+            out += "\n# The project's notes\n\n";
+            for (name, title) in &self.notes {
+                let _ = writeln!(out, "- [{}](notes/{name}.md)", toc_text(title));
+            }
         }
         out
     }
@@ -250,7 +265,6 @@ impl Book {
     /// How to run the suite: `docs/running.md` where it exists, else a short page that
     /// points at the README.
     fn running(&self) -> Result<String> {
-        const RUNNING: &str = "docs/running.md";
         if self.repo.has(RUNNING) {
             let text = self.repo.read(RUNNING)?;
             return Ok(self.included(&text, RUNNING, "running.md"));
@@ -580,7 +594,8 @@ impl Book {
         let resolve = |name: &str| self.resolve(name, page);
         let text = intra_doc_links(text, &resolve);
         let text = escape_html_outside_code(&text);
-        self.rewrite_links(&text, source, page)
+        let text = self.rewrite_links(&text, source, page);
+        self.link_bare_paths(&text, page)
     }
 
     /// One line of prose (a title, a sentence).
@@ -661,17 +676,120 @@ impl Book {
         if let Some(module) = self.library.modules.iter().find(|m| m.path == path) {
             return Some(format!("device/{}.md", module.name));
         }
-        if path == "docs/running.md" {
+        if path == RUNNING {
             return Some("running.md".into());
+        }
+        if let Some(name) = path.strip_prefix(&format!("{DOCS}/")).and_then(|p| p.strip_suffix(".md"))
+            && self.notes.iter().any(|(n, _)| n == name)
+        {
+            return Some(format!("notes/{name}.md"));
         }
         let kind = path.strip_prefix("docs/results/")?.strip_suffix(".md")?;
         self.gpus.iter().any(|g| g.kind == kind).then(|| format!("results/{kind}.md"))
     }
 
-    /// A document of the repository included as a page, its links made to work.
+    /// A document of the repository included as a page (Markdown written for it, raw HTML
+    /// and all), its links made to work: each heading also answers to its id without the
+    /// characters outside ASCII (`what-holds-4096` for “What holds 4096³”), as the
+    /// documents' own links write them.
     fn included(&self, text: &str, source: &str, page: &str) -> String {
-        self.rewrite_links(&escape_html_outside_code(text), source, page)
+        let mut out = String::with_capacity(text.len());
+        let mut fence = false;
+        for line in text.split_inclusive('\n') {
+            if line.trim_start().starts_with("```") {
+                fence = !fence;
+            }
+            let hashes = line.chars().take_while(|&c| c == '#').count();
+            if !fence && (2..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+                let id = markdown::heading_id(strip_markup(line[hashes..].trim()).as_str());
+                let ascii: String = id.chars().filter(char::is_ascii).collect();
+                if ascii != id && !ascii.is_empty() {
+                    let _ = write!(out, "<a id=\"{ascii}\"></a>\n\n");
+                }
+            }
+            out.push_str(line);
+        }
+        let out = self.rewrite_links(&out, source, page);
+        self.link_bare_paths(&out, page)
     }
+
+    /// Bare paths of documents the book shows (`docs/lessons.md#p1`, as the step cards point
+    /// at their lessons) made links, outside code.
+    fn link_bare_paths(&self, text: &str, page: &str) -> String {
+        let prefix = format!("{DOCS}/");
+        let mut out = String::with_capacity(text.len());
+        let mut in_code = false;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let next_tick = rest.find('`').unwrap_or(rest.len());
+            let next_path = if in_code { None } else { rest[..next_tick].find(&prefix) };
+            let Some(at) = next_path else {
+                out.push_str(&rest[..next_tick]);
+                if next_tick < rest.len() {
+                    out.push('`');
+                    in_code = !in_code;
+                    rest = &rest[next_tick + 1..];
+                } else {
+                    rest = "";
+                }
+                continue;
+            };
+            let end = rest[at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "-_./#".contains(c)))
+                .map_or(rest.len(), |e| at + e);
+            let candidate = rest[at..end].trim_end_matches('.');
+            let end = at + candidate.len();
+            let (path, anchor) = candidate.split_once('#').map_or((candidate, None), |(p, a)| (p, Some(a)));
+            let linked_already = rest[..at].ends_with(['(', '<', '/', '[']);
+            out.push_str(&rest[..at]);
+            match self.page_of(path).filter(|_| !linked_already) {
+                Some(target) => {
+                    let anchor = anchor.map(|a| format!("#{a}")).unwrap_or_default();
+                    let _ = write!(out, "[{candidate}](<{}{anchor}>)", relative(page, &target));
+                }
+                None => out.push_str(candidate),
+            }
+            rest = &rest[end..];
+        }
+        out
+    }
+}
+
+/// The project's documents, from the repository root.
+const DOCS: &str = "docs";
+
+/// The guide to running the suite: the book's second chapter where it exists.
+const RUNNING: &str = "docs/running.md";
+
+/// The project's notes the book shows (every `docs/*.md` but the running guide), with the
+/// titles their first heading gives: the lessons first (every step card points there), the
+/// dated history last, the others by name.
+fn notes(repo: &Repo) -> Result<Vec<(String, String)>> {
+    let dir = repo.root.join(DOCS);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(vec![]) };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".md").map(str::to_string))
+        .filter(|n| format!("{DOCS}/{n}.md") != RUNNING)
+        .collect();
+    names.sort_by_key(|n| (n != "lessons", n == "history", n.clone()));
+    names
+        .into_iter()
+        .map(|name| {
+            let text = repo.read(&format!("{DOCS}/{name}.md"))?;
+            let title = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# "))
+                .map_or_else(|| capitalise(&name), |t| strip_markup(t.trim()));
+            Ok((name, title))
+        })
+        .collect()
+}
+
+/// A heading's text without its inline markup (code ticks, emphasis, link brackets).
+fn strip_markup(text: &str) -> String {
+    text.chars().filter(|c| !"`*[]".contains(*c)).collect()
 }
 
 /// The folder of a path (`docs` of `docs/running.md`).

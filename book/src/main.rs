@@ -18,6 +18,10 @@ commands:
 /// The chapter the screenshot shows: a step with code, a diff, a chart and figures.
 const SCREENSHOT_CHAPTER: &str = "x4_packed_tally";
 
+/// The screenshot's window, in pixels: wide enough for the Rust and its C++ twin side by
+/// side, tall enough for the card, the figures, the chart, the diff and the code.
+const SCREENSHOT_SIZE: (u32, u32) = (1920, 4600);
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let repo = Repo::locate();
@@ -110,7 +114,12 @@ fn build_command(repo: &Repo, args: &[String]) -> Result<(), String> {
                 || format!("no chapter holds {SCREENSHOT_CHAPTER}, the step the screenshot shows"),
             )?;
         let png = absolute(&png)?;
-        chromium.screenshot(&browser::file_url(&out.join(page)), &png, 1400, 2400)?;
+        chromium.screenshot(
+            &browser::file_url(&out.join(page)),
+            &png,
+            SCREENSHOT_SIZE.0,
+            SCREENSHOT_SIZE.1,
+        )?;
         println!("wrote a screenshot of {page} to {}", png.display());
     }
     Ok(())

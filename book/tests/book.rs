@@ -373,17 +373,22 @@ fn browser_chapters() -> Result<(), Failed> {
     Ok(())
 }
 
-/// A `file://` URL's path, decoded, without its fragment; and the fragment.
+/// A `file://` URL's path without its fragment, and the fragment, both decoded.
 fn url_path(url: &str) -> Option<(PathBuf, Option<String>)> {
     let rest = url.strip_prefix("file://")?;
-    let (path, fragment) = rest.split_once('#').map_or((rest, None), |(p, f)| (p, Some(f.to_string())));
+    let (path, fragment) = rest.split_once('#').map_or((rest, None), |(p, f)| (p, Some(f)));
     let path = path.split('?').next().unwrap_or(path);
+    Some((PathBuf::from(percent_decode(path)), fragment.map(percent_decode)))
+}
+
+/// `%C2%B3` and the like decoded.
+fn percent_decode(text: &str) -> String {
+    let raw = text.as_bytes();
     let mut bytes = vec![];
-    let raw = path.as_bytes();
     let mut at = 0;
     while at < raw.len() {
         if raw[at] == b'%'
-            && let Some(value) = path.get(at + 1..at + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+            && let Some(value) = text.get(at + 1..at + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
         {
             bytes.push(value);
             at += 3;
@@ -392,7 +397,7 @@ fn url_path(url: &str) -> Option<(PathBuf, Option<String>)> {
         bytes.push(raw[at]);
         at += 1;
     }
-    Some((PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()), fragment))
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn browser_toc() -> Result<(), Failed> {

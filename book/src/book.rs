@@ -462,7 +462,7 @@ impl Book {
                 out,
                 "![{title} on the {}](<{path}>)\n\n*{} on the {}{} (`{}/charts/{first}`).*\n\n",
                 gpu.device(),
-                capitalise(&title),
+                if title.starts_with("the ") { capitalise(&title) } else { title.clone() },
                 gpu.device(),
                 suite.unwrap_or_default(),
                 gpu.dir()

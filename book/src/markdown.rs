@@ -231,8 +231,9 @@ pub fn demote_headings(markdown: &str, levels: usize) -> String {
 }
 
 /// Rewrites rustdoc's intra-doc links (`` [`name`] ``, `` [`path::to::name`] ``) in
-/// `markdown`: to a link where `resolve` knows the last segment of the path, else to plain
-/// inline code, since mdBook has no item to point them at.
+/// `markdown`: to a link where `resolve` knows the last segment of the path (its target in
+/// angle brackets, which marks it as made here), else to plain inline code, since mdBook has
+/// no item to point them at.
 pub fn intra_doc_links(markdown: &str, resolve: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(markdown.len());
     let mut rest = markdown;
@@ -254,7 +255,7 @@ pub fn intra_doc_links(markdown: &str, resolve: &dyn Fn(&str) -> Option<String>)
         let last = name.rsplit("::").next().unwrap_or(name).trim_end_matches("()").trim_end_matches('!');
         match resolve(last) {
             Some(target) => {
-                let _ = write!(out, "[`{name}`]({target})");
+                let _ = write!(out, "[`{name}`](<{target}>)");
             }
             None => {
                 let _ = write!(out, "`{name}`");
@@ -351,7 +352,7 @@ mod tests {
                 "see [`crate::device::warp::shuffle_down_i32`] and [`copy_16b`], [`x`](y)",
                 &resolve
             ),
-            "see [`crate::device::warp::shuffle_down_i32`](device/warp.md#shuffle_down_i32) and `copy_16b`, [`x`](y)"
+            "see [`crate::device::warp::shuffle_down_i32`](<device/warp.md#shuffle_down_i32>) and `copy_16b`, [`x`](y)"
         );
     }
 

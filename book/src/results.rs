@@ -122,7 +122,7 @@ fn files_section(gpu: &GpuResults) -> String {
     out += &table.render();
     out += "\n";
     for run in gpu.runs.iter().filter(|r| !r.twins_ran) {
-        out += &format!("`{}`: C++ twins {}.\n", run.file, run.twins);
+        out += &format!("- `{}`: C++ twins {}.\n", run.file, run.twins);
     }
     out += "\n";
     out
@@ -274,10 +274,12 @@ fn best_section(gpu: &GpuResults, links: &Links) -> String {
         ]);
     }
     if !reduce.is_empty() {
+        out += "The reduction (GB/s, % of the theoretical bandwidth):\n\n";
         out += &reduce.render();
         out += "\n";
     }
     if !gemm.is_empty() {
+        out += "GEMM (TFLOP/s, % of cuBLAS in the same run):\n\n";
         out += &gemm.render();
         out += "\n";
     }
@@ -480,17 +482,21 @@ pub fn gemm_table(records: &[&Record], links: &Links) -> Table {
 }
 
 /// The widest a probe row's label is shown.
-const MAX_ROW_LABEL: usize = 44;
+const MAX_ROW_LABEL: usize = 40;
 
-/// A probe row's label: its variant's values without the labels' names, cut to fit; with
-/// its size where the variant alone repeats.
+/// A probe row's label: its variant (`stride=2`), or its values alone where the names do
+/// not fit (`8, 1024, 2`), cut to fit; with its size where the variant alone repeats.
 fn row_label(record: &Record, repeats: bool) -> String {
     let variant = record.variant.as_deref().unwrap_or("");
-    let values: Vec<&str> =
-        variant.split(", ").map(|part| part.split_once('=').map_or(part, |(_, v)| v)).collect();
-    let mut label = values.join(", ");
-    if repeats && let Some(n) = record.n {
-        label += &format!(" (n = {})", host::report::records::human_size(n));
+    let size = match (repeats, record.n) {
+        (true, Some(n)) => format!(" (n = {})", host::report::records::human_size(n)),
+        _ => String::new(),
+    };
+    let mut label = format!("{variant}{size}");
+    if label.chars().count() > MAX_ROW_LABEL {
+        let values: Vec<&str> =
+            variant.split(", ").map(|part| part.split_once('=').map_or(part, |(_, v)| v)).collect();
+        label = format!("{}{size}", values.join(", "));
     }
     if label.chars().count() > MAX_ROW_LABEL {
         label = label.chars().take(MAX_ROW_LABEL - 1).collect::<String>() + "…";
@@ -499,8 +505,8 @@ fn row_label(record: &Record, repeats: bool) -> String {
 }
 
 /// A probe row's headline figure: its figure and unit, or, for a probe whose rows carry
-/// none (counts of cycles, ratios), the first number of the row that is not one of its
-/// labels.
+/// none (counts of cycles, ratios), a number of the row that is not one of its labels: a
+/// ratio (`time / uniform`) where it has one, else the first by name.
 fn probe_figure(record: &Record) -> String {
     if record.passed == Some(false) {
         return "WRONG".into();
@@ -516,10 +522,11 @@ fn probe_figure(record: &Record) -> String {
         .filter_map(|part| part.split_once('=').map(|(name, _)| name))
         .collect();
     let Some(details) = &record.details else { return String::new() };
-    let mut keys: Vec<&String> = details.keys().filter(|k| !labels.contains(&k.as_str())).collect();
-    keys.sort();
+    let mut keys: Vec<&String> =
+        details.keys().filter(|k| !labels.contains(&k.as_str()) && k.as_str() != "median µs").collect();
+    keys.sort_by_key(|k| (!k.contains(" / "), k.to_string()));
     keys.iter()
-        .find_map(|k| details[k.as_str()].as_f64().map(|v| format!("{} {k}", significant(v))))
+        .find_map(|k| details[k.as_str()].as_f64().map(|v| format!("{k}: {}", significant(v))))
         .unwrap_or_default()
 }
 

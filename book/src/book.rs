@@ -592,15 +592,16 @@ impl Book {
     /// from `page`, raw HTML escaped, relative links to files outside the book made text.
     fn prose(&self, text: &str, source: &str, page: &str) -> String {
         let resolve = |name: &str| self.resolve(name, page);
-        let text = intra_doc_links(text, &resolve);
-        let text = escape_html_outside_code(&text);
+        // Escaped first: the links made next carry their targets in angle brackets.
+        let text = escape_html_outside_code(text);
+        let text = intra_doc_links(&text, &resolve);
         let text = self.rewrite_links(&text, source, page);
         self.link_bare_paths(&text, page)
     }
 
     /// One line of prose (a title, a sentence).
     fn inline(&self, text: &str, page: &str) -> String {
-        escape_html_outside_code(&intra_doc_links(text, &|name| self.resolve(name, page)))
+        intra_doc_links(&escape_html_outside_code(text), &|name| self.resolve(name, page))
     }
 
     /// Where an intra-doc link to `name` points from `page`: a step's chapter, a device

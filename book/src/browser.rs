@@ -102,6 +102,8 @@ impl Chromium {
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--disable-sync",
+                // Containers often give /dev/shm a few MiB: use the temporary folder instead.
+                "--disable-dev-shm-usage",
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
             .args(args)

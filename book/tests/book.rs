@@ -212,6 +212,22 @@ fn page_of(built: &Built, id: &str) -> Result<String, Failed> {
 
 fn chapters_hold_everything() -> Result<(), Failed> {
     let built = built()?;
+    // A family's introduction (its kernel folder's doc) links its steps' chapters, and the
+    // device library's its modules and wrappers, through their intra-doc links.
+    let wanted = [
+        ("reduce/index.html", "x4_packed_tally.html\"><code>x4_packed_tally</code></a>"),
+        ("device.html", "device/warp.html\"><code>warp</code></a>"),
+    ];
+    for (page, link) in wanted {
+        let html = read(&built.out.join(page))?;
+        if !html.contains(link) {
+            return Err(format!("{page} does not link its intra-doc link {link}").into());
+        }
+    }
+    let mma = read(&built.out.join("device/mma.html"))?;
+    if !mma.contains("href=\"../device/mma.html#ldmatrix_x4\"") {
+        return Err("device/mma.html does not link its own ldmatrix_x4 from the wrappers' docs".into());
+    }
     for id in CLOSE_LOOK {
         let page = page_of(built, id)?;
         let html = read(&built.out.join(&page))?;

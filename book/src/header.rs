@@ -55,15 +55,15 @@ pub fn parse(doc: &str) -> Option<Header> {
     let paragraphs = paragraphs(&lines);
     let (first, rest) = paragraphs.split_first()?;
     let title_text = first.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
-    let (kind, id, title) = split_title(&title_text);
+    let (kind, id, title, more) = split_title(&title_text);
 
     // Fields: the paragraph right after the title, when it opens with one.
     let (fields, prose) = match rest.split_first() {
         Some((paragraph, after)) if field_start(paragraph[0]).is_some() => (fields(paragraph), after),
         _ => (vec![], rest),
     };
-    let prose = prose.iter().map(|p| p.join("\n")).collect::<Vec<_>>().join("\n\n");
-    Some(Header { kind, id, title, fields, prose })
+    let prose: Vec<String> = more.into_iter().chain(prose.iter().map(|p| p.join("\n"))).collect();
+    Some(Header { kind, id, title, fields, prose: prose.join("\n\n") })
 }
 
 /// The fields of a paragraph that opens with one: each runs to the next field's line.
@@ -109,24 +109,36 @@ fn paragraphs<'a>(lines: &[&'a str]) -> Vec<Vec<&'a str>> {
     out
 }
 
-/// `Step t12 — the title.` → (`Step`, `t12`, `the title`); a title without that opening is
-/// all title.
-fn split_title(text: &str) -> (String, String, String) {
+/// `Step t12 — the title.` → (`Step`, `t12`, `the title`, nothing more). A first paragraph
+/// without that opening (a host file's doc) gives its first sentence as the title, after an
+/// id that opens it (`m1: the interconnect. …` → id `m1`), and the rest of the paragraph as
+/// the first of the prose.
+fn split_title(text: &str) -> (String, String, String, Option<String>) {
     let text = text.trim();
-    let title_only = || (String::new(), String::new(), text.trim_end_matches('.').to_string());
     let mut words = text.splitn(3, ' ');
-    let (Some(kind), Some(id), Some(rest)) = (words.next(), words.next(), words.next()) else {
-        return title_only();
-    };
-    let Some(title) =
-        rest.strip_prefix("— ").or_else(|| rest.strip_prefix("-- ")).or_else(|| rest.strip_prefix("- "))
-    else {
-        return title_only();
-    };
-    if !kind.chars().next().is_some_and(char::is_uppercase) || !id.chars().any(|c| c.is_ascii_digit()) {
-        return title_only();
+    if let (Some(kind), Some(id), Some(rest)) = (words.next(), words.next(), words.next())
+        && let Some(title) =
+            rest.strip_prefix("— ").or_else(|| rest.strip_prefix("-- ")).or_else(|| rest.strip_prefix("- "))
+        && kind.chars().next().is_some_and(char::is_uppercase)
+        && id.chars().any(|c| c.is_ascii_digit())
+    {
+        return (kind.to_string(), id.to_string(), title.trim().trim_end_matches('.').to_string(), None);
     }
-    (kind.to_string(), id.to_string(), title.trim().trim_end_matches('.').to_string())
+    // `m1: the interconnect. Bandwidth and …`
+    let (id, text) = match text.split_once(": ") {
+        Some((id, rest))
+            if id.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && id.chars().any(|c| c.is_ascii_digit())
+                && id.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            (id.to_string(), rest)
+        }
+        _ => (String::new(), text),
+    };
+    match text.find(". ") {
+        Some(end) => (String::new(), id, text[..end].to_string(), Some(text[end + 2..].trim().to_string())),
+        None => (String::new(), id, text.trim_end_matches('.').to_string(), None),
+    }
 }
 
 /// `Name: text` when `line` opens a field: unindented, a capitalised name of a few words
@@ -237,6 +249,10 @@ mod tests {
         assert_eq!((header.kind.as_str(), header.id.as_str()), ("", ""));
         assert_eq!(header.title, "The host half of m1: the interconnect");
         assert_eq!(header.prose, "A paragraph.");
+        let header =
+            parse("m1: the interconnect. Bandwidth and latency\nof every path:\n\n- a list").unwrap();
+        assert_eq!((header.id.as_str(), header.title.as_str()), ("m1", "the interconnect"));
+        assert_eq!(header.prose, "Bandwidth and latency of every path:\n\n- a list");
         assert!(field_start("  Idea: indented").is_none());
         assert!(field_start("Note: `x`").is_some());
         assert!(field_start("A long sentence that happens to have a colon: here").is_none());

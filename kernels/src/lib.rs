@@ -3,9 +3,12 @@
 //!
 //! - [`device`] is the device library: one thin, documented wrapper per PTX instruction
 //!   the kernels use (indices, barriers, shared memory, shuffles, atomics, cache-hinted
-//!   and vector loads).
-//! - [`reduce`] is the reduction ladder: Harris's seven steps, the five steps of seed 003,
-//!   and the project's own single-launch kernel.
+//!   and vector loads, tensor cores, and Hopper's TMA, clusters and `wgmma`).
+//! - [`reduce`] is the reduction ladder: Harris's seven steps, the five steps of "Making
+//!   vector sum really fast", and the project's own steps to a single launch.
+//! - [`gemm`] is the GEMM ladder: FP32 steps from one thread per output, then tensor-core
+//!   steps up to Hopper's `wgmma`, TMA and stream-K; [`gemm::hopper`] holds the machinery
+//!   the Hopper steps share from t10 on.
 //! - [`probes`] are small kernels that each make one property of the hardware visible.
 //! - [`support`] writes the pseudo-random inputs and flushes the L2 between timed runs.
 //!
@@ -13,6 +16,11 @@
 
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_float_math)]
+// `#[rustc_force_inline]` for the larger pieces of `gemm::hopper`: inlined in rustc's MIR,
+// as the code they replace was, so that the steps' SASS stays what it was (the module's
+// documentation says why). An attribute of the compiler's own, hence the allowance.
+#![feature(rustc_attrs)]
+#![allow(internal_features)]
 
 pub mod device;
 pub mod gemm;

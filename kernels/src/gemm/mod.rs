@@ -20,25 +20,30 @@
 //! | [`t02_ldmatrix`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t03_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
 //! | [`t04_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
-//! | `t05_wgmma` | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory (sm_90a build only) |
-//! | `t06_tma` | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers (sm_90a build only) |
-//! | `t07_persistent` | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores (sm_90a) |
-//! | `t08_multicast` | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic (sm_90a) |
-//! | `t09_tma_store` | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once (sm_90a) |
-//! | `t10_setmaxnreg` | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) (sm_90a) |
-//! | `t11_stream_k` | the last partial wave split along K over all clusters, partial tiles added by each unit's owner (sm_90a) |
-//! | `t12_latency_trims` | shorter waits at entry and exit: tensor maps prefetched, a relaxed cluster barrier, stores only read out (sm_90a) |
-//! | `t13_small_tile` | 128 × 128 tiles for products that leave SMs idle (sm_90a) |
-//! | `t14_narrow_tile` | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products (sm_90a) |
-//! | `t15_aligned_stream_k` | t11's stream-K with every cluster at the same k tile at the same time, and t12's trims (sm_90a) |
-//! | `t16_pipelined_fixup` | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags (sm_90a) |
-//! | `t17_shares_first` | each cluster's stream-K share before its whole units: all shares start together (sm_90a) |
+//! | [`t05_wgmma`] | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory |
+//! | [`t06_tma`] | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers |
+//! | [`t07_persistent`] | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores |
+//! | [`t08_multicast`] | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic |
+//! | [`t09_tma_store`] | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once |
+//! | [`t10_setmaxnreg`] | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) |
+//! | [`t11_stream_k`] | the last partial wave split along K over all clusters, partial tiles added by each unit's owner |
+//! | [`t12_latency_trims`] | shorter waits at entry and exit: tensor maps prefetched, a relaxed cluster barrier, stores only read out |
+//! | [`t13_small_tile`] | 128 × 128 tiles for products that leave SMs idle |
+//! | [`t14_narrow_tile`] | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products |
+//! | [`t15_aligned_stream_k`] | t11's stream-K with every cluster at the same k tile at the same time, and t12's trims |
+//! | [`t16_pipelined_fixup`] | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags |
+//! | [`t17_shares_first`] | each cluster's stream-K share before its whole units: all shares start together |
+//!
+//! t05–t17 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
+//! From t10 on each is its predecessor plus one change, on the machinery in [`hopper`]
+//! (the stage pipeline, the producer's and consumers' loops, t09's epilogue, stream-K's
+//! workspace); t12's kernel also serves t13 and t14, and t16's serves t17.
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
-//! stores past an edge are skipped); t02–t06 move 16-byte rows of 16-bit values and need K
-//! and N multiples of 8 (the host refuses other shapes before launch). t05 and t06 exist in
-//! the sm_90a build only. Dimensions are `u32`, offsets `usize`; FP32 products use
-//! `fma.rn.f32` (`mul_add`), as nvcc does by default.
+//! stores past an edge are skipped); t02–t17 move 16-byte rows of 16-bit values and need K
+//! and N multiples of 8 (the host refuses other shapes before launch). Dimensions are
+//! `u32`, offsets `usize`; FP32 products use `fma.rn.f32` (`mul_add`), as nvcc does by
+//! default.
 
 pub mod g01_naive;
 pub mod g02_coalesced;
@@ -51,6 +56,8 @@ pub mod g08_double_buffer;
 pub mod g09_warp_tiling;
 pub mod g10_fewer_instructions;
 pub mod g11_split_k;
+#[cfg(target_feature = "sm_90a")]
+pub mod hopper;
 pub mod t01_mma_sync;
 pub mod t02_ldmatrix;
 pub mod t03_pipeline;

@@ -32,299 +32,112 @@
 //!       or worse); the tensor maps' L2 promotion off, 64 or 128 bytes instead of 256 (L2
 //!       and fabric traffic down to cuBLAS's, time unchanged).
 
-use crate::device::cluster::{
-    cluster_count, cluster_idx, cluster_rank, cluster_sync, cluster_sync_relaxed, map_shared_to_rank,
-};
-use crate::device::index::{WARP_SIZE, thread_idx};
-use crate::device::shared::{SharedArray, dynamic_shared};
-use crate::device::sync::sync_named;
-use crate::device::tma::{
-    bulk_commit_group, bulk_wait_group_read, copy_tensor_2d, copy_tensor_2d_multicast, fence_barrier_init,
-    mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_wait, prefetch_tensor_map,
-    store_tensor_2d,
-};
-use crate::device::wgmma::{
-    self, M64N256_ACC, claim_registers, descriptor, fence_proxy_async_shared, mma_m64n256k16_bf16,
-    mma_m64n256k16_f16, release_registers,
-};
-use crate::unroll;
-use common::gemm::grouped_tile;
-use common::gemm::t12::{
-    A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
-    CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, STAGE_BYTES, STAGES, THREADS,
-};
+use super::hopper;
+use common::gemm::t12::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
-/// Threads of a warpgroup, and the rows of the block tile each consumer warpgroup computes.
-const WARPGROUP: u32 = 4 * WARP_SIZE;
-const WARPGROUP_ROWS: u32 = 64;
-const _: () =
-    assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == (CONSUMER_WARPGROUPS + 1) * WARPGROUP);
-/// The consumer warps of the whole pair arrive on each block's "empty" barriers.
-const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
+hopper::shape!(T12 = t12, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>);
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
-const ROW_BYTES: u32 = 128;
-const ATOM_BYTES: u32 = 8 * ROW_BYTES;
-/// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
-const A_BYTES: u32 = A_BOX.0 * A_BOX.1 * 2;
-const B_PANEL_BYTES: u32 = B_BOX.0 * B_BOX.1 * 2;
-const _: () = assert!(A_BOX.0 * 2 == ROW_BYTES && A_BYTES + BN / B_BOX.0 * B_PANEL_BYTES == STAGE_BYTES);
-/// B's panels each block of the pair copies (and multicasts to both).
-const PANELS_PER_BLOCK: u32 = BN / B_BOX.0 / CLUSTER_M;
-/// Both blocks of the pair: ranks 0 and 1.
-const PAIR_MASK: u16 = (1 << CLUSTER_M) - 1;
-/// k values per `wgmma`.
-const MMA_K: u32 = 16;
-/// C's boxes: a warpgroup's 64 rows by 32 columns, 8 per tile; their rows are one
-/// 128-byte swizzle row of f32.
-const C_BOXES: u32 = BN / C_BOX.0;
-const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 8);
+/// Writes `trimmed_gemm`, `C = A · B` as t10 computes it with shorter waits at entry and
+/// exit, for the shape `$shape` (t13 and t14 write it for theirs). A macro rather than a
+/// generic function: each step's kernel is then compiled for its own constants from the
+/// start, as a written-out copy would be.
+macro_rules! trimmed_gemm_for {
+    ($shape:ty) => {
+        /// `C = A · B` as t10 computes it, with shorter waits at entry and exit.
+        ///
+        /// # Safety
+        /// As t10, with the step's `THREADS` and `SHARED_BYTES`.
+        #[inline(always)]
+        unsafe fn trimmed_gemm<const BF16: bool>(
+            a_map: *const u8,
+            b_map: *const u8,
+            c_map: *const u8,
+            m: u32,
+            n: u32,
+            k: u32,
+        ) {
+            use $crate::device::cluster::{cluster_count, cluster_idx, cluster_sync, cluster_sync_relaxed};
+            use $crate::device::index::{WARP_SIZE, thread_idx};
+            use $crate::device::tma::prefetch_tensor_map;
+            use $crate::gemm::hopper::epilogue::{Epilogue, wait_read};
+            use $crate::gemm::hopper::mainloop::{Consumer, Producer, Units};
+            use $crate::gemm::hopper::pipeline::{
+                PipelineState, SharedLayout, consumer_release, is_producer,
+            };
+            use $crate::gemm::hopper::{Accumulator, Registers, Shape};
+            type S = $shape;
 
-/// `C = A · B` as t10 computes it, with shorter waits at entry and exit.
-///
-/// # Safety
-/// As t10.
-#[inline(always)]
-unsafe fn trimmed_gemm<const BF16: bool>(
-    a_map: *const u8,
-    b_map: *const u8,
-    c_map: *const u8,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
-    let a_stage = |s: u32| base + s * STAGE_BYTES;
-    let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
-    // Warpgroup w's staging box b, after the stages (1024-byte aligned, as the swizzle
-    // needs), then the barriers.
-    let c_box = |w: u32, b: u32| base + STAGES * STAGE_BYTES + (w * C_BUFFERS + b) * C_BOX_BYTES;
-    let barriers = base + STAGES * STAGE_BYTES + C_STAGING_BYTES;
-    let full = |s: u32| barriers + s * 8;
-    let empty = |s: u32| barriers + (STAGES + s) * 8;
-    let tid = thread_idx();
-    let rank = cluster_rank();
-    let (tile_rows, tile_cols) = (m.div_ceil(BM), n.div_ceil(BN));
-    let pair_rows = tile_rows.div_ceil(CLUSTER_M);
-    let units = pair_rows * tile_cols;
-    let k_tiles = k.div_ceil(BK);
-    // The pair's unit → this block's tile: the rank picks the row within the pair (past M
-    // for the second block of a last, odd row: its A box reads zeros, it stores nothing).
-    let origin = |unit: u32| {
-        let (pair_row, col) = grouped_tile(unit, pair_rows, tile_cols, GROUP_ROWS);
-        ((pair_row * CLUSTER_M + rank) * BM, col * BN)
-    };
+            let smem = SharedLayout::<S>::new();
+            let tid = thread_idx();
+            let units = Units::<S>::new(m, n);
+            let k_tiles = k.div_ceil(S::BK);
 
-    if tid == CONSUMER_WARPGROUPS * WARPGROUP {
-        // SAFETY: the maps' global addresses, as the launch passes them.
-        unsafe {
-            prefetch_tensor_map(a_map);
-            prefetch_tensor_map(b_map);
-            prefetch_tensor_map(c_map);
-        }
-    }
-    if tid == 0 {
-        for s in 0..STAGES {
-            // SAFETY: barriers inside the dynamic shared memory, used after the cluster
-            // barrier below.
-            unsafe {
-                mbarrier_init(full(s), 1);
-                mbarrier_init(empty(s), CONSUMER_WARPS * CLUSTER_M);
+            if tid == S::PRODUCER_THREAD {
+                // SAFETY: the maps' global addresses, as the launch passes them.
+                unsafe {
+                    prefetch_tensor_map(a_map);
+                    prefetch_tensor_map(b_map);
+                    prefetch_tensor_map(c_map);
+                }
             }
-        }
-        fence_barrier_init();
-    }
-    // The partner's copies complete on this block's "full" barriers and its consumers
-    // arrive on the "empty" ones: both blocks' barriers must exist before either starts
-    // (relaxed: the fence above released the initialization).
-    cluster_sync_relaxed();
+            if tid == 0 {
+                smem.init_barriers();
+            }
+            // The partner's copies complete on this block's "full" barriers and its
+            // consumers arrive on the "empty" ones: both blocks' barriers must exist before
+            // either starts (relaxed: the fence above released the initialization).
+            cluster_sync_relaxed();
 
-    let warpgroup = tid / WARPGROUP;
-    if warpgroup == CONSUMER_WARPGROUPS {
-        release_registers::<PRODUCER_REGISTERS>();
-        // The producer warpgroup's first thread issues every copy.
-        if tid == CONSUMER_WARPGROUPS * WARPGROUP {
-            let mut it = 0;
-            let mut unit = cluster_idx();
-            while unit < units {
-                let (row0, col0) = origin(unit);
-                for t in 0..k_tiles {
-                    let s = it % STAGES;
-                    // SAFETY (the pair): initialized barriers; stage s is free in both
-                    // blocks (its "empty" barrier counts the consumers of both), and the
-                    // boxes land inside it.
-                    unsafe {
-                        if it >= STAGES {
-                            mbarrier_wait(empty(s), (it / STAGES - 1) % 2);
-                        }
-                        mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
-                        copy_tensor_2d(a_stage(s), a_map, t * BK, row0, full(s));
-                        for p in 0..PANELS_PER_BLOCK {
-                            let panel = rank * PANELS_PER_BLOCK + p;
-                            let dst = b_stage(s) + panel * B_PANEL_BYTES;
-                            copy_tensor_2d_multicast(
-                                dst,
-                                b_map,
-                                col0 + panel * B_BOX.0,
-                                t * BK,
-                                full(s),
-                                PAIR_MASK,
-                            );
-                        }
+            if is_producer::<S>(tid) {
+                <S as Shape>::Registers::producer();
+                // The producer warpgroup's first thread issues every copy.
+                if tid == S::PRODUCER_THREAD {
+                    let producer = Producer::new(smem, a_map, b_map);
+                    let mut state = PipelineState::start();
+                    let mut unit = cluster_idx();
+                    while unit < units.count() {
+                        // SAFETY: initialized barriers; both blocks of the pair walk the
+                        // same units.
+                        unsafe { producer.load_k_tiles(&mut state, units.origin(unit), 0, k_tiles) };
+                        unit += cluster_count();
                     }
-                    it += 1;
                 }
-                unit += cluster_count();
-            }
-        }
-    } else {
-        claim_registers::<CONSUMER_REGISTERS>();
-        let lane = tid % WARP_SIZE;
-        // Stage s is free in this block: tell both blocks of the pair.
-        let release = |s: u32| {
-            if lane == 0 {
-                for r in 0..CLUSTER_M {
-                    // SAFETY: an initialized barrier of a block of the pair, which waits
-                    // at the final cluster barrier before it exits.
-                    unsafe { mbarrier_arrive_remote(map_shared_to_rank(empty(s), r)) };
-                }
-            }
-        };
-        let mut it = 0;
-        let mut unit = cluster_idx();
-        while unit < units {
-            let (row0, col0) = origin(unit);
-            let mut acc = [0.0f32; M64N256_ACC];
-            for t in 0..k_tiles {
-                let s = it % STAGES;
-                // SAFETY: an initialized barrier; phase it / STAGES is this k tile's arrival.
-                unsafe { mbarrier_wait(full(s), (it / STAGES) % 2) };
-                wgmma::fence();
-                unroll!(4, kk => {
-                    let a_desc = descriptor(
-                        a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk as u32 * MMA_K * 2,
-                        0,
-                        ATOM_BYTES,
-                    );
-                    let b_desc = descriptor(b_stage(s) + kk as u32 * MMA_K * ROW_BYTES, B_PANEL_BYTES, ATOM_BYTES);
-                    // SAFETY: the whole warpgroup, after the fence; neither block refills
-                    // stage s before this warp has released it.
+            } else {
+                <S as Shape>::Registers::consumers();
+                let lane = tid % WARP_SIZE;
+                // Stage s is free in this warp: lane 0 tells both blocks of the pair.
+                let empty = |s: u32| smem.empty(s);
+                let release = consumer_release::<S>(&lane, &empty);
+                let consumer = Consumer::new(&smem, tid);
+                let mut state = PipelineState::start();
+                let mut unit = cluster_idx();
+                while unit < units.count() {
+                    let origin = units.origin(unit);
+                    let mut acc = <S as Shape>::Acc::zeroed();
+                    let epilogue = Epilogue::new(smem, c_map, tid);
+                    // SAFETY: the whole warpgroup, in step with the producer; then t09's
+                    // epilogue.
                     unsafe {
-                        if BF16 {
-                            mma_m64n256k16_bf16(&mut acc, a_desc, b_desc)
-                        } else {
-                            mma_m64n256k16_f16(&mut acc, a_desc, b_desc)
-                        }
-                    };
-                });
-                wgmma::commit_group();
-                wgmma::wait_group::<1>();
-                if t > 0 {
-                    release((it - 1) % STAGES);
+                        consumer.mma_k_tiles::<BF16>(&mut state, 0, k_tiles, &mut acc, &release);
+                        epilogue.store_tile(&acc, origin);
+                    }
+                    unit += cluster_count();
                 }
-                it += 1;
+                // C's last boxes are read out of shared memory before the block exits.
+                wait_read(tid);
             }
-            wgmma::wait_group::<0>();
-            release((it - 1) % STAGES);
-
-            // The epilogue, one 64 × 32 box of this warpgroup's piece at a time. Thread
-            // (warp, lane) holds rows warp·16 + lane/4 (+ 8) of the piece and, for box j,
-            // columns 32j + 8q + 2(lane % 4) (+ 1), q = 0…3: accumulators 4(4j + q) + …
-            // (layout: `device::wgmma`). In the box's 128-byte rows, those two values are
-            // bytes 32q + 8(lane % 4) …, in 16-byte chunk 2q + (lane % 4)/2, which the
-            // swizzle moves to that chunk XOR (row % 8), and row % 8 is lane / 4.
-            let warp = (tid % WARPGROUP) / WARP_SIZE;
-            let (g, t4) = (lane / 4, lane % 4);
-            let row_order = (g % 4) ^ (g % 4 / 2);
-            let storer = tid % WARPGROUP == 0;
-            unroll!(8, j => {
-                let buffer = c_box(warpgroup, j as u32 % C_BUFFERS);
-                // The copy of the box stored from this buffer two boxes ago has read it.
-                if storer {
-                    bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
-                }
-                sync_named(1 + warpgroup, WARPGROUP);
-                // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
-                let staging: SharedArray<f32> = unsafe { SharedArray::from_address(buffer) };
-                unroll!(4, step => {
-                    // An 8-byte store is served in two half-warp phases: rows g and g ^ 1
-                    // of a half would XOR the same column group onto the same two chunks
-                    // (a 2-way conflict per phase), so each row takes the groups in its
-                    // own order, q = step ^ gray(g % 4), which keeps the four rows of a
-                    // half on four different pairs of chunks.
-                    let q = step as u32 ^ row_order;
-                    unroll!(2, half => {
-                        let row = warp * 16 + g + 8 * half as u32;
-                        let chunk = (2 * q + t4 / 2) ^ g;
-                        let at = (row * ROW_BYTES + chunk * 16 + (t4 % 2) * 8) / 4;
-                        let first = 4 * 4 * j + 2 * half;
-                        let pair = [pick(&acc, first, q), pick(&acc, first + 1, q)];
-                        // SAFETY: `at` is even and inside the 8 KB box.
-                        unsafe { staging.store_v2(at, pair) };
-                    });
-                });
-                fence_proxy_async_shared();
-                sync_named(1 + warpgroup, WARPGROUP);
-                if storer {
-                    // SAFETY: the box is written and fenced by the whole warpgroup; the map
-                    // is C's, and the engine clips what lies outside M × N.
-                    unsafe {
-                        store_tensor_2d(c_map, col0 + j as u32 * C_BOX.0, row0 + warpgroup * WARPGROUP_ROWS, buffer)
-                    };
-                    bulk_commit_group();
-                }
-            });
-            unit += cluster_count();
+            // The partner may still arrive on this block's barriers: neither block leaves
+            // first.
+            cluster_sync();
         }
-        if tid % WARPGROUP == 0 {
-            // C's last boxes are read out of shared memory before the block exits.
-            bulk_wait_group_read::<0>();
-        }
-    }
-    // The partner may still arrive on this block's barriers: neither block leaves first.
-    cluster_sync();
+    };
 }
+pub(super) use trimmed_gemm_for;
 
-/// `acc[first + 4q]` for a run-time `q` in 0..4, by selects: indexing the accumulators at
-/// run time would move them to local memory.
-#[inline(always)]
-fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
-    let low = if q & 1 == 0 { acc[first] } else { acc[first + 4] };
-    let high = if q & 1 == 0 { acc[first + 8] } else { acc[first + 12] };
-    if q & 2 == 0 { low } else { high }
-}
+trimmed_gemm_for!(T12);
 
-/// [`trimmed_gemm`] for f16 inputs.
-///
-/// # Safety
-/// As `trimmed_gemm`.
-#[kernel(max_threads = THREADS)]
-pub unsafe fn t12_latency_trims_f16(
-    a_map: *const u8,
-    b_map: *const u8,
-    c_map: *const u8,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    // SAFETY: forwarded.
-    unsafe { trimmed_gemm::<false>(a_map, b_map, c_map, m, n, k) }
-}
-
-/// [`trimmed_gemm`] for bf16 inputs.
-///
-/// # Safety
-/// As `trimmed_gemm`.
-#[kernel(max_threads = THREADS)]
-pub unsafe fn t12_latency_trims_bf16(
-    a_map: *const u8,
-    b_map: *const u8,
-    c_map: *const u8,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    // SAFETY: forwarded.
-    unsafe { trimmed_gemm::<true>(a_map, b_map, c_map, m, n, k) }
-}
+hopper::entry_points!(
+    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32)
+        => t12_latency_trims_f16, t12_latency_trims_bf16
+);

@@ -1,0 +1,170 @@
+//! t09's epilogue: a consumer warpgroup writes its `64 × BN` piece of C into swizzled
+//! staging boxes in shared memory, and one of its threads hands each box to the copy engine
+//! (`cp.async.bulk.tensor … .global.shared::cta`), which writes C in whole lines and clips
+//! what lies outside the matrix. t09's header tells the why; this is the same code.
+
+use super::pipeline::SharedLayout;
+use super::{F32_BYTES, ROW_BYTES, Shape, WARPGROUP, WARPGROUP_ROWS};
+use crate::device::index::WARP_SIZE;
+use crate::device::shared::SharedArray;
+use crate::device::sync::sync_named;
+use crate::device::tma::{bulk_commit_group, bulk_wait_group, bulk_wait_group_read, store_tensor_2d};
+use crate::device::wgmma::fence_proxy_async_shared;
+use crate::unroll;
+
+/// Staging boxes per consumer warpgroup: one is written while the copy engine reads the
+/// other (`cp.async.bulk.wait_group.read 1` before a box is refilled).
+pub const C_BUFFERS: u32 = 2;
+/// The most boxes per warpgroup and tile (`BN / 32`): 8, for 256 columns.
+pub const MAX_C_BOXES: u32 = 8;
+/// The named barrier of consumer warpgroup `w` is `EPILOGUE_BARRIER + w` (0 is the block's).
+pub const EPILOGUE_BARRIER: u32 = 1;
+/// Rows of a warpgroup's piece each warp holds (`device::wgmma`'s layout), and the distance
+/// between a thread's two rows.
+const WARP_ROWS: u32 = 16;
+const HALF_ROWS: u32 = 8;
+/// A swizzled row's 16-byte chunks, and the 8 bytes (two f32) one thread writes at a time.
+const CHUNK_BYTES: u32 = 16;
+const PAIR_BYTES: u32 = 8;
+/// Accumulators per 8-column group of a row pair (two rows, two columns), and the groups
+/// of a 32-column box.
+const GROUP_ACC: usize = 4;
+const BOX_GROUPS: usize = 4;
+
+/// One consumer thread's part of the epilogue.
+pub struct Epilogue<S> {
+    smem: SharedLayout<S>,
+    c_map: *const u8,
+    warpgroup: u32,
+    /// This thread's warp in its warpgroup, its row group `g = lane / 4` and column pair
+    /// `t4 = lane % 4`.
+    warp: u32,
+    g: u32,
+    t4: u32,
+    /// The order in which the row takes its four column groups (see [`Epilogue::store_tile`]).
+    row_order: u32,
+    /// The warpgroup's first thread, which issues the box stores.
+    storer: bool,
+}
+
+impl<S> Clone for Epilogue<S> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for Epilogue<S> {}
+
+impl<S: Shape> Epilogue<S> {
+    /// Consumer thread `tid`; `c_map` is the global address of a tensor map of C (M × N f32,
+    /// row-major, 128-byte swizzle, boxes `C_BOX`).
+    #[inline(always)]
+    pub fn new(smem: SharedLayout<S>, c_map: *const u8, tid: u32) -> Self {
+        let lane = tid % WARP_SIZE;
+        let (g, t4) = (lane / 4, lane % 4);
+        Self {
+            smem,
+            c_map,
+            warpgroup: tid / WARPGROUP,
+            warp: (tid % WARPGROUP) / WARP_SIZE,
+            g,
+            t4,
+            row_order: (g % 4) ^ (g % 4 / 2),
+            storer: tid % WARPGROUP == 0,
+        }
+    }
+
+    /// Stores the warpgroup's piece of the tile at `(row0, col0)`, one 64 × 32 box at a
+    /// time. Thread (warp, lane) holds rows warp·16 + lane/4 (+ 8) of the piece and, for box
+    /// j, columns 32j + 8q + 2(lane % 4) (+ 1), q = 0…3: accumulators 4(4j + q) + …
+    /// (layout: `device::wgmma`). In the box's 128-byte rows, those two values are bytes
+    /// 32q + 8(lane % 4) …, in 16-byte chunk 2q + (lane % 4)/2, which the swizzle moves to
+    /// that chunk XOR (row % 8), and row % 8 is lane / 4. Per box: the storer waits until
+    /// the box's buffer has been read out, the warpgroup meets (named barrier), writes the
+    /// box (`st.shared.v2`), fences it for the async proxy, meets again, and the storer
+    /// issues the box's TMA store in a bulk group of its own. Returns once the last box is
+    /// handed over: the copies drain under the next tile's main loop.
+    ///
+    /// # Safety
+    /// Every thread of the warpgroup calls it (named barriers), with the accumulators of
+    /// [`Consumer::mma_k_tiles`](super::mainloop::Consumer::mma_k_tiles) for that tile.
+    #[rustc_force_inline]
+    pub unsafe fn store_tile<const N: usize>(self, acc: &[f32; N], (row0, col0): (u32, u32)) {
+        // `acc` holds this warpgroup's 64 × BN piece: BN / 2 registers.
+        const { assert!(N as u32 * 2 == S::BN) };
+        let (warp, g, t4) = (self.warp, self.g, self.t4);
+        // MAX_C_BOXES boxes written out; those past C_BOXES (a 128-wide tile) compile away.
+        unroll!(8, j => {
+            if (j as u32) < S::C_BOXES {
+                let buffer = self.smem.c_box(self.warpgroup, j as u32 % C_BUFFERS);
+                // The copy of the box stored from this buffer two boxes ago has read it.
+                if self.storer {
+                    bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
+                }
+                sync_named(EPILOGUE_BARRIER + self.warpgroup, WARPGROUP);
+                // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
+                let staging: SharedArray<f32> = unsafe { SharedArray::from_address(buffer) };
+                unroll!(4, step => {
+                    // An 8-byte store is served in two half-warp phases: rows g and g ^ 1
+                    // of a half would XOR the same column group onto the same two chunks
+                    // (a 2-way conflict per phase), so each row takes the groups in its
+                    // own order, q = step ^ gray(g % 4), which keeps the four rows of a
+                    // half on four different pairs of chunks.
+                    let q = step as u32 ^ self.row_order;
+                    unroll!(2, half => {
+                        let row = warp * WARP_ROWS + g + HALF_ROWS * half as u32;
+                        let chunk = (2 * q + t4 / 2) ^ g;
+                        let at = (row * ROW_BYTES + chunk * CHUNK_BYTES + (t4 % 2) * PAIR_BYTES) / F32_BYTES;
+                        let first = GROUP_ACC * BOX_GROUPS * j + 2 * half;
+                        let pair = [pick(acc, first, q), pick(acc, first + 1, q)];
+                        // SAFETY: `at` is even and inside the 8 KB box.
+                        unsafe { staging.store_v2(at, pair) };
+                    });
+                });
+                fence_proxy_async_shared();
+                sync_named(EPILOGUE_BARRIER + self.warpgroup, WARPGROUP);
+                if self.storer {
+                    // SAFETY: the box is written and fenced by the whole warpgroup; the map
+                    // is C's, and the engine clips what lies outside M × N.
+                    unsafe {
+                        store_tensor_2d(
+                            self.c_map,
+                            col0 + j as u32 * S::C_BOX.0,
+                            row0 + self.warpgroup * WARPGROUP_ROWS,
+                            buffer,
+                        )
+                    };
+                    bulk_commit_group();
+                }
+            }
+        });
+    }
+}
+
+/// Before the block exits: each consumer warpgroup's storer (thread `tid` % 128 = 0)
+/// waits until C's last boxes are written (`cp.async.bulk.wait_group 0`), as t09 does.
+#[inline(always)]
+pub fn wait_written(tid: u32) {
+    if tid % WARPGROUP == 0 {
+        bulk_wait_group::<0>();
+    }
+}
+
+/// Before the block exits: each storer waits only until C's last boxes are read out of
+/// shared memory (`cp.async.bulk.wait_group.read 0`); the launch completes after their
+/// writes in any case (t12's trim).
+#[inline(always)]
+pub fn wait_read(tid: u32) {
+    if tid % WARPGROUP == 0 {
+        bulk_wait_group_read::<0>();
+    }
+}
+
+/// `acc[first + 4q]` for a run-time `q` in 0..4, by selects: indexing the accumulators at
+/// run time would move them to local memory.
+#[inline(always)]
+pub fn pick<const N: usize>(acc: &[f32; N], first: usize, q: u32) -> f32 {
+    let low = if q & 1 == 0 { acc[first] } else { acc[first + GROUP_ACC] };
+    let high = if q & 1 == 0 { acc[first + 2 * GROUP_ACC] } else { acc[first + 3 * GROUP_ACC] };
+    if q & 2 == 0 { low } else { high }
+}

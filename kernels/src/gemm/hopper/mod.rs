@@ -1,0 +1,303 @@
+//! The machinery the Hopper GEMM steps share from t10 on, each piece written once and named
+//! after what it does. t05–t09 build these pieces one at a time, in full, inside their own
+//! files: they are the lesson. From t10 on a step is its predecessor plus one change, and
+//! the pieces it keeps unchanged are called from here.
+//!
+//! A step's block is *warp-specialized*: one producer warpgroup, whose first thread issues
+//! every TMA copy, and `CONSUMER_WARPGROUPS` consumer warpgroups of 64 rows each, which run
+//! the `wgmma` main loop and the epilogue. The two sides meet at a ring of `STAGES` stages in
+//! shared memory, each guarded by a "full" and an "empty" `mbarrier`. A block is one of the
+//! `CLUSTER_M` blocks of a cluster that compute a *unit* (their tiles, stacked along M) and
+//! share B's tile through TMA multicast.
+//!
+//! | piece | what | steps |
+//! | --- | --- | --- |
+//! | [`Shape`], [`shape!`] | a step's shapes, read from its module in `common::gemm`; its accumulators and register split | t10–t17 |
+//! | [`pipeline::PipelineState`] | where a role is in the stage ring: `index()`, `phase()`, `advance()` | t10–t17 |
+//! | [`pipeline::SharedLayout`] | the stages, C's staging boxes and the barriers in dynamic shared memory; the barriers' set-up; the producer's `producer_acquire` | t10–t17 |
+//! | [`pipeline::consumer_release`] | a warp gives a stage back to every block of the cluster | t10–t17 |
+//! | [`mainloop::Units`] | the units of C and their tiles' origins, in t07's grouped walk | t10–t17 |
+//! | [`mainloop::Producer`] | the producer thread's TMA loop over a unit's k tiles | t10–t17 |
+//! | [`mainloop::Consumer`] | the consumer warpgroups' `wgmma` loop over a unit's k tiles | t10–t17 |
+//! | [`epilogue::Epilogue`], [`epilogue::wait_written`], [`epilogue::wait_read`] | t09's epilogue: C through swizzled staging boxes and TMA stores | t10–t17 |
+//! | [`stream_k::Workspace`] | stream-K's partial tiles and flags in global memory; t11's fix-up | t11, t15–t17 |
+//! | [`entry_points!`] | a step's two `#[kernel]` entry points, f16 and bf16 | t10–t17 |
+//!
+//! Two steps' kernels serve later steps whole, with another shape: t12's (macro
+//! `trimmed_gemm_for!`, for t13 and t14) and t16's (`pipelined_fixup_gemm_for!`, for t17).
+//!
+//! **Why the SASS did not move.** Each step used to be written out in one function. rustc
+//! inlines small functions into their callers in its own MIR before LLVM sees the code,
+//! larger ones only in LLVM, and what LLVM makes of a step depends on which: a piece
+//! inlined late is optimized alone first. So the pieces are inlined as the written-out
+//! code was: the large ones (the epilogue, the stream-K fix-up and the partial tiles' stores
+//! and loads) with `#[rustc_force_inline]`, which inlines in MIR whatever the size; the release of a stage
+//! as the closure t06–t09 write ([`pipeline::consumer_release`]); and a step's kernel is
+//! compiled for its own constants (a macro, not a generic function, where another step
+//! reuses it). Every piece is inlined; the accumulators stay registers because every index
+//! into them is a constant once the `unroll!` copies are written out.
+//!
+//! sm_90a only (`wgmma`, TMA, clusters, `setmaxnreg`), like the steps that use it.
+
+pub mod epilogue;
+pub mod mainloop;
+pub mod pipeline;
+pub mod stream_k;
+
+use crate::device::index::WARP_SIZE;
+use crate::device::wgmma::{
+    M64N128_ACC, M64N256_ACC, claim_registers, mma_m64n128k16_bf16, mma_m64n128k16_f16, mma_m64n256k16_bf16,
+    mma_m64n256k16_f16, release_registers,
+};
+
+/// Threads of a warpgroup: four warps, the unit `wgmma` and `setmaxnreg` work in.
+pub const WARPGROUP: u32 = 4 * WARP_SIZE;
+/// Rows of the block tile each consumer warpgroup computes: the M of `wgmma` m64nNk16.
+pub const WARPGROUP_ROWS: u32 = 64;
+/// Bytes of one row of the 128-byte swizzle (one TMA box row of A, B and C).
+pub const ROW_BYTES: u32 = 128;
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+pub const ATOM_BYTES: u32 = 8 * ROW_BYTES;
+/// k values per `wgmma`: the k16 of m64nNk16; and the `wgmma` per k tile (the consumer's
+/// `unroll!(4, …)`: `BK` is 64).
+pub const MMA_K: u32 = 16;
+pub const MMAS_PER_K_TILE: u32 = 4;
+/// Bytes of one 16-bit input value (f16 or bf16) and of one f32 of C.
+pub const INPUT_BYTES: u32 = 2;
+pub const F32_BYTES: u32 = 4;
+
+/// A Hopper step's shapes: the constants of its module in `common::gemm`, from which the
+/// host sizes its grid, block, shared memory and tensor maps. Implement it with
+/// [`shape!`], which reads every constant from that module, so that the kernel and the host
+/// cannot disagree. The constants after [`Shape::THREADS`] follow from the others.
+pub trait Shape {
+    /// The block tile, `BM × BN` outputs, and the k extent of one k tile.
+    const BM: u32;
+    const BN: u32;
+    const BK: u32;
+    /// k tiles in flight: stages of shared memory, each an A tile and a B tile.
+    const STAGES: u32;
+    const STAGE_BYTES: u32;
+    /// The boxes of A, B (16-bit) and C (f32) one TMA copy moves, (contiguous extent, rows).
+    const A_BOX: (u32, u32);
+    const B_BOX: (u32, u32);
+    const C_BOX: (u32, u32);
+    const C_BOX_BYTES: u32;
+    /// C's staging boxes per consumer warpgroup, and their bytes for all the warpgroups.
+    const C_BUFFERS: u32;
+    const C_STAGING_BYTES: u32;
+    /// Blocks per cluster, stacked along M: a unit is their `CLUSTER_M` tiles.
+    const CLUSTER_M: u32;
+    const CONSUMER_WARPGROUPS: u32;
+    /// Unit rows in one group of the grouped walk (t07).
+    const GROUP_ROWS: u32;
+    /// Bytes the kernel may skip to round the dynamic shared base up to 1024.
+    const ALIGN_SLACK: u32;
+    /// Threads per block: the consumer warpgroups, then the producer warpgroup.
+    const THREADS: u32;
+    /// The `wgmma` accumulators of one consumer thread for a `WARPGROUP_ROWS × BN` piece.
+    type Acc: Accumulator;
+    /// How the block shares its registers between the roles (t10's `setmaxnreg`).
+    type Registers: Registers;
+
+    /// Bytes of A's tile in a stage (one box), and of each of B's `BN / 64` panels (one box
+    /// each).
+    const A_BYTES: u32 = Self::A_BOX.0 * Self::A_BOX.1 * INPUT_BYTES;
+    const B_PANEL_BYTES: u32 = Self::B_BOX.0 * Self::B_BOX.1 * INPUT_BYTES;
+    /// B's panels each block of the cluster copies (and multicasts to all of them).
+    const PANELS_PER_BLOCK: u32 = Self::BN / Self::B_BOX.0 / Self::CLUSTER_M;
+    /// Every block of the cluster: the mask of a multicast copy.
+    const CLUSTER_MASK: u16 = (1 << Self::CLUSTER_M) - 1;
+    /// Consumer threads of a block; the consumer warps of a block, of which every block of
+    /// the cluster's arrive on each block's "empty" barriers.
+    const CONSUMER_THREADS: u32 = Self::CONSUMER_WARPGROUPS * WARPGROUP;
+    const CONSUMER_WARPS: u32 = Self::CONSUMER_WARPGROUPS * WARPGROUP / WARP_SIZE;
+    /// The producer warpgroup's first thread, which issues every copy.
+    const PRODUCER_THREAD: u32 = Self::CONSUMER_THREADS;
+    /// C's boxes per consumer warpgroup and tile: 64 rows by 32 columns each.
+    const C_BOXES: u32 = Self::BN / Self::C_BOX.0;
+    /// What the shared pieces assume of the shape; checked when a step is compiled
+    /// ([`pipeline::SharedLayout::new`] names it).
+    const VALID: () = assert!(
+        Self::BM == Self::CONSUMER_WARPGROUPS * WARPGROUP_ROWS
+            && Self::THREADS == (Self::CONSUMER_WARPGROUPS + 1) * WARPGROUP
+            && Self::BN == <Self::Acc as Accumulator>::N
+            && Self::BK == MMAS_PER_K_TILE * MMA_K
+            && Self::A_BOX.0 * INPUT_BYTES == ROW_BYTES
+            && Self::A_BOX.1 == Self::BM
+            && Self::B_BOX.0 * INPUT_BYTES == ROW_BYTES
+            && Self::B_BOX.1 == Self::BK
+            && Self::PANELS_PER_BLOCK * Self::CLUSTER_M * Self::B_BOX.0 == Self::BN
+            && Self::A_BYTES + Self::BN / Self::B_BOX.0 * Self::B_PANEL_BYTES == Self::STAGE_BYTES
+            && Self::STAGE_BYTES.is_multiple_of(ATOM_BYTES)
+            && Self::C_BOX.1 == WARPGROUP_ROWS
+            && Self::C_BOX.0 * F32_BYTES == ROW_BYTES
+            && Self::C_BUFFERS == epilogue::C_BUFFERS
+            && Self::C_BOXES <= epilogue::MAX_C_BOXES
+    );
+}
+
+/// Implements [`Shape`] for a step: `shape!(T10 = t10, M64n256, Reallocate<…>)` declares
+/// the type `T10` whose constants are those of `common::gemm::t10` (in scope as `t10`),
+/// with the accumulator type of its tile width and its register split. A fourth argument,
+/// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module.
+macro_rules! shape {
+    ($name:ident = $step:ident, $acc:ty, $registers:ty) => {
+        #[doc = concat!("The shapes of `common::gemm::", stringify!($step), "`, as the host launches them.")]
+        pub struct $name;
+        impl $crate::gemm::hopper::Shape for $name {
+            const BM: u32 = $step::BM;
+            const BN: u32 = $step::BN;
+            const BK: u32 = $step::BK;
+            const STAGES: u32 = $step::STAGES;
+            const STAGE_BYTES: u32 = $step::STAGE_BYTES;
+            const A_BOX: (u32, u32) = $step::A_BOX;
+            const B_BOX: (u32, u32) = $step::B_BOX;
+            const C_BOX: (u32, u32) = $step::C_BOX;
+            const C_BOX_BYTES: u32 = $step::C_BOX_BYTES;
+            const C_BUFFERS: u32 = $step::C_BUFFERS;
+            const C_STAGING_BYTES: u32 = $step::C_STAGING_BYTES;
+            const CLUSTER_M: u32 = $step::CLUSTER_M;
+            const CONSUMER_WARPGROUPS: u32 = $step::CONSUMER_WARPGROUPS;
+            const GROUP_ROWS: u32 = $step::GROUP_ROWS;
+            const ALIGN_SLACK: u32 = $step::ALIGN_SLACK;
+            const THREADS: u32 = $step::THREADS;
+            type Acc = $acc;
+            type Registers = $registers;
+        }
+    };
+    ($name:ident = $step:ident, $acc:ty, $registers:ty, stream_k) => {
+        $crate::gemm::hopper::shape!($name = $step, $acc, $registers);
+        impl $crate::gemm::hopper::stream_k::StreamKShape for $name {
+            const MAX_SPLIT: u32 = $step::MAX_SPLIT;
+            const PARTIAL_FLOATS: u32 = $step::PARTIAL_FLOATS;
+        }
+    };
+}
+pub(crate) use shape;
+
+/// The f32 accumulators one consumer thread holds for a `wgmma` shape m64nNk16: `N / 2`
+/// registers, an array laid out as `device::wgmma` describes, indexed only by constants
+/// (or by [`epilogue::pick`]'s selects).
+pub trait Accumulator {
+    /// The N of m64nNk16: the width of the block tile.
+    const N: u32;
+    /// All zero, before a unit's first k tile.
+    fn zeroed() -> Self;
+    /// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` (bf16 when `BF16`):
+    /// `self += A · B`, A (64 × 16, K-major) and B (16 × N, N-major) by descriptor.
+    ///
+    /// # Safety
+    /// As the wrapper it calls (`device::wgmma::mma_m64n256k16_f16` and its kin): the whole
+    /// warpgroup, after `wgmma::fence`, the described shared memory unchanged and `self`
+    /// unread until a `wait_group` has seen this `wgmma` finish.
+    unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64);
+}
+
+/// The accumulators of `wgmma` m64n256k16: the 128 × 256 tiles of t10–t12 and t15–t17.
+pub type M64n256 = [f32; M64N256_ACC];
+/// The accumulators of `wgmma` m64n128k16: the 128-wide tiles of t13 and t14.
+pub type M64n128 = [f32; M64N128_ACC];
+
+impl Accumulator for M64n256 {
+    const N: u32 = 256;
+    #[inline(always)]
+    fn zeroed() -> Self {
+        [0.0; M64N256_ACC]
+    }
+    #[inline(always)]
+    unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64) {
+        // SAFETY: the caller's contract, which is the wrapper's.
+        unsafe { if BF16 { mma_m64n256k16_bf16(self, a, b) } else { mma_m64n256k16_f16(self, a, b) } }
+    }
+}
+
+impl Accumulator for M64n128 {
+    const N: u32 = 128;
+    #[inline(always)]
+    fn zeroed() -> Self {
+        [0.0; M64N128_ACC]
+    }
+    #[inline(always)]
+    unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64) {
+        // SAFETY: the caller's contract, which is the wrapper's.
+        unsafe { if BF16 { mma_m64n128k16_bf16(self, a, b) } else { mma_m64n128k16_f16(self, a, b) } }
+    }
+}
+
+/// How a block's registers are shared between its roles, each call at the top of its
+/// role's branch. A type rather than two constants because `setmaxnreg` takes its count as
+/// an immediate, and a generic kernel body cannot pass its shape's constant as one: the
+/// step's [`shape!`] names the counts, here they become the instruction's.
+pub trait Registers {
+    /// The producer warpgroup, first thing in its branch.
+    fn producer();
+    /// Each consumer warpgroup, first thing in its branch.
+    fn consumers();
+}
+
+/// t10's reallocation: the producer warpgroup lowers itself to `PRODUCER` registers per
+/// thread (`setmaxnreg.dec`), the consumers raise themselves to `CONSUMER`
+/// (`setmaxnreg.inc`, which waits until the producer's are free).
+pub struct Reallocate<const PRODUCER: u32, const CONSUMER: u32>;
+
+impl<const PRODUCER: u32, const CONSUMER: u32> Registers for Reallocate<PRODUCER, CONSUMER> {
+    #[inline(always)]
+    fn producer() {
+        release_registers::<PRODUCER>();
+    }
+    #[inline(always)]
+    fn consumers() {
+        claim_registers::<CONSUMER>();
+    }
+}
+
+/// No reallocation: every thread keeps what ptxas gave it (t14: with 256 threads there is
+/// no register cap at the entry, and ptxas would ignore `setmaxnreg`, warning C7508).
+pub struct KeepRegisters;
+
+impl Registers for KeepRegisters {
+    #[inline(always)]
+    fn producer() {}
+    #[inline(always)]
+    fn consumers() {}
+}
+
+/// Writes a step's two `#[kernel]` entry points, f16 and bf16, around the body that takes
+/// the input type as `const BF16: bool` (last generic argument):
+///
+/// ```ignore
+/// entry_points!(trimmed_gemm::<T13>(a_map: *const u8, …, k: u32) => t13_small_tile_f16, t13_small_tile_bf16);
+/// ```
+///
+/// The entry points take the listed parameters and pass them on; arguments after a `;`
+/// are passed on after them (t17 passes its schedule's order). Each entry point carries
+/// `max_threads = THREADS` (the `THREADS` in scope: the step's own), the register cap
+/// `setmaxnreg` needs at the entry.
+macro_rules! entry_points {
+    (
+        $body:ident $(::<$shape:ty>)? ($($arg:ident: $ty:ty),* $(; $($extra:expr),*)?)
+            => $f16:ident, $bf16:ident
+    ) => {
+        #[doc = concat!("[`", stringify!($body), "`] for f16 inputs.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As `", stringify!($body), "`.")]
+        #[kernel(max_threads = THREADS)]
+        pub unsafe fn $f16($($arg: $ty),*) {
+            // SAFETY: forwarded.
+            unsafe { $body::<$($shape,)? false>($($arg,)* $($($extra),*)?) }
+        }
+
+        #[doc = concat!("[`", stringify!($body), "`] for bf16 inputs.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As `", stringify!($body), "`.")]
+        #[kernel(max_threads = THREADS)]
+        pub unsafe fn $bf16($($arg: $ty),*) {
+            // SAFETY: forwarded.
+            unsafe { $body::<$($shape,)? true>($($arg,)* $($($extra),*)?) }
+        }
+    };
+}
+pub(crate) use entry_points;

@@ -10,12 +10,15 @@
 //!   src/running.md           docs/running.md, or a stub that points at README.md
 //!   src/<folder>/index.md    a family's own introduction (its kernel folder's mod.rs)
 //!   src/<folder>/<step>.md   a step: card, figures, chart, diff, code, C++ twin
+//!   src/<folder>/<shared>.md, <folder>/<shared>/*.md
+//!                            a family's shared machinery (`gemm::hopper`): doc and code
 //!   src/device.md, device/*.md  the device library and a page per module
+//!   src/notes/*.md           the project's notes (docs/*.md), links made to work
 //!   src/results/<gpu>.md     the results pages
 //!   src/charts/<gpu>/*.svg   the committed charts
 //! ```
 
-use crate::course::{Chapter, Course, FamilyPart, LadderPart};
+use crate::course::{Chapter, Course, FamilyPart, LadderPart, Source};
 use crate::device::Library;
 use crate::markdown::{self, code_block, demote_headings, escape_html_outside_code, intra_doc_links};
 use crate::records::{self, GpuResults, precision_rank};
@@ -147,6 +150,14 @@ impl Book {
                 }
             }
         }
+        for family in &self.course.families {
+            for shared in &family.shared {
+                for file in &shared.files {
+                    let page = shared_page(family, shared, file);
+                    pages.push((page.clone(), self.shared_page(family, shared, file, &page)));
+                }
+            }
+        }
         pages.push((DEVICE_INDEX.into(), self.device_index()));
         for module in &self.library.modules {
             pages.push((format!("device/{}.md", module.name), self.device_page(module)));
@@ -194,6 +205,24 @@ impl Book {
             }
         }
         out += "\n# Appendix\n\n";
+        for family in &self.course.families {
+            for shared in &family.shared {
+                for (index, file) in shared.files.iter().enumerate() {
+                    let indent = if index == 0 { "" } else { "  " };
+                    let _ = writeln!(
+                        out,
+                        "{indent}- [{}::{}](<{}>)",
+                        family.folder,
+                        if index == 0 {
+                            shared.name.clone()
+                        } else {
+                            format!("{}::{}", shared.name, shared.module_of(file))
+                        },
+                        shared_page(family, shared, file)
+                    );
+                }
+            }
+        }
         let _ = writeln!(out, "- [The device library]({DEVICE_INDEX})");
         for module in &self.library.modules {
             let _ = writeln!(out, "  - [device::{}](device/{}.md)", module.name, module.name);
@@ -424,6 +453,10 @@ impl Book {
         if !calls.is_empty() {
             let _ = write!(out, "Device library wrappers it calls: {}.\n\n", calls.join(", "));
         }
+        let machinery = shared_uses(family, &chapter.source.text, page);
+        if !machinery.is_empty() {
+            let _ = write!(out, "Shared machinery it uses: {}.\n\n", machinery.join(", "));
+        }
         if let Some(twin) = &chapter.twin {
             out += "</div>\n<div class=\"code-column\">\n\n## The C++ twin\n\n";
             let _ = write!(
@@ -537,6 +570,47 @@ impl Book {
             .collect()
     }
 
+    /// One file of a family's shared machinery: its doc and its code.
+    fn shared_page(
+        &self,
+        family: &FamilyPart,
+        shared: &crate::course::Shared,
+        file: &Source,
+        page: &str,
+    ) -> String {
+        let module = shared.module_of(file);
+        let path = if module == shared.name {
+            format!("{}::{}", family.folder, shared.name)
+        } else {
+            format!("{}::{}::{module}", family.folder, shared.name)
+        };
+        let mut out = format!("# {path}\n\n");
+        let doc = markdown::module_doc(&file.text);
+        if !doc.is_empty() {
+            out += &self.prose(&demote_headings(&doc, 1), &file.path, page);
+            out += "\n\n";
+        }
+        if module == shared.name && shared.files.len() > 1 {
+            out += "Its files:\n\n";
+            for other in &shared.files[1..] {
+                let _ = writeln!(
+                    out,
+                    "- [`{}`](<{}>)",
+                    shared.module_of(other),
+                    relative(page, &shared_page(family, shared, other))
+                );
+            }
+            out += "\n";
+        }
+        let _ = write!(out, "## The code\n\n`{}`:\n\n", file.path);
+        out += &code_block("rust", &markdown::escape_rust_for_mdbook(&file.text));
+        let calls = self.device_calls(&file.text, page);
+        if !calls.is_empty() {
+            let _ = write!(out, "\nDevice library wrappers it calls: {}.\n", calls.join(", "));
+        }
+        out
+    }
+
     /// The device library's introduction and its modules.
     fn device_index(&self) -> String {
         let mut out = String::from("# The device library\n\n");
@@ -605,10 +679,17 @@ impl Book {
     }
 
     /// Where an intra-doc link to `name` points from `page`: a step's chapter, a device
-    /// wrapper or module, the device library.
+    /// wrapper or module, the device library, a file of a family's shared machinery.
     fn resolve(&self, name: &str, page: &str) -> Option<String> {
         if let Some(chapter) = self.course.chapter(name) {
             return Some(relative(page, &chapter.page));
+        }
+        for family in &self.course.families {
+            for shared in &family.shared {
+                if let Some(file) = shared.files.iter().find(|f| shared.module_of(f) == name) {
+                    return Some(relative(page, &shared_page(family, shared, file)));
+                }
+            }
         }
         if let Some((module, anchor)) = self.targets.get(name) {
             return Some(relative(page, &format!("device/{module}.md#{anchor}")));
@@ -676,6 +757,13 @@ impl Book {
         }
         if let Some(module) = self.library.modules.iter().find(|m| m.path == path) {
             return Some(format!("device/{}.md", module.name));
+        }
+        for family in &self.course.families {
+            for shared in &family.shared {
+                if let Some(file) = shared.files.iter().find(|f| f.path == path) {
+                    return Some(shared_page(family, shared, file));
+                }
+            }
         }
         if path == RUNNING {
             return Some("running.md".into());
@@ -791,6 +879,41 @@ fn notes(repo: &Repo) -> Result<Vec<(String, String)>> {
 /// A heading's text without its inline markup (code ticks, emphasis, link brackets).
 fn strip_markup(text: &str) -> String {
     text.chars().filter(|c| !"`*[]".contains(*c)).collect()
+}
+
+/// The page of a file of a family's shared machinery: `gemm/hopper.md` for its `mod.rs`,
+/// `gemm/hopper/mainloop.md` for the others.
+fn shared_page(family: &FamilyPart, shared: &crate::course::Shared, file: &Source) -> String {
+    let module = shared.module_of(file);
+    if module == shared.name {
+        format!("{}/{}.md", family.folder, shared.name)
+    } else {
+        format!("{}/{}/{module}.md", family.folder, shared.name)
+    }
+}
+
+/// The files of the family's shared machinery `code` names (`hopper::mainloop`, or the
+/// module alone), each linked.
+fn shared_uses(family: &FamilyPart, code: &str, page: &str) -> Vec<String> {
+    let mut out = vec![];
+    for shared in &family.shared {
+        if !code.contains(&format!("{}::", shared.name)) {
+            continue;
+        }
+        for file in &shared.files {
+            let module = shared.module_of(file);
+            let named = module == shared.name || code.contains(&format!("{}::{module}", shared.name));
+            if named {
+                let shown = if module == shared.name {
+                    module.to_string()
+                } else {
+                    format!("{}::{module}", shared.name)
+                };
+                out.push(format!("[`{shown}`](<{}>)", relative(page, &shared_page(family, shared, file))));
+            }
+        }
+    }
+    out
 }
 
 /// The folder of a path (`docs` of `docs/running.md`).

@@ -83,6 +83,27 @@ pub struct FamilyPart {
     /// The doc of its kernel folder's `mod.rs`: the family's own introduction.
     pub overview: Option<Source>,
     pub ladders: Vec<LadderPart>,
+    /// The machinery its later steps share, a module folder each (`gemm/hopper/`).
+    pub shared: Vec<Shared>,
+}
+
+/// A module folder inside a family's kernel folder: machinery several steps call
+/// (`kernels/src/gemm/hopper/`).
+#[derive(Clone, Debug)]
+pub struct Shared {
+    /// The folder's name: the module's (`hopper`).
+    pub name: String,
+    /// Its `mod.rs` first, then its other files by name.
+    pub files: Vec<Source>,
+}
+
+impl Shared {
+    /// The module name of one of its files: `mainloop` for `…/hopper/mainloop.rs`, the
+    /// folder's own for its `mod.rs`.
+    pub fn module_of<'a>(&'a self, file: &'a Source) -> &'a str {
+        let stem = file.path.rsplit('/').next().unwrap_or(&file.path).trim_end_matches(".rs");
+        if stem == "mod" { &self.name } else { stem }
+    }
 }
 
 impl FamilyPart {
@@ -257,7 +278,38 @@ fn family_part(repo: &Repo, family: &'static dyn Family) -> Result<FamilyPart> {
         }
     }
     ladders.retain(|l| !l.chapters.is_empty());
-    Ok(FamilyPart { name: family.name(), title: family.title(), folder, overview, ladders })
+    let shared = shared_modules(repo, &kernel_dir)?;
+    Ok(FamilyPart { name: family.name(), title: family.title(), folder, overview, ladders, shared })
+}
+
+/// The module folders of a family's kernel folder, by name.
+fn shared_modules(repo: &Repo, kernel_dir: &str) -> Result<Vec<Shared>> {
+    let dir = repo.root.join(kernel_dir);
+    let mut folders: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    folders
+        .into_iter()
+        .map(|name| {
+            let folder = format!("{kernel_dir}/{name}");
+            let mut stems = rust_files(repo, &folder)?;
+            if repo.has(&format!("{folder}/mod.rs")) {
+                stems.insert(0, "mod".into());
+            }
+            let files = stems
+                .iter()
+                .map(|stem| {
+                    let path = format!("{folder}/{stem}.rs");
+                    repo.read(&path).map(|text| Source { path, text })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Shared { name, files })
+        })
+        .collect()
 }
 
 /// The chapter that chapter `index` builds on: for GEMM the registry's `builds_on`; for

@@ -231,9 +231,9 @@ pub fn demote_headings(markdown: &str, levels: usize) -> String {
 }
 
 /// Rewrites rustdoc's intra-doc links (`` [`name`] ``, `` [`path::to::name`] ``) in
-/// `markdown`: to a link where `resolve` knows the last segment of the path (its target in
-/// angle brackets, which marks it as made here), else to plain inline code, since mdBook has
-/// no item to point them at.
+/// `markdown`: to a link where `resolve` knows a segment of the path, the last first (its
+/// target in angle brackets, which marks it as made here), else to plain inline code, since
+/// mdBook has no item to point them at.
 pub fn intra_doc_links(markdown: &str, resolve: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(markdown.len());
     let mut rest = markdown;
@@ -252,8 +252,10 @@ pub fn intra_doc_links(markdown: &str, resolve: &dyn Fn(&str) -> Option<String>)
             rest = after;
             continue;
         }
-        let last = name.rsplit("::").next().unwrap_or(name).trim_end_matches("()").trim_end_matches('!');
-        match resolve(last) {
+        // The path's segments from the last: `pipeline::PipelineState` may be found by its
+        // module where the item itself has no place of its own.
+        let path = name.trim_end_matches("()").trim_end_matches('!');
+        match path.rsplit("::").find_map(resolve) {
             Some(target) => {
                 let _ = write!(out, "[`{name}`](<{target}>)");
             }

@@ -3,7 +3,7 @@
 //! then rendered to HTML with mdBook's library. Every page works from `file://`.
 //!
 //! ```text
-//! <work>/book-src/
+//! target/book-src/ (the work folder; the tests use one of their own)
 //!   course.css               the book's own styles (wider code, diff lines, charts)
 //!   src/SUMMARY.md           a part per family and ladder, a chapter per step's file
 //!   src/index.md             what the book is, where its figures come from

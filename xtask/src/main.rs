@@ -12,7 +12,13 @@
 //!   (`host sanitize`, built and run in release, after the GPU tests' build: [`sanitize`]).
 //! - `sass STEP [--arch sm_90a] [--top N]`: the SASS instruction mix of a ladder step and of
 //!   its CUDA C++ twin side by side (`host sass`, built and run in release).
+//! - `results [--check]`: the results pages `docs/results/<gpu>.md`, from the committed
+//!   records in `docs/results/<gpu>/` ([`book`]).
+//! - `book [--out DIR] [--screenshot [PNG]]`: the course as a book (mdBook), generated from
+//!   the sources into `target/book`; `--screenshot` keeps a PNG of a chapter
+//!   (`docs/book-chapter.png`), taken by headless Chromium ([`book`]).
 
+mod book;
 mod sanitize;
 
 use ptx_builder::Workspace;
@@ -37,6 +43,8 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Some("sass") => Workspace::locate().and_then(|ws| sass(&ws, &args[1..])),
+        Some("results") => Workspace::locate().and_then(|ws| book::results(&ws, &args[1..])),
+        Some("book") => Workspace::locate().and_then(|ws| book::book(&ws, &args[1..])),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -62,7 +70,12 @@ commands:
                                    synccheck, initcheck): one line per tool, logs in target/sanitize
                                    (`host sanitize`; see `cargo xtask sanitize --help`)
   sass STEP [--arch A] [--top N]   SASS instruction counts of a step and its C++ twin, side by side
-                                   (needs ptxas, cuobjdump and NVRTC; no GPU)";
+                                   (needs ptxas, cuobjdump and NVRTC; no GPU)
+  results [--check]                docs/results/<gpu>.md from the records in docs/results/<gpu>/
+                                   (--check: write nothing, fail if a page is not up to date)
+  book [--out DIR] [--screenshot [PNG]]
+                                   the course as a book in DIR (default target/book); --screenshot:
+                                   a PNG of a chapter (default docs/book-chapter.png), by Chromium";
 
 /// `cargo xtask sass …`: `host sass …`, through cargo so that the host and its PTX are
 /// current.

@@ -5,8 +5,10 @@
 # sanitizers of the later one.
 # Usage (from the repository root): bench/before-after.sh OUTDIR PART...
 #   info          the GPU, its driver, clocks and power now
-#   suite         the default suite from each bundle, one after the other, then
-#                 `host compare --fail-on-slowdown` (old ids are read under today's names)
+#   suite         the default suite from each bundle, interleaved: before, after, before,
+#                 after (the later bundle's first run also draws its charts into OUTDIR/charts),
+#                 then `host compare --fail-on-slowdown` of each pair (old ids are read under
+#                 today's names)
 #   tests         the later bundle's GPU tests (run.sh --tests-only)
 #   hopper        the Hopper GEMM steps t10–t17 at 4096³ and 8192³, interleaved under steady
 #                 load: before, after, before, after (a GEMM at the power cap favours whichever
@@ -23,14 +25,17 @@ for part in "$@"; do
   case $part in
     info) nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv ;;
     suite)
-      for side in before after; do
-        b=$old; [ $side = after ] && b=$new
-        start=$(date +%s)
-        $b/host --json "$out/suite-$side.json" > "$out/suite-$side.txt" 2> "$out/suite-$side.progress"
-        echo "$side: host exit $?, $(( $(date +%s) - start )) s; $(grep -c '^WRONG' "$out/suite-$side.txt") WRONG lines"
-      done
-      $new/host compare "$out/suite-before.json" "$out/suite-after.json" --fail-on-slowdown > "$out/compare-suite.txt"
-      echo "compare exit $?"; grep -E "^OLD|^NEW|slower|WRONG|same, " "$out/compare-suite.txt" | head -30 ;;
+      for round in 1 2; do
+        for side in before after; do
+          b=$old; [ $side = after ] && b=$new
+          plots=""; [ $side-$round = after-1 ] && plots="--plots $out/charts"
+          start=$(date +%s)
+          $b/host --json "$out/suite-$side-$round.json" $plots > "$out/suite-$side-$round.txt" 2> "$out/suite-$side-$round.progress"
+          echo "$side $round: host exit $?, $(( $(date +%s) - start )) s; $(grep -c '^WRONG' "$out/suite-$side-$round.txt") WRONG lines"
+        done
+        $new/host compare "$out/suite-before-$round.json" "$out/suite-after-$round.json" --fail-on-slowdown > "$out/compare-suite-$round.txt"
+        echo "compare round $round: exit $?"; grep -E "^  (summary|slower|faster|WRONG)" -A3 "$out/compare-suite-$round.txt" | head -16
+      done ;;
     tests) $new/run.sh --tests-only > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked" "$out/tests.log" ;;
     hopper)
@@ -47,7 +52,7 @@ for part in "$@"; do
       done ;;
     sanitize:*)
       filter=${part#sanitize:}
-      $new/run.sh --sanitize --tool memcheck,racecheck,synccheck "$filter" > "$out/sanitize-$filter.txt" 2>&1
+      SANITIZE_LOGS="$out/sanitize-$filter-logs" $new/run.sh --sanitize --tool memcheck,racecheck,synccheck "$filter" > "$out/sanitize-$filter.txt" 2>&1
       echo "sanitize $filter: exit $?"; grep -vE "^\s*$" "$out/sanitize-$filter.txt" | tail -25 ;;
     *) echo "unknown part $part" ;;
   esac

@@ -62,7 +62,7 @@ pub fn run(options: &Options) -> Result<bool> {
     if options.verify_only {
         println!("seed {seed}; verification only, no timing");
     } else {
-        println!(
+        let method = format!(
             "seed {seed}; CUDA-event timing after {} warm-up, L2 {}: each figure the median of at least {} \
              repetitions and {} of GPU time, more until its noise is under {} %, within {} per kernel",
             timing.warmup,
@@ -72,6 +72,7 @@ pub fn run(options: &Options) -> Result<bool> {
             timing.max_noise_percent,
             progress::duration(timing.budget),
         );
+        print!("{}", crate::report::table::wrap(&method, "", "  ", crate::report::table::TERMINAL_COLUMNS));
     }
     let timer = Timer::new(&gpu, timing)?;
     // The C++ twins: without NVRTC the run goes on, and the twin columns say why.

@@ -127,7 +127,13 @@ impl Output {
     /// A probe that did not run here, and why: printed now, and kept in the header's
     /// `skipped` (the run goes on).
     pub fn skipped(&mut self, probe: &str, reason: &str) {
-        crate::base::progress::suspend(|| println!("{probe}: not run: {reason}\n"));
+        let line = super::table::wrap(
+            &format!("{probe}: not run: {reason}"),
+            "",
+            "  ",
+            super::table::TERMINAL_COLUMNS,
+        );
+        crate::base::progress::suspend(|| println!("{line}"));
         if !self.header["skipped"].is_object() {
             self.header["skipped"] = serde_json::json!({});
         }

@@ -155,6 +155,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             "how it splits",
         ],
     );
+    table.detail(&["how it splits"]);
     let mut uniform_ms = None;
     for &(kernel, choice, how) in KERNELS {
         let ballots = match check_divergence(gpu, kernel, choice, grid, &buffers)? {

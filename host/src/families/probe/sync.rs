@@ -27,6 +27,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let mut out = ProbeOutput::default();
     let mut table =
         Table::new("p7 synchronization costs", &["what", "threads", "cycles", "µs", "how measured"]);
+    table.detail(&["how measured"]);
 
     let barrier = gpu.function("barrier_cost")?;
     let blocks = info.multiprocessors;

@@ -1,0 +1,67 @@
+// twins/trimmed_gemm.cuh: t12's kernel, trimmed_gemm<S, BF16>, which the twins of t12, t13 and t14
+// instantiate for their shapes S, as the Rust writes it once in t12_latency_trims.rs
+// (trimmed_gemm_for!) for T12, T13 and T14. A header because NVRTC hands a twin no other file than
+// the headers twins/*.cuh; t12's card (twins/gemm/t12_latency_trims.cu and its Rust step) says
+// what it changes over t10.
+#pragma once
+#include "hopper_gemm.cuh"
+
+namespace t12 {
+using namespace hopper;
+
+// C = A * B as t10 computes it, with shorter waits at entry and exit, for the shape S (its
+// accumulators and register split included); launched with S's THREADS and SHARED_BYTES.
+template <class S, bool BF16>
+__device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
+                                             unsigned n, unsigned k) {
+    const SharedLayout<S> smem;
+    const unsigned tid = threadIdx.x;
+    const unsigned k_tiles = div_ceil(k, S::BK);
+    const Units<S> units(m, n);
+
+    if (tid == S::PRODUCER_THREAD) {
+        // The copy engine fetches each map from global memory before its first copy: start now.
+        prefetch_tensor_map(a_map);
+        prefetch_tensor_map(b_map);
+        prefetch_tensor_map(c_map);
+    }
+    if (tid == 0) smem.init_barriers();
+    // The partner's copies complete on this block's "full" barriers and its consumers arrive on
+    // the "empty" ones: both blocks' barriers must exist before either starts (relaxed: the
+    // fence in init_barriers released the initialization).
+    cluster_sync_relaxed();
+
+    if (is_producer<S>(tid / WARPGROUP)) {
+        S::Registers::producer();
+        // The producer warpgroup's first thread issues every copy.
+        if (tid == S::PRODUCER_THREAD) {
+            const Producer<S> producer(smem, a_map, b_map, units.rank);
+            PipelineState<S> state;
+            for (unsigned unit = cluster_idx(); unit < units.count(); unit += cluster_count()) {
+                // Both blocks of the pair walk the same units.
+                producer.load_k_tiles(state, units.origin(unit), 0, k_tiles);
+            }
+        }
+    } else {
+        S::Registers::consumers();
+        const unsigned lane = tid % WARP_SIZE;
+        // Stage s is free in this warp: lane 0 tells both blocks of the pair.
+        const auto release = consumer_release(lane, smem);
+        const Consumer<S, BF16> consumer(smem, tid);
+        PipelineState<S> state;
+        for (unsigned unit = cluster_idx(); unit < units.count(); unit += cluster_count()) {
+            const Origin origin = units.origin(unit);
+            auto acc = S::Acc::zeroed();
+            const Epilogue<S> epilogue(smem, c_map, tid);
+            // The whole warpgroup, in step with the producer; then t09's epilogue.
+            consumer.mma_k_tiles(state, 0, k_tiles, acc, release);
+            epilogue.store_tile(acc, origin);
+        }
+        // C's last boxes are read out of shared memory before the block exits.
+        wait_read(tid);
+    }
+    // The partner may still arrive on this block's barriers: neither block leaves first.
+    cluster_sync();
+}
+
+}  // namespace t12

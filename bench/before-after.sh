@@ -9,8 +9,10 @@
 #                 after (the later bundle's first run also draws its charts into OUTDIR/charts),
 #                 then `host compare --fail-on-slowdown` of each pair (old ids are read under
 #                 today's names)
+#   record        the later bundle's default suite alone, with its records (JSON, CSV) and
+#                 charts in OUTDIR/record: what docs/results/<gpu>/ keeps
 #   tests         the later bundle's GPU tests (run.sh --tests-only)
-#   hopper        the Hopper GEMM steps t10–t17 at 4096³ and 8192³, interleaved under steady
+#   hopper        the Hopper GEMM steps t10–t17 at 1024³, 4096³ and 8192³, interleaved under steady
 #                 load: before, after, before, after (a GEMM at the power cap favours whichever
 #                 runs on the cooler GPU), then compare of each pair
 #   sanitize:F    the later bundle's GPU tests that match F (a test-name filter) under
@@ -36,6 +38,10 @@ for part in "$@"; do
         $new/host compare "$out/suite-before-$round.json" "$out/suite-after-$round.json" --fail-on-slowdown > "$out/compare-suite-$round.txt"
         echo "compare round $round: exit $?"; grep -E "^  (summary|slower|faster|WRONG)" -A3 "$out/compare-suite-$round.txt" | head -16
       done ;;
+    record) mkdir -p "$out/record"
+            $new/host --json "$out/record/suite.json" --csv "$out/record/suite.csv" --plots "$out/record/charts" \
+              > "$out/record/suite.txt" 2> "$out/record/progress.log"
+            echo "record: host exit $?"; grep -E "^WRONG" "$out/record/suite.txt" ;;
     tests) $new/run.sh --tests-only > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked" "$out/tests.log" ;;
     hopper)
@@ -43,9 +49,9 @@ for part in "$@"; do
       $new/host -k t12 --twins off --gemm 8192 --verify-only > /dev/null 2>&1
       $new/host -k t12 --twins off --gemm 8192 --min-time 3 > /dev/null 2>&1
       for round in 1 2; do
-        $old/host -k t10,t11,t12,t13,t14,t15,t16,t17 --twins off --gemm 4096,8192 --json "$out/hopper-before-$round.json" > "$out/hopper-before-$round.txt" 2>/dev/null
+        $old/host -k t10,t11,t12,t13,t14,t15,t16,t17 --twins off --gemm 1024,4096,8192 --json "$out/hopper-before-$round.json" > "$out/hopper-before-$round.txt" 2>/dev/null
         echo "before round $round: exit $?"
-        $new/host -k t10-t17 --twins off --gemm 4096,8192 --json "$out/hopper-after-$round.json" > "$out/hopper-after-$round.txt" 2>/dev/null
+        $new/host -k t10-t17 --twins off --gemm 1024,4096,8192 --json "$out/hopper-after-$round.json" > "$out/hopper-after-$round.txt" 2>/dev/null
         echo "after round $round: exit $?"
         $new/host compare "$out/hopper-before-$round.json" "$out/hopper-after-$round.json" > "$out/compare-hopper-$round.txt"
         grep -E "slower|faster|same, " "$out/compare-hopper-$round.txt" | head -20

@@ -76,8 +76,11 @@ pub const RACECHECK_SKIPPED: [&str; 1] = ["cublas/"];
 /// The most tests one racecheck process runs. Racecheck's host memory grows with each
 /// test a process runs: over the whole suite (92 tests then) one process reached 124 GiB
 /// and was killed by the OOM killer at its last test, on a machine of 128 GiB (H200,
-/// 2026-11-23), while the same tests in two processes were clean.
-pub const RACECHECK_PART_TESTS: usize = 24;
+/// 2026-11-23), while the same tests in two processes were clean. The Hopper GEMM tests
+/// weigh most: 4 of them in one process peaked at 52 GiB of host memory, and a part of 24
+/// (t10–t15, Rust and twins) was killed at 130 GiB after 21 (H100, 2026-11-24). Parts of 6
+/// keep the heaviest under 80 GiB.
+pub const RACECHECK_PART_TESTS: usize = 6;
 
 /// Racecheck's buffer of raw hazard records, as compute-sanitizer reads it from the
 /// environment, and the size every run here gives it unless the caller set one. The
@@ -128,7 +131,7 @@ Every tool skips n_past (all_kernels/n_past_2^32: 16 GiB of input, hours under a
 racecheck also skips cublas/ (only cuBLAS's kernels, vendor code). Racecheck's hazard buffer
 NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS is set to 20000000 unless you set it.
 
-Racecheck runs a selection of more than 24 tests in parts of 24, a process each (a line and
+Racecheck runs a selection of more than 6 tests in parts of 6, a process each (a line and
 a log each): it lists the tests (--list, with the same filters) and tells each process its
 tests in a file named by GPU_TESTS_ONLY (<logs>/racecheck-<part>.tests);
 t16_pipelined_fixup and t17_shares_first each run in a process of their own. One racecheck

@@ -7,3 +7,4 @@ pub mod gemm;
 pub mod input;
 pub mod probes;
 pub mod reduce;
+pub mod scan;

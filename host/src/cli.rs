@@ -4,7 +4,7 @@ use crate::base::ptx::Arch;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
-/// Runs the reduction ladder, the probes and the GEMM ladder on an NVIDIA GPU: every
+/// Runs the reduction ladder, the scan ladder, the probes and the GEMM ladder on an NVIDIA GPU: every
 /// kernel is verified against the CPU, then timed (CUDA events, warm-up, L2 flushed,
 /// median) and reported next to the device's limits and the vendor library.
 ///
@@ -28,9 +28,9 @@ pub struct Options {
     /// Run only the steps these pick (comma separated, case-insensitive; a step runs if any
     /// pattern picks it):
     ///
-    /// - a family: `gemm`, `reduce`, `probe` (or `probes`): every step of it;
-    /// - a ladder: `g` (FP32 GEMM), `t` (tensor-core GEMM), `h`, `v`, `x` (reductions), `p`
-    ///   (probes on one GPU), `m` (node probes): every step of it;
+    /// - a family: `gemm`, `reduce`, `scan`, `probe` (or `probes`): every step of it;
+    /// - a ladder: `g` (FP32 GEMM), `t` (tensor-core GEMM), `h`, `v`, `x` (reductions), `s`
+    ///   (scans), `p` (probes on one GPU), `m` (node probes): every step of it;
     /// - a step: `t5` or `t05` (both input types of tensor-core step 5), `x4`, `p6`;
     /// - a range of steps: `t10-t17`;
     /// - a step's id, or its start past the number: `t05_wgmma_f16`, `t12_latency_trims_b`.
@@ -43,6 +43,16 @@ pub struct Options {
     /// GEMM shapes, comma separated: `S` for S×S×S or `MxNxK` (e.g. 4096x1x777).
     #[arg(long, value_delimiter = ',', value_parser = parse_shape, default_value = "1024,4096")]
     pub gemm: Vec<(u32, u32, u32)>,
+
+    /// Element types of the scan ladder, comma separated: `i32` (wrapping sums, exact) and
+    /// `f32` (checked within a bound that grows with n). Compaction (s10) runs on i32 alone.
+    #[arg(long, value_delimiter = ',', value_parser = ["i32", "f32"], default_value = "i32")]
+    pub scan_type: Vec<String>,
+
+    /// Run the scan ladder's exclusive scans (each output the sum of the elements before
+    /// it) instead of the inclusive ones.
+    #[arg(long)]
+    pub exclusive: bool,
 
     /// Block size for the kernels that take one at launch (h0–h6); others ignore it.
     #[arg(long)]

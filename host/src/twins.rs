@@ -204,12 +204,18 @@ impl Twins {
 
     /// The twin of entry point `symbol`, compiled and loaded on `gpu` (cached).
     pub fn function(&self, gpu: &Gpu, symbol: &str) -> Result<CudaFunction> {
+        self.function_beside(gpu, symbol, symbol)
+    }
+
+    /// Entry point `symbol` of the twin module that defines `beside` (cached).
+    pub fn function_beside(&self, gpu: &Gpu, symbol: &str, beside: &str) -> Result<CudaFunction> {
+        let key = format!("{beside}/{symbol}");
         let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(function) = functions.get(symbol) {
+        if let Some(function) = functions.get(&key) {
             return Ok(function.clone());
         }
-        let source = source_of(symbol).ok_or_else(|| {
-            Error::new(format!("no C++ twin defines `{symbol}` (twins/ has no such entry point)"))
+        let source = source_of(beside).ok_or_else(|| {
+            Error::new(format!("no C++ twin defines `{beside}` (twins/ has no such entry point)"))
         })?;
         let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
@@ -224,8 +230,10 @@ impl Twins {
                 .clone()
                 .map_err(Error::new)?
         };
-        let function = module.load_function(symbol).context(&format!("loading twin `{symbol}`"))?;
-        functions.insert(symbol.to_string(), function.clone());
+        let function = module
+            .load_function(symbol)
+            .context(&format!("loading twin `{symbol}` (from twins/{})", source.path))?;
+        functions.insert(key, function.clone());
         Ok(function)
     }
 }
@@ -243,6 +251,16 @@ impl Code<'_> {
         match self {
             Code::Rust => gpu.function(symbol),
             Code::Cpp(twins) => twins.function(gpu, symbol),
+        }
+    }
+
+    /// Entry point `symbol` from the module that holds `beside`: for a kernel several steps
+    /// launch (the scan's propagation), which each C++ twin defines through a shared header
+    /// and which is no step's own. The Rust PTX holds every entry point in one module.
+    pub fn function_beside(self, gpu: &Gpu, symbol: &str, beside: &str) -> Result<CudaFunction> {
+        match self {
+            Code::Rust => gpu.function(symbol),
+            Code::Cpp(twins) => twins.function_beside(gpu, symbol, beside),
         }
     }
 

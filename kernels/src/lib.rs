@@ -9,6 +9,8 @@
 //! - [`gemm`] is the GEMM ladder: FP32 steps from one thread per output, then tensor-core
 //!   steps up to Hopper's `wgmma`, TMA and stream-K; [`gemm::hopper`] holds the machinery
 //!   the Hopper steps share from t10 on.
+//! - [`scan`] is the prefix-scan ladder: from Hillis and Steele's tile scan to a single pass
+//!   with a warp-wide decoupled look-back, and stream compaction on it.
 //! - [`probes`] are small kernels that each make one property of the hardware visible.
 //! - [`support`] writes the pseudo-random inputs and flushes the L2 between timed runs.
 //!
@@ -26,6 +28,7 @@ pub mod device;
 pub mod gemm;
 pub mod probes;
 pub mod reduce;
+pub mod scan;
 pub mod support;
 
 /// A kernel has nowhere to report a panic and no unwinding: stop the thread with `trap`,

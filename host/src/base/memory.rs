@@ -51,6 +51,16 @@ impl DeviceBuffer {
             .context("filling device memory")
     }
 
+    /// Sets words `first..first + words` to `value` (`cuMemsetD32Async`), on the stream.
+    pub fn fill_words_from(&self, gpu: &Gpu, first: usize, value: u32, words: usize) -> Result<()> {
+        assert!((first + words) * 4 <= self.bytes, "fill past the end of a buffer");
+        gpu.ctx.bind_to_thread().context("making the device's context current")?;
+        // SAFETY: the range lies inside this allocation.
+        unsafe { sys::cuMemsetD32Async(self.ptr + 4 * first as u64, value, words, gpu.stream.cu_stream()) }
+            .result()
+            .context("filling device memory")
+    }
+
     /// Copies the first `count` values of type `T` to the host (synchronizes the stream).
     pub fn read<T: Plain>(&self, gpu: &Gpu, count: usize) -> Result<Vec<T>> {
         let bytes = count * std::mem::size_of::<T>();

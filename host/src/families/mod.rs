@@ -9,12 +9,13 @@ pub mod family;
 pub mod gemm;
 pub mod probe;
 pub mod reduce;
+pub mod scan;
 
 use crate::base::error::{Error, Result};
 use family::{Family, Step};
 
 /// Every family, in the order a run takes them.
-pub const FAMILIES: &[&dyn Family] = &[&reduce::Reduce, &probe::Probes, &gemm::Gemm];
+pub const FAMILIES: &[&dyn Family] = &[&reduce::Reduce, &scan::Scan, &probe::Probes, &gemm::Gemm];
 
 /// The family called `name`.
 pub fn family(name: &str) -> Option<&'static dyn Family> {

@@ -80,6 +80,24 @@ pub unsafe fn store_relaxed_u64(p: *mut u64, v: u64) {
     }
 }
 
+/// `ld.relaxed.gpu.global.u64 v, [p];`: a load that takes part in the memory model like an
+/// atomic: it sees another block's [`store_relaxed_u64`] whole (never half of it) and is never
+/// served a stale copy from this SM's L1. For a word that carries all its data itself (a
+/// scan's tile status: flag and value in one word), no fence is needed around it.
+///
+/// # Safety
+/// `p` points to an 8-byte aligned `u64` in global memory.
+#[inline(always)]
+pub unsafe fn load_relaxed_u64(p: *const u64) -> u64 {
+    let v: u64;
+    // SAFETY: the caller guarantees `p` is a valid global address.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; ld.relaxed.gpu.global.u64 {v}, [g]; }}",
+             v = out(reg64) v, p = in(reg64) p, options(nostack))
+    };
+    v
+}
+
 /// `st.release.gpu.global.u32 [p], v;`: stores `v` so that a thread of any block that reads
 /// it with [`load_acquire_u32`] also sees every write this thread made (or saw, through a
 /// barrier) before the store: the way one block hands data to another within a launch.

@@ -25,3 +25,12 @@ pub fn global_timer_ns() -> u64 {
     unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack)) };
     t
 }
+
+/// `nanosleep.u32 t;`: suspends the thread for about `t` nanoseconds (up to twice that, the
+/// hardware's choice): a back-off while spinning on another block's word, and the scan's
+/// test-only jitter that shuffles the order in which blocks claim their tiles. sm_70 and newer.
+#[inline(always)]
+pub fn nanosleep(t: u32) {
+    // SAFETY: no operands in memory; the thread only waits.
+    unsafe { core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) t, options(nostack, nomem)) }
+}

@@ -180,3 +180,19 @@ pub unsafe fn load_l2_f32x4(p: *const f32) -> [f32; 4] {
     };
     [a, b, c, d]
 }
+
+/// `st.global.cs.v4.s32 [p], {a,b,c,d};`: a 16-byte streaming store (evict-first): output
+/// that nothing in this kernel reads again.
+///
+/// # Safety
+/// `p` is a 16-byte aligned global address of four writable `i32`.
+#[inline(always)]
+pub unsafe fn store_streaming_v4(p: *mut I32x4, v: I32x4) {
+    let [a, b, c, d] = v.0;
+    // SAFETY: the caller guarantees alignment and bounds.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; st.global.cs.v4.s32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+             p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+             options(nostack))
+    }
+}

@@ -42,6 +42,22 @@ pub fn shuffle_xor_i32(mask: u32, value: i32, lane_mask: u32) -> i32 {
     out
 }
 
+/// `shfl.sync.up.b32 d, v, delta, 0, mask;` returns `v` from lane `lane - delta`; lanes
+/// below `delta` get their own `v` back. Repeated with delta 1, 2, 4, 8, 16, each lane adding
+/// what it receives when `lane >= delta`, it is a warp's inclusive scan (Hillis and Steele
+/// in registers).
+#[inline(always)]
+pub fn shuffle_up_u32(mask: u32, value: u32, delta: u32) -> u32 {
+    let out: u32;
+    // SAFETY: a register-to-register exchange; callers keep all lanes of `mask` converged.
+    unsafe {
+        asm!("shfl.sync.up.b32 {o}, {v}, {d}, 0, {m};",
+             o = out(reg32) out, v = in(reg32) value, d = in(reg32) delta, m = in(reg32) mask,
+             options(nostack, nomem))
+    };
+    out
+}
+
 /// `shfl.sync.idx.b32 d, v, src, 0x1f, mask;` returns `v` from lane `src`: a broadcast of
 /// one lane's value to the warp.
 #[inline(always)]

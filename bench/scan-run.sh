@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The scan ladder on a GPU machine, from the bundle (`cargo xtask bundle`, carried as
+# dist/gpu-bundle): CUB's library built beside the host, the scan family's GPU tests, the
+# ladder beside a copy and CUB, and the sanitizers on every scan kernel.
+# Usage (from the repository root): bench/scan-run.sh OUTDIR PART...
+#   info        the GPU, its driver, clocks and power now
+#   cub         builds dist/gpu-bundle/cub/libscan_cub.so (bench/cub/build-scan-library.sh)
+#               unless it is there, then checks it against the CPU (scan_library_check)
+#   tests       the scan family's GPU tests (every step and twin), then CUB's
+#   ladder      the ladder, i32 inclusive, at 2^16, 2^20, 2^24, 2^26, 2^28 and 2^30, then f32 and
+#               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder
+#   sweep       s09 and CUB at every power of two from 2^16 to 2^30
+#   sanitize    the scan family's GPU tests (less the 16 GiB one) under memcheck, racecheck,
+#               synccheck and initcheck (host sanitize)
+set -uo pipefail
+out=${1:?output folder}; shift
+b=dist/gpu-bundle
+export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
+mkdir -p "$out"
+for part in "$@"; do
+  echo "===== $part"
+  case $part in
+    info) nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv ;;
+    cub)
+      if [ ! -f $b/cub/libscan_cub.so ]; then
+        start=$(date +%s)
+        bench/cub/build-scan-library.sh $b/cub > "$out/cub-build.log" 2>&1
+        echo "build: exit $?, $(( $(date +%s) - start )) s"; tail -3 "$out/cub-build.log"
+      fi
+      if [ -x $b/cub/scan_library_check ]; then $b/cub/scan_library_check $b/cub/libscan_cub.so 2>&1 | tail -5; fi ;;
+    tests) $b/tests/gpu --test-threads=1 s0 s10_ cub/scan all_steps > "$out/tests.log" 2>&1; echo "tests exit $?"
+           grep -E "^test result|FAILED|panicked|ignored" "$out/tests.log" | head -30 ;;
+    ladder) mkdir -p "$out/ladder"
+            $b/host -k scan -n 2^16,2^20,2^24,2^26,2^28,2^30 --json "$out/ladder/i32.json" --csv "$out/ladder/i32.csv" \
+              --plots "$out/ladder/charts" > "$out/ladder/i32.txt" 2> "$out/ladder/i32.progress"
+            echo "i32: host exit $?"
+            $b/host -k s01-s09 -n 2^30 --scan-type f32 --json "$out/ladder/f32.json" --plots "$out/ladder/charts" \
+              > "$out/ladder/f32.txt" 2> "$out/ladder/f32.progress"
+            echo "f32: host exit $?"
+            $b/host -k s01-s09 -n 2^30 --exclusive --json "$out/ladder/exclusive.json" --plots "$out/ladder/charts" \
+              > "$out/ladder/exclusive.txt" 2> "$out/ladder/exclusive.progress"
+            echo "exclusive: host exit $?"
+            grep -h "WRONG" "$out"/ladder/*.txt | head ;;
+    sweep) $b/host -k s09,s10 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
+             --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
+    sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize s0 s10_ cub/scan 2>&1 | tail -12 ;;
+    *) echo "unknown part $part"; exit 2 ;;
+  esac
+done

@@ -1,0 +1,111 @@
+//! The scan steps' shapes, which the kernels and the host (grids, blocks, workspaces) must
+//! agree on: one module per step, named after it, each built from its predecessor's.
+
+/// s01 (Hillis and Steele in shared memory): one element per thread, a tile per block.
+pub mod s01 {
+    pub const THREADS: u32 = 512;
+    pub const TILE: u32 = THREADS;
+}
+
+/// s02 (Blelloch's up-sweep and down-sweep): two elements per thread.
+pub mod s02 {
+    pub const THREADS: u32 = 256;
+    pub const TILE: u32 = 2 * THREADS;
+}
+
+/// s03 (s02 without bank conflicts): s02's tile, its shared array padded by one word in 32.
+pub mod s03 {
+    pub use super::s02::{THREADS, TILE};
+    /// Words of the padded tile in shared memory.
+    pub const PADDED: u32 = TILE + TILE / 32;
+}
+
+/// s04 (warp shuffles): one element per thread, as s01.
+pub mod s04 {
+    pub const THREADS: u32 = 512;
+    pub const TILE: u32 = THREADS;
+}
+
+/// s05 (many items per thread): s04's block, each thread scanning `ITEMS` consecutive
+/// elements in registers, loaded 16 bytes at a time.
+pub mod s05 {
+    pub use super::s04::THREADS;
+    pub const ITEMS: u32 = 16;
+    pub const TILE: u32 = THREADS * ITEMS;
+}
+
+/// s06 (reduce, then scan): s05's tiles.
+pub mod s06 {
+    pub use super::s05::{ITEMS, THREADS, TILE};
+}
+
+/// s07 (chained scan, one pass): s05's tiles, claimed through a ticket; a state of one
+/// ticket counter and one status word per tile.
+pub mod s07 {
+    pub use super::s05::{ITEMS, THREADS, TILE};
+}
+
+/// s08 (decoupled look-back): s07's tiles and state.
+pub mod s08 {
+    pub use super::s07::{ITEMS, THREADS, TILE};
+}
+
+/// s09 (a warp looks back 32 tiles at a time): s08's tiles and state.
+pub mod s09 {
+    pub use super::s08::{ITEMS, THREADS, TILE};
+}
+
+/// s10 (stream compaction on s09's scan): s09's tiles and state.
+pub mod s10 {
+    pub use super::s09::{ITEMS, THREADS, TILE};
+}
+
+/// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate
+/// steps' last pass).
+pub const ADD_THREADS: u32 = 256;
+
+/// Words of a single-pass step's state for `tiles` tiles: the ticket counter, then a status
+/// word per tile (all `u64`, zeroed once when allocated, never reset: see `status`).
+pub const fn state_words(tiles: u64) -> u64 {
+    1 + tiles
+}
+
+/// A tile's status word in the single-pass steps, 64 bits written and read whole: the low 32
+/// bits the value (the tile's aggregate or its inclusive prefix, as bits), the high 32 the
+/// launch's epoch times 4 plus the kind (`AGGREGATE` or `PREFIX`). A word of another epoch
+/// (a launch before, with the same tiles) reads as not yet written, so the state never needs
+/// clearing between launches.
+pub mod status {
+    /// Only the tile's own sum is known.
+    pub const AGGREGATE: u32 = 1;
+    /// The sum of every element up to the end of the tile is known.
+    pub const PREFIX: u32 = 2;
+
+    /// The word for `value` of `kind` in launch `epoch`.
+    pub const fn word(epoch: u32, kind: u32, value: u32) -> u64 {
+        ((((epoch << 2) | kind) as u64) << 32) | value as u64
+    }
+
+    /// The kind of `word` if it was written in launch `epoch`, else 0 (not written yet).
+    pub const fn kind(word: u64, epoch: u32) -> u32 {
+        let high = (word >> 32) as u32;
+        if high >> 2 == epoch { high & 3 } else { 0 }
+    }
+
+    /// The value bits of `word`.
+    pub const fn value(word: u64) -> u32 {
+        word as u32
+    }
+
+    /// The launch epoch of ticket `ticket` (1 for a workspace's first launch): every launch
+    /// over `tiles` tiles takes exactly `tiles` tickets, in order.
+    pub const fn epoch(ticket: u64, tiles: u64) -> u32 {
+        (ticket / tiles) as u32 + 1
+    }
+}
+
+/// The predicate of stream compaction (s10, and CUB's `DeviceSelect::If` beside it): keep
+/// the elements greater than zero.
+pub const fn keep_i32(x: i32) -> bool {
+    x > 0
+}

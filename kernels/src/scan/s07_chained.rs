@@ -1,0 +1,137 @@
+//! Step s07 — one pass: each tile waits for the inclusive prefix of the tile before it.
+//!
+//! Idea: s06 reads the data twice because a tile cannot know its offset before the tiles
+//!       before it are summed. In one pass, it can wait for them instead: block `k` scans
+//!       its tile, waits until tile `k − 1` has published the sum of everything up to its end
+//!       (its *inclusive prefix*), adds its own total and publishes its own. The data is read
+//!       once and written once, like a copy. Two things make it safe: a tile's status is one
+//!       64-bit word holding the value and a flag, written and read whole (no fence needed,
+//!       never half-seen); and a block takes its tile from a ticket counter, not from
+//!       `blockIdx`, so it only ever waits for blocks that have started (`state::claim_tile`).
+//!       The words carry the launch's epoch, so the state is zeroed once and never reset.
+//! Changes from s06: one kernel, one pass; the single-pass skeleton ([`single_pass`]):
+//!       claim, load, block scan, learn the prefix (here: [`Chained`]), publish, store.
+//! Bottleneck: the chain: each tile waits for its predecessor's whole round trip (its wait,
+//!       its publication through L2), so tiles finish one at a time, at L2 latency each,
+//!       while the loads of the tiles behind them sit idle in registers.
+//! Cost: one ticket and one status word per tile (8 B each), s05's registers.
+//! Result: see docs/results; the figures of each GPU are in its page.
+//!
+//! More: docs/lessons.md#s07
+
+use super::s04_warp_shuffles::block_exclusive_scan;
+use super::state::{self, Claim};
+use super::{Element, tile};
+use crate::device::index::{lane_idx, thread_idx, warp_idx};
+use crate::device::shared::SharedArray;
+use crate::device::sync::sync_threads;
+use crate::scan_entry_points;
+use crate::static_shared;
+use common::scan::s07::{ITEMS, THREADS, TILE};
+use common::scan::status::{self, PREFIX};
+
+/// How a tile learns the sum of every tile before it (s07 waits in line, s08 and s09 look
+/// back).
+pub trait LookBack {
+    /// The sum of every element before tile `claim.tile` (> 0), whose own total is
+    /// `aggregate`; returned to lane 0 (other lanes get an unspecified value).
+    ///
+    /// # Safety
+    /// Called by all 32 lanes of warp 0, once per block; `state` as in
+    /// [`state::claim_tile`].
+    unsafe fn prefix_before<E: Element>(state: *mut u64, claim: Claim, aggregate: E, jitter: u32) -> E;
+}
+
+/// s07's way: wait for the previous tile's inclusive prefix.
+pub struct Chained;
+
+impl LookBack for Chained {
+    #[inline(always)]
+    unsafe fn prefix_before<E: Element>(state: *mut u64, claim: Claim, _: E, _: u32) -> E {
+        if lane_idx() != 0 {
+            return E::ZERO;
+        }
+        loop {
+            // SAFETY: claim.tile - 1 is a tile of this grid.
+            let word = unsafe { state::read(state, claim.tile - 1) };
+            if status::kind(word, claim.epoch) == PREFIX {
+                return E::from_bits(status::value(word));
+            }
+        }
+    }
+}
+
+static_shared! {
+    /// The block's claim (tile, epoch), then the sum of every tile before it: from the
+    /// thread that learns them to the others.
+    fn single_pass_words() -> [u32; 3];
+}
+
+/// One pass of the scan over `input[0..n]` into `output`, each tile learning its prefix
+/// as `L` says.
+///
+/// # Safety
+/// Launched with `THREADS` threads per block and one block per `TILE` elements (at least
+/// one); `input` and `output` are 16-byte aligned and hold `n` elements (they may be the
+/// same buffer); `state` holds `state_words(grid)` words, zeroed before the state's first
+/// launch, never used by two launches at once, and every launch on it has this grid.
+#[inline(always)]
+pub unsafe fn single_pass<E: Element, L: LookBack>(
+    input: *const u32,
+    output: *mut u32,
+    n: usize,
+    state: *mut u64,
+    exclusive: u32,
+    jitter: u32,
+) {
+    let words: SharedArray<u32> = single_pass_words();
+    if thread_idx() == 0 {
+        // SAFETY: thread 0, once; the state as the caller promises.
+        let claim = unsafe { state::claim_tile(state, jitter) };
+        // SAFETY: words 0 and 1 of three.
+        unsafe { (words.store(0, claim.tile), words.store(1, claim.epoch)) };
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
+    let first = claim.tile as usize * TILE as usize + (thread_idx() * ITEMS) as usize;
+    // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
+    let items = unsafe { tile::load::<E>(input, n, first) };
+    // SAFETY: every thread of the block, once.
+    let (before_thread, aggregate) = unsafe { block_exclusive_scan(tile::sum(&items)) };
+    if warp_idx() == 0 {
+        let before_tile = if claim.tile == 0 {
+            E::ZERO
+        } else {
+            state::pause(jitter, 1);
+            // SAFETY: all of warp 0, once; the state as the caller promises.
+            unsafe { L::prefix_before(state, claim, aggregate, jitter) }
+        };
+        if lane_idx() == 0 {
+            // SAFETY: the state as the caller promises; word 2 of three.
+            unsafe {
+                state::publish(state, claim, PREFIX, before_tile.add(aggregate).to_bits());
+                words.store(2, before_tile.to_bits());
+            }
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let before = E::from_bits(unsafe { words.load(2) }).add(before_thread);
+    // SAFETY: as the load.
+    unsafe { tile::store(output, n, first, &tile::scan(&items, before, exclusive != 0)) };
+}
+
+/// s07's kernel.
+///
+/// # Safety
+/// As [`single_pass`].
+unsafe fn chained<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
+    // SAFETY: forwarded.
+    unsafe { single_pass::<E, Chained>(input, output, n, state, exclusive, jitter) }
+}
+
+scan_entry_points!(threads = THREADS;
+    chained(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32)
+    => s07_chained_i32, s07_chained_f32);
+

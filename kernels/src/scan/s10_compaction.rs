@@ -1,0 +1,101 @@
+//! Step s10 — stream compaction: the elements that pass a test, packed, on s09's scan.
+//!
+//! Idea: where an element goes in the packed output is the number of kept elements before
+//!       it: an exclusive scan of the 0/1 flags. The flags never reach memory: each thread
+//!       tests its 16 elements as they load, counts its kept ones, and the block scans the
+//!       counts as s09 scans sums (block scan, warp look-back over the tiles' counts); then
+//!       each thread writes its kept elements at its offset, one after the other. The last
+//!       tile also writes the total count. One read; the writes are the kept elements only.
+//! Changes from s09: flags and counts instead of values; scattered stores instead of a tile
+//!       store; the count. Claim, block scan and look-back are s07's, s04's and s09's.
+//! Bottleneck: the scattered stores: a warp's 4-byte stores land in a contiguous stretch
+//!       but not in whole sectors per instruction; the L2 merges them before HBM.
+//! Cost: s09's; one more `u32` of output (the count).
+//! Result: see docs/results; the figures of each GPU are in its page.
+//!
+//! More: docs/lessons.md#s10
+
+use super::s04_warp_shuffles::block_exclusive_scan;
+use super::s07_chained::LookBack;
+use super::s09_warp_lookback::WarpWindow;
+use super::state::{self, Claim};
+use super::tile;
+use crate::device::index::{grid_dim, lane_idx, thread_idx, warp_idx};
+use crate::device::shared::SharedArray;
+use crate::device::sync::sync_threads;
+use crate::static_shared;
+use common::scan::s10::{ITEMS, THREADS, TILE};
+use common::scan::{keep_i32, status::PREFIX};
+use kernel_macros::kernel;
+
+static_shared! {
+    /// The block's claim (tile, epoch), then the count of kept elements before the tile.
+    fn compaction_words() -> [u32; 3];
+}
+
+/// Writes the elements of `input[0..n]` that pass [`keep_i32`] to `output`, in order, and
+/// their number to `*count`.
+///
+/// # Safety
+/// Launched with `THREADS` threads per block and one block per `TILE` elements (at least
+/// one); `n < 2^32`; `input` and `output` are 16-byte aligned and hold `n` `i32` (they may
+/// be the same buffer: a tile writes only below its own end, and only after every tile
+/// before it has loaded); `state` as for s07's `single_pass`.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn s10_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
+    let words: SharedArray<u32> = compaction_words();
+    if thread_idx() == 0 {
+        // SAFETY: thread 0, once; the state as the caller promises.
+        let claim = unsafe { state::claim_tile(state, jitter) };
+        // SAFETY: words 0 and 1 of three.
+        unsafe { (words.store(0, claim.tile), words.store(1, claim.epoch)) };
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
+    let first = claim.tile as usize * TILE as usize + (thread_idx() * ITEMS) as usize;
+    // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
+    let items = unsafe { tile::load::<i32>(input, n, first) };
+    // Elements past n load as 0, which the test rejects.
+    let kept = items.iter().filter(|&&x| keep_i32(x)).count() as i32;
+    // SAFETY: every thread of the block, once.
+    let (before_thread, aggregate) = unsafe { block_exclusive_scan(kept) };
+    if warp_idx() == 0 {
+        let before_tile = if claim.tile == 0 {
+            0
+        } else {
+            state::pause(jitter, 1);
+            // SAFETY: all of warp 0, once; the state as the caller promises.
+            unsafe { WarpWindow::prefix_before(state, claim, aggregate, jitter) }
+        };
+        if lane_idx() == 0 {
+            let through = before_tile.wrapping_add(aggregate);
+            // SAFETY: the state as the caller promises; word 2 of three; the last tile's
+            // block alone writes the count.
+            unsafe {
+                state::publish(state, claim, PREFIX, through as u32);
+                words.store(2, before_tile as u32);
+                if claim.tile == grid_dim() - 1 {
+                    *count = through as u32;
+                }
+            }
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let mut at = unsafe { words.load(2) }.wrapping_add(before_thread as u32) as usize;
+    let mut put = |x: i32| {
+        if keep_i32(x) {
+            // SAFETY: `at` counts the kept elements before this one: below n, and below
+            // every element of this tile and the next not yet loaded (see the kernel's
+            // safety note for in place).
+            unsafe { *output.add(at) = x as u32 };
+            at += 1;
+        }
+    };
+    // Written out (two `unroll!` of 8): as a loop, LLVM keeps it one and moves `items` to
+    // local memory to index it.
+    const _: () = assert!(tile::N == 16, "the two unroll!s below cover 16 items");
+    crate::unroll!(8, k => { put(items[k]) });
+    crate::unroll!(8, k => { put(items[k + 8]) });
+}

@@ -1,0 +1,75 @@
+//! The single-pass steps' state (s07 on): a ticket counter that hands out tiles in the
+//! order blocks start, and one status word per tile through which a tile tells those after
+//! it what it knows. Shapes and the word's layout: `common::scan::status`.
+
+use crate::device::atomic::{atomic_add_relaxed_u64, load_relaxed_u64, store_relaxed_u64};
+use crate::device::clock::nanosleep;
+use crate::device::index::{block_idx, grid_dim};
+use common::scan::status;
+
+/// A block's tile and the launch it belongs to.
+#[derive(Clone, Copy)]
+pub struct Claim {
+    pub tile: u32,
+    /// 1 for the state's first launch, then 2, 3…: what a status word written in this launch
+    /// carries, so that words left by earlier launches read as not written.
+    pub epoch: u32,
+}
+
+/// Takes the next ticket (`atom.add.u64` on `state[0]`): its tile is `ticket mod tiles`,
+/// its epoch `ticket / tiles + 1`. Tickets go out in the order blocks reach this line, so a
+/// block that waits for the tiles before its own waits only for blocks that already run:
+/// a tile from `blockIdx` could wait for a block the GPU has not started, and would wait
+/// forever once the waiting blocks filled every SM.
+///
+/// `jitter` (test-only, 0 in benchmarks): first sleep up to `jitter` ns, a different time
+/// per block, so that blocks claim their tiles in a shuffled order.
+///
+/// # Safety
+/// One thread per block, once; the grid has one block per tile; `state` holds
+/// `state_words(grid_dim())` words, all launches on it having this grid size.
+#[inline(always)]
+pub unsafe fn claim_tile(state: *mut u64, jitter: u32) -> Claim {
+    pause(jitter, 0);
+    // SAFETY: the caller passes the state; word 0 is the counter.
+    let ticket = unsafe { atomic_add_relaxed_u64(state, 1) };
+    let tiles = u64::from(grid_dim());
+    Claim { tile: (ticket % tiles) as u32, epoch: status::epoch(ticket, tiles) }
+}
+
+/// Tile `tile`'s status word in `state`.
+#[inline(always)]
+fn word(state: *mut u64, tile: u32) -> *mut u64 {
+    state.wrapping_add(1 + tile as usize)
+}
+
+/// Publishes `value` of `kind` as `claim`'s tile's status (`st.relaxed.gpu.u64`: the whole
+/// word at once, so a reader sees the kind and the value together, and needs no fence).
+///
+/// # Safety
+/// `state` as in [`claim_tile`].
+#[inline(always)]
+pub unsafe fn publish(state: *mut u64, claim: Claim, kind: u32, value: u32) {
+    // SAFETY: the tile's word lies inside the state.
+    unsafe { store_relaxed_u64(word(state, claim.tile), status::word(claim.epoch, kind, value)) }
+}
+
+/// Tile `tile`'s status word as it is now (`ld.relaxed.gpu.u64`: from L2, never a stale L1
+/// copy).
+///
+/// # Safety
+/// `state` as in [`claim_tile`]; `tile < grid_dim()`.
+#[inline(always)]
+pub unsafe fn read(state: *mut u64, tile: u32) -> u64 {
+    // SAFETY: the tile's word lies inside the state.
+    unsafe { load_relaxed_u64(word(state, tile)) }
+}
+
+/// The test-only jitter: sleeps `0..jitter` ns, a pseudo-random time per block and `salt`.
+#[inline(always)]
+pub fn pause(jitter: u32, salt: u32) {
+    if jitter != 0 {
+        let h = (block_idx() ^ salt.wrapping_mul(0x9E37_79B9)).wrapping_mul(0x85EB_CA6B);
+        nanosleep((h ^ (h >> 15)) % jitter);
+    }
+}

@@ -1,0 +1,59 @@
+// Twin of kernels/src/scan/s10_compaction.rs (step s10): stream compaction on s09's scan.
+// Each thread tests its 16 elements as they load (keep_i32: greater than zero) and counts
+// the kept ones; the block scans the counts (s04's block_exclusive_scan) and warp 0 looks
+// back over the tiles' counts (s09's WarpWindow); then each thread writes its kept elements
+// at its offset, one after the other. The last tile writes the total count. Written out in
+// full, as the Rust step is (single_pass stores a scan, this stores the kept elements);
+// `#pragma unroll` keeps the items in registers where the Rust writes two unroll!(8).
+//
+// Launch: s10::THREADS (512) threads, one block per s10::TILE (8192) elements, no dynamic
+// shared memory, s07's state; n < 2^32; `input` and `output` 16-byte aligned (they may be
+// the same buffer); `*count` one u32.
+#include "scan.cuh"
+
+// The block's claim (tile, epoch), then the count of kept elements before the tile.
+__shared__ u32 compaction_words[3];
+
+extern "C" __global__ void __launch_bounds__(s10::THREADS)
+    s10_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
+    if (threadIdx.x == 0) {
+        const state::Claim claim = state::claim_tile(state, jitter);
+        compaction_words[0] = claim.tile;
+        compaction_words[1] = claim.epoch;
+    }
+    __syncthreads();
+    const state::Claim claim = {compaction_words[0], compaction_words[1]};
+    const u64 first = (u64)claim.tile * s10::TILE + threadIdx.x * s10::ITEMS;
+    const tile::Items<I32> items = tile::load<I32>(input, n, first);
+    // Elements past n load as 0, which the test rejects.
+    int kept = 0;
+#pragma unroll
+    for (u32 k = 0; k < tile::N; ++k) kept += keep_i32(items.at[k]);
+    const auto [before_thread, aggregate] = block_exclusive_scan<I32>(kept);
+    if (warp_idx() == 0) {
+        int before_tile = 0;
+        if (claim.tile != 0) {
+            state::pause(jitter, 1);
+            before_tile = WarpWindow<I32>::prefix_before(state, claim, aggregate, jitter);
+        }
+        if (lane_idx() == 0) {
+            const int through = I32::add(before_tile, aggregate);
+            state::publish(state, claim, status::PREFIX, (u32)through);
+            compaction_words[2] = (u32)before_tile;
+            // The last tile's block alone writes the count.
+            if (claim.tile == gridDim.x - 1) *count = (u32)through;
+        }
+    }
+    __syncthreads();
+    // The kept elements before this thread's first: below n, and below every element of this
+    // tile and the next not yet loaded (in place, nothing is overwritten before it is read).
+    u64 at = compaction_words[2] + (u32)before_thread;
+    auto put = [&](int x) {
+        if (keep_i32(x)) {
+            output[at] = (u32)x;
+            at += 1;
+        }
+    };
+#pragma unroll
+    for (u32 k = 0; k < tile::N; ++k) put(items.at[k]);
+}

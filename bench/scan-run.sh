@@ -41,6 +41,8 @@ for part in "$@"; do
               > "$out/ladder/exclusive.txt" 2> "$out/ladder/exclusive.progress"
             echo "exclusive: host exit $?"
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
+    quick) $b/host -k scan -n 2^20,2^30 > "$out/quick.txt" 2> "$out/quick.progress"; echo "quick: host exit $?"
+           cat "$out/quick.txt" ;;
     sweep) $b/host -k s09,s10 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize s0 s10_ cub/scan 2>&1 | tail -12 ;;

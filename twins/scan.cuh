@@ -401,8 +401,8 @@ __shared__ u32 single_pass_words[3];
 //     static E::Value prefix_before(u64* state, state::Claim claim, E::Value aggregate, u32 jitter)
 // called by all 32 lanes of warp 0, once per block, for claim.tile > 0: the sum of every
 // element before the tile, whose own total is `aggregate`, to lane 0.
-// s07::THREADS threads per block, one block per s07::TILE elements; `input` and `output`
-// 16-byte aligned (they may be the same buffer); `state` holds state_words(gridDim.x) words,
+// Launched with a power of two of 64 to s07::THREADS threads per block, one block per
+// blockDim.x * ITEMS elements; `input` and `output` 16-byte aligned (they may be the same buffer); `state` holds state_words(gridDim.x) words,
 // zeroed before the state's first launch, every launch on it with this grid.
 template <class E, template <class> class LookBack>
 __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n, u64* state, u32 exclusive,
@@ -415,7 +415,10 @@ __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n
     }
     __syncthreads();
     const state::Claim claim = {single_pass_words[0], single_pass_words[1]};
-    const u64 first = (u64)claim.tile * s07::TILE + threadIdx.x * s07::ITEMS;
+    // The tile is the block's: blockDim.x threads of ITEMS elements (the host may launch fewer
+    // than THREADS threads: more, smaller tiles).
+    const u64 tile = (u64)blockDim.x * s07::ITEMS;
+    const u64 first = (u64)claim.tile * tile + threadIdx.x * s07::ITEMS;
     const tile::Items<E> items = tile::load<E>(input, n, first);
     const auto [before_thread, aggregate] = block_exclusive_scan<E>(tile::sum<E>(items));
     if (warp_idx() == 0) {

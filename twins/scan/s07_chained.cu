@@ -7,7 +7,7 @@
 // epoch, so the state is zeroed once and never reset. The ticket is atomicAdd on a u64
 // (atom.global.add.u64, relaxed at GPU scope as the Rust's atom.relaxed.gpu).
 //
-// Launch: s07::THREADS (512) threads, one block per s07::TILE (8192) elements, no dynamic
+// Launch: up to s07::THREADS (512) threads, one block per blockDim.x * ITEMS elements, no dynamic
 // shared memory; `state` holds state_words(blocks) u64, zeroed once at allocation, every
 // launch on it with the same grid; `input` and `output` 16-byte aligned; `jitter` 0 but in
 // tests.

@@ -4,7 +4,7 @@
 // prefix; a word not yet written is read again. The skeleton is s07's (scan.cuh's
 // single_pass); only the look-back, Decoupled, changes.
 //
-// Launch: as s07: s08::THREADS (512) threads, one block per s08::TILE (8192) elements, no
+// Launch: as s07: up to s08::THREADS (512) threads, one block per blockDim.x * ITEMS elements, no
 // dynamic shared memory, s07's state.
 #include "scan.cuh"
 

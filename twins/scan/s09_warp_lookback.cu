@@ -4,7 +4,7 @@
 // count. The look-back is scan.cuh's WarpWindow (s10 runs it too), the skeleton s07's
 // single_pass. Rust's trailing_zeros of the prefix ballot is __ffs(prefixes) - 1 here.
 //
-// Launch: as s07: s09::THREADS (512) threads, one block per s09::TILE (8192) elements, no
+// Launch: as s07: up to s09::THREADS (512) threads, one block per blockDim.x * ITEMS elements, no
 // dynamic shared memory, s07's state.
 #include "scan.cuh"
 

@@ -6,7 +6,7 @@
 // full, as the Rust step is (single_pass stores a scan, this stores the kept elements);
 // `#pragma unroll` keeps the items in registers where the Rust writes two unroll!(8).
 //
-// Launch: s10::THREADS (512) threads, one block per s10::TILE (8192) elements, no dynamic
+// Launch: up to s10::THREADS (512) threads, one block per blockDim.x * ITEMS elements, no dynamic
 // shared memory, s07's state; n < 2^32; `input` and `output` 16-byte aligned (they may be
 // the same buffer); `*count` one u32.
 #include "scan.cuh"
@@ -23,7 +23,8 @@ extern "C" __global__ void __launch_bounds__(s10::THREADS)
     }
     __syncthreads();
     const state::Claim claim = {compaction_words[0], compaction_words[1]};
-    const u64 first = (u64)claim.tile * s10::TILE + threadIdx.x * s10::ITEMS;
+    const u64 tile = (u64)blockDim.x * s10::ITEMS;  // the block's tile, as s07's
+    const u64 first = (u64)claim.tile * tile + threadIdx.x * s10::ITEMS;
     const tile::Items<I32> items = tile::load<I32>(input, n, first);
     // Elements past n load as 0, which the test rejects.
     int kept = 0;

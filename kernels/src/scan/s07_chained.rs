@@ -22,12 +22,12 @@
 use super::s04_warp_shuffles::block_exclusive_scan;
 use super::state::{self, Claim};
 use super::{Element, tile};
-use crate::device::index::{lane_idx, thread_idx, warp_idx};
+use crate::device::index::{block_dim, lane_idx, thread_idx, warp_idx};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::scan_entry_points;
 use crate::static_shared;
-use common::scan::s07::{ITEMS, THREADS, TILE};
+use common::scan::s07::{ITEMS, THREADS};
 use common::scan::status::{self, PREFIX};
 
 /// How a tile learns the sum of every tile before it (s07 waits in line, s08 and s09 look
@@ -71,8 +71,8 @@ static_shared! {
 /// as `L` says.
 ///
 /// # Safety
-/// Launched with `THREADS` threads per block and one block per `TILE` elements (at least
-/// one); `input` and `output` are 16-byte aligned and hold `n` elements (they may be the
+/// Launched with a power of two of 64 to `THREADS` threads per block and one block per
+/// `block_dim() * ITEMS` elements (at least one); `input` and `output` are 16-byte aligned and hold `n` elements (they may be the
 /// same buffer); `state` holds `state_words(grid)` words, zeroed before the state's first
 /// launch, never used by two launches at once, and every launch on it has this grid.
 #[inline(always)]
@@ -94,7 +94,10 @@ pub unsafe fn single_pass<E: Element, L: LookBack>(
     sync_threads();
     // SAFETY: written before the barrier.
     let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
-    let first = claim.tile as usize * TILE as usize + (thread_idx() * ITEMS) as usize;
+    // The tile is the block's: `block_dim()` threads of ITEMS elements (the host may launch
+    // fewer than THREADS threads: more, smaller tiles).
+    let tile = (block_dim() * ITEMS) as usize;
+    let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<E>(input, n, first) };
     // SAFETY: every thread of the block, once.

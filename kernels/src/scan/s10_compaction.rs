@@ -20,11 +20,11 @@ use super::s07_chained::LookBack;
 use super::s09_warp_lookback::WarpWindow;
 use super::state::{self, Claim};
 use super::tile;
-use crate::device::index::{grid_dim, lane_idx, thread_idx, warp_idx};
+use crate::device::index::{block_dim, grid_dim, lane_idx, thread_idx, warp_idx};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::static_shared;
-use common::scan::s10::{ITEMS, THREADS, TILE};
+use common::scan::s10::{ITEMS, THREADS};
 use common::scan::{keep_i32, status::PREFIX};
 use kernel_macros::kernel;
 
@@ -37,8 +37,8 @@ static_shared! {
 /// their number to `*count`.
 ///
 /// # Safety
-/// Launched with `THREADS` threads per block and one block per `TILE` elements (at least
-/// one); `n < 2^32`; `input` and `output` are 16-byte aligned and hold `n` `i32` (they may
+/// Launched with a power of two of 64 to `THREADS` threads per block and one block per
+/// `block_dim() * ITEMS` elements (at least one); `n < 2^32`; `input` and `output` are 16-byte aligned and hold `n` `i32` (they may
 /// be the same buffer: a tile writes only below its own end, and only after every tile
 /// before it has loaded); `state` as for s07's `single_pass`.
 #[kernel(max_threads = THREADS)]
@@ -53,7 +53,10 @@ pub unsafe fn s10_compaction(input: *const u32, output: *mut u32, n: usize, stat
     sync_threads();
     // SAFETY: written before the barrier.
     let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
-    let first = claim.tile as usize * TILE as usize + (thread_idx() * ITEMS) as usize;
+    // The tile is the block's: `block_dim()` threads of ITEMS elements (the host may launch
+    // fewer than THREADS threads: more, smaller tiles).
+    let tile = (block_dim() * ITEMS) as usize;
+    let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<i32>(input, n, first) };
     // Elements past n load as 0, which the test rejects.

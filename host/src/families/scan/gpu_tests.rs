@@ -6,8 +6,8 @@
 
 use super::cub::Cub;
 use super::reference::Check;
-use super::registry::{ElementType, SCAN_STEPS, ScanStep, Scheme};
-use super::runner::{Placement, ScanBench};
+use super::registry::{ElementType, MIN_BLOCK, SCAN_STEPS, ScanStep, Scheme};
+use super::runner::{Launch, Placement, ScanBench};
 use crate::families::family::GpuTest;
 use crate::testing::{gpu, text, twins, twins_absent};
 use crate::twins::Code;
@@ -43,7 +43,7 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
             }
             let modes: &[bool] = if step.scheme == Scheme::Compaction { &[false] } else { &[false, true] };
             for &exclusive in modes {
-                let name = format!("{}/{}/{}", step.id, element.name(), operation(step, exclusive));
+                let name = format!("scan/{}/{}/{}", step.id, element.name(), operation(step, exclusive));
                 tests.push(GpuTest::new(format!("{name}/awkward_sizes"), move || {
                     at_sizes(step, element, exclusive, &sizes(step), Code::Rust)
                 }));
@@ -55,13 +55,13 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
                 );
             }
         }
-        tests.push(GpuTest::new(format!("{}/in_place", step.id), move || in_place(step)));
+        tests.push(GpuTest::new(format!("scan/{}/in_place", step.id), move || in_place(step)));
         if matches!(step.scheme, Scheme::SinglePass | Scheme::Compaction) {
-            tests.push(GpuTest::new(format!("{}/shuffled_claims_and_reused_state", step.id), move || {
+            tests.push(GpuTest::new(format!("scan/{}/shuffled_claims_and_reused_state", step.id), move || {
                 shuffled_and_reused(step, Code::Rust)
             }));
             tests.push(
-                GpuTest::new(format!("{}/cpp_twin/shuffled_claims_and_reused_state", step.id), move || {
+                GpuTest::new(format!("scan/{}/cpp_twin/shuffled_claims_and_reused_state", step.id), move || {
                     shuffled_and_reused(step, Code::Cpp(twins()?))
                 })
                 .ignored_if(twins_absent(gpu_present)),
@@ -69,10 +69,10 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
         }
     }
     let no_cub = gpu_present.then(|| Cub::open().err()).flatten();
-    tests.push(GpuTest::new("cub/scan_and_select_match_the_cpu", cub_matches).ignored_if(no_cub));
+    tests.push(GpuTest::new("scan/cub/scan_and_select_match_the_cpu", cub_matches).ignored_if(no_cub));
     let too_small = (gpu_present && large_input_fits() == Some(false))
         .then(|| format!("the device has less than {LARGE_NEEDS_GIB} GiB free"));
-    tests.push(GpuTest::new("all_steps/n_past_2^31", all_steps_past_2_pow_31).ignored_if(too_small));
+    tests.push(GpuTest::new("scan/all_steps/n_past_2^31", all_steps_past_2_pow_31).ignored_if(too_small));
     tests
 }
 
@@ -125,7 +125,7 @@ fn failure(step: &ScanStep, bench: &ScanBench, code: Code, what: &str, check: &C
 }
 
 fn run_once(bench: &ScanBench, step: &ScanStep, code: Code, placement: Placement, exclusive: bool) -> Result<(), String> {
-    let plan = text(bench.plan(step, code, placement, exclusive, 0))?;
+    let plan = text(bench.plan(step, code, placement, exclusive, Launch::of(step)))?;
     let check = text(bench.check(&plan, exclusive))?;
     let what = format!("{}{}", operation(step, exclusive), if placement == Placement::InPlace { ", in place" } else { "" });
     if check.passed() { Ok(()) } else { Err(failure(step, bench, code, &what, &check)) }
@@ -156,12 +156,14 @@ fn in_place(step: &'static ScanStep) -> Result<(), String> {
 fn shuffled_and_reused(step: &'static ScanStep, code: Code) -> Result<(), String> {
     let exclusive = false;
     with_bench(MANY_TILES, ElementType::I32, |bench| {
-        for jitter in [0, JITTER_NS] {
-            let plan = text(bench.plan(step, code, Placement::OutOfPlace, exclusive, jitter))?;
+        // The smallest block too: four times the tiles, longer look-backs.
+        for launch in [Launch::of(step), Launch { block: MIN_BLOCK, jitter: JITTER_NS }, Launch { jitter: JITTER_NS, ..Launch::of(step) }] {
+            let jitter = launch.jitter;
+            let plan = text(bench.plan(step, code, Placement::OutOfPlace, exclusive, launch))?;
             for run in 0..REPEATS {
                 let check = text(bench.check(&plan, exclusive))?;
                 if !check.passed() {
-                    let what = format!("jitter {jitter} ns, launch {} of one state", run + 1);
+                    let what = format!("block {}, jitter {jitter} ns, launch {} of one state", launch.block, run + 1);
                     return Err(failure(step, bench, code, &what, &check));
                 }
             }

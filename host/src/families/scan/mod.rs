@@ -23,7 +23,7 @@ use cub::Cub;
 use reference::Check;
 use registry::{ElementType, SCAN_STEPS, ScanStep, Scheme};
 use report::{Baselines, Row, Setting, Subject};
-use runner::{COMPACTION_MAX_N, Placement, ScanBench};
+use runner::{COMPACTION_MAX_N, Launch, Placement, ScanBench};
 
 /// The family's name on the command line and in the records.
 pub const NAME: &str = "scan";
@@ -53,6 +53,9 @@ impl Family for Scan {
 
     fn check_options(&self, selected: &[Step], options: &Options) -> Result<()> {
         element_types(options)?;
+        for s in selected {
+            step(s).block_size(options.block).map_err(Error::new)?;
+        }
         let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);
         if let Some(&n) = options.n.iter().find(|&&n| compaction && n > COMPACTION_MAX_N) {
             return Err(Error::new(format!(
@@ -116,7 +119,7 @@ impl Family for Scan {
                         .map_err(|e| e.during(&what))?;
                     all_passed &= check.passed();
                     baselines.cub_gbs = timing.map(|t| t.gigabytes_per_second(setting.bytes as f64));
-                    rows.push(Row { subject: Subject::Cub, launches: None, check: Some(check), timing, registers: None, twin: TwinResult::NotRun(String::new()) });
+                    rows.push(Row { subject: Subject::Cub, block: None, launches: None, check: Some(check), timing, registers: None, twin: TwinResult::NotRun(String::new()) });
                 }
                 if let Some(copy) = copy {
                     rows.push(baseline_row(Subject::Copy, copy));
@@ -199,18 +202,19 @@ fn bytes_moved(bench: &ScanBench, setting: &Setting) -> usize {
 }
 
 fn baseline_row(subject: Subject, timing: Timing) -> Row {
-    Row { subject, launches: Some(1), check: None, timing: Some(timing), registers: None, twin: TwinResult::NotRun(String::new()) }
+    Row { subject, block: None, launches: Some(1), check: None, timing: Some(timing), registers: None, twin: TwinResult::NotRun(String::new()) }
 }
 
 /// Checks (and, when right and asked, times) one step on one setting, then its C++ twin the
 /// same way.
 fn run_step(bench: &ScanBench, step: &'static ScanStep, setting: &Setting, ctx: &RunContext, item: &str) -> Result<Row> {
     let exclusive = setting.exclusive;
-    let plan = bench.plan(step, Code::Rust, Placement::OutOfPlace, exclusive, 0)?;
+    let launch = Launch { block: step.block_size(ctx.options.block).map_err(Error::new)?, jitter: 0 };
+    let plan = bench.plan(step, Code::Rust, Placement::OutOfPlace, exclusive, launch)?;
     let (check, timing) = check_then_time(bench, &plan, exclusive, ctx, item)?;
     let entries = step.entries(setting.element).expect("settings pick steps with this form");
     let twin = ctx.twins.run(bench.gpu(), entries, |code| {
-        let twin_plan = bench.plan(step, code, Placement::OutOfPlace, exclusive, 0)?;
+        let twin_plan = bench.plan(step, code, Placement::OutOfPlace, exclusive, launch)?;
         let (twin_check, timing) = check_then_time(bench, &twin_plan, exclusive, ctx, &format!("the C++ twin of {item}"))?;
         Ok(TwinResult::Ran {
             passed: twin_check.passed(),
@@ -219,7 +223,7 @@ fn run_step(bench: &ScanBench, step: &'static ScanStep, setting: &Setting, ctx: 
             registers: twin_plan.registers,
         })
     })?;
-    Ok(Row { subject: Subject::Step(step), launches: Some(plan.launches), check: Some(check), timing, registers: plan.registers, twin })
+    Ok(Row { subject: Subject::Step(step), block: Some(plan.block), launches: Some(plan.launches), check: Some(check), timing, registers: plan.registers, twin })
 }
 
 /// Checks `plan` on a poisoned output and, when it is right and timing was asked, times it.

@@ -91,9 +91,48 @@ impl ScanStep {
     /// Tiles over `n` elements: at least one, so that every launch has a block (a
     /// single-pass launch over nothing still writes compaction's count).
     pub fn tiles(&self, n: usize) -> usize {
-        n.div_ceil(self.tile as usize).max(1)
+        self.tiles_with(n, self.threads)
+    }
+
+    /// Tiles over `n` elements with blocks of `block` threads (the single-pass steps take
+    /// their block size at launch: `block × items per thread` elements per tile).
+    pub fn tiles_with(&self, n: usize, block: u32) -> usize {
+        n.div_ceil(self.tile_with(block) as usize).max(1)
+    }
+
+    /// Elements per tile with blocks of `block` threads.
+    pub fn tile_with(&self, block: u32) -> u32 {
+        block * (self.tile / self.threads)
+    }
+
+    /// Whether the step takes its block size at launch (`--block`): the single-pass steps,
+    /// whose tile is the block's threads times their items.
+    pub fn block_at_launch(&self) -> bool {
+        matches!(self.scheme, Scheme::SinglePass | Scheme::Compaction)
+    }
+
+    /// The block size to launch with: the registry's, or `requested` (`--block`) for the
+    /// steps that take one at launch: a power of two from 64 to the registry's.
+    pub fn block_size(&self, requested: Option<u32>) -> Result<u32, String> {
+        match requested {
+            Some(block) if self.block_at_launch() => {
+                if block.is_power_of_two() && (MIN_BLOCK..=self.threads).contains(&block) {
+                    Ok(block)
+                } else {
+                    Err(format!(
+                        "--block {block}: {} takes a power of two from {MIN_BLOCK} to {} threads",
+                        self.id, self.threads
+                    ))
+                }
+            }
+            _ => Ok(self.threads),
+        }
     }
 }
+
+/// The smallest block a single-pass step may be launched with (two warps: warp 0 looks back
+/// while the block scan has another warp to wait for).
+pub const MIN_BLOCK: u32 = 64;
 
 /// The propagation kernels (`scan_add_offsets_*`) of the scan-then-propagate steps: not a
 /// step of their own, launched by s01–s05.

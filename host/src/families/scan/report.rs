@@ -25,6 +25,8 @@ pub enum Subject {
 /// One line of a table.
 pub struct Row {
     pub subject: Subject,
+    /// Threads per block of the step's main kernel.
+    pub block: Option<u32>,
     pub launches: Option<usize>,
     /// `None` for the rows with nothing to check (copy, empty launch).
     pub check: Option<Check>,
@@ -99,7 +101,10 @@ impl Row {
 pub fn record(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, row: &Row) -> Record {
     let peak = info.theoretical_bandwidth();
     let mut record = Record::new(super::NAME, row.kernel());
-    record.variant = Some(setting.operation().into());
+    record.variant = Some(match row.block {
+        Some(block) => format!("{}, block {block}", setting.operation()),
+        None => setting.operation().into(),
+    });
     record.precision = Some(setting.element.name().into());
     record.n = Some(setting.n as u64);
     let gbs = row.timing.as_ref().map(|t| t.gigabytes_per_second(setting.bytes as f64));
@@ -146,6 +151,7 @@ pub fn record(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, row: 
 /// The columns of a scan table.
 const COLUMNS: &[&str] = &[
     "kernel",
+    "block",
     "launches",
     "median µs",
     "reps",
@@ -178,7 +184,7 @@ pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: 
         ),
         COLUMNS,
     );
-    table.detail(&["launches", "reps", "spread", crate::twins::COLUMNS[2], "% peak"]);
+    table.detail(&["block", "launches", "reps", "spread", crate::twins::COLUMNS[2], "% peak"]);
     for row in rows {
         let record = record(info, setting, baselines, row);
         let details = record.details.as_ref().expect("set by record()");
@@ -190,6 +196,7 @@ pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: 
         };
         let mut cells = vec![
             row.label(setting).into(),
+            row.block.map_or("-".into(), |b| Cell::Int(i64::from(b))),
             row.launches.map_or("-".into(), |l| Cell::Int(l as i64)),
             row.timing.map_or(Cell::Num(f64::NAN, 1), Cell::Time),
             row.timing.map_or("-".into(), |t| Cell::Int(t.repetitions as i64)),

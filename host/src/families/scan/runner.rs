@@ -27,6 +27,21 @@ enum Op {
     Launch { function: CudaFunction, cfg: LaunchConfig, args: Vec<Arg> },
 }
 
+/// How the single-pass steps are launched: their block size, and the test-only jitter (ns
+/// blocks sleep, each a different time, before claiming a tile and before looking back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub block: u32,
+    pub jitter: u32,
+}
+
+impl Launch {
+    /// The step's own block size, no jitter: what the benchmarks run.
+    pub fn of(step: &ScanStep) -> Self {
+        Launch { block: step.threads, jitter: 0 }
+    }
+}
+
 /// Where a plan writes: a separate output, or over its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
@@ -42,6 +57,8 @@ pub struct Plan {
     pub launches: usize,
     /// Registers per thread of the step's main kernel (the tile scan, or the single pass).
     pub registers: Option<u32>,
+    /// Threads per block of the main kernel.
+    pub block: u32,
     /// Block sums of every level, the single-pass state, compaction's count.
     _workspaces: Vec<DeviceBuffer>,
     count: Option<DeviceBuffer>,
@@ -197,15 +214,15 @@ impl<'g> ScanBench<'g> {
     }
 
     /// Works out every launch of `step` (the Rust step or its C++ twin: `code`) over this
-    /// input: out of place or over the input itself, inclusive or exclusive; `jitter`
-    /// (test-only) shuffles the single-pass steps' tile claims.
+    /// input: out of place or over the input itself, inclusive or exclusive, with the block
+    /// size and jitter of `launch`.
     pub fn plan(
         &self,
         step: &ScanStep,
         code: Code,
         placement: Placement,
         exclusive: bool,
-        jitter: u32,
+        launch: Launch,
     ) -> Result<Plan> {
         let entries = step.entries(self.element).ok_or_else(|| {
             Error::new(format!("{} has no {} form (compaction keeps i32 only)", step.id, self.element.name()))
@@ -223,7 +240,8 @@ impl<'g> ScanBench<'g> {
         let mut builder = Builder { gpu: self.gpu, ops: Vec::new(), workspaces: Vec::new() };
         let mut count = None;
         let n = self.n;
-        let tiles = step.tiles(n);
+        let tiles = step.tiles_with(n, launch.block);
+        let (block, jitter) = (launch.block, launch.jitter);
         match step.scheme {
             Scheme::ScanThenPropagate => {
                 // The propagation kernel comes from the same code as the step: its twin's module
@@ -247,7 +265,7 @@ impl<'g> ScanBench<'g> {
                     Arg::U32(exclusive.into()),
                     Arg::U32(jitter),
                 ];
-                builder.launch(&functions[0], tiles, step.threads, step.shared_bytes, args)?;
+                builder.launch(&functions[0], tiles, block, step.shared_bytes, args)?;
             }
             Scheme::Compaction => {
                 if n > COMPACTION_MAX_N {
@@ -266,12 +284,12 @@ impl<'g> ScanBench<'g> {
                     Arg::U64(counter.ptr()),
                     Arg::U32(jitter),
                 ];
-                builder.launch(&functions[0], tiles, step.threads, step.shared_bytes, args)?;
+                builder.launch(&functions[0], tiles, block, step.shared_bytes, args)?;
                 count = Some(counter);
             }
         }
         let launches = builder.ops.len();
-        Ok(Plan { ops: builder.ops, launches, registers, _workspaces: builder.workspaces, count, placement })
+        Ok(Plan { ops: builder.ops, launches, registers, block, _workspaces: builder.workspaces, count, placement })
     }
 
     /// Queues every launch of `plan`.

@@ -28,24 +28,38 @@ for part in "$@"; do
         echo "build: exit $?, $(( $(date +%s) - start )) s"; tail -3 "$out/cub-build.log"
       fi
       if [ -x $b/cub/scan_library_check ]; then $b/cub/scan_library_check $b/cub/libscan_cub.so 2>&1 | tail -5; fi ;;
-    tests) $b/tests/gpu --test-threads=1 s0 s10_ cub/scan all_steps > "$out/tests.log" 2>&1; echo "tests exit $?"
+    tests-small) $b/tests/gpu --test-threads=1 scan/ --skip n_past > "$out/tests.log" 2>&1; echo "tests exit $?"
+           grep -E "^test result|FAILED|panicked|ignored" "$out/tests.log" | head -30 ;;
+    tests) $b/tests/gpu --test-threads=1 scan/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored" "$out/tests.log" | head -30 ;;
     ladder) mkdir -p "$out/ladder"
             $b/host -k scan -n 2^16,2^20,2^24,2^26,2^28,2^30 --json "$out/ladder/i32.json" --csv "$out/ladder/i32.csv" \
               --plots "$out/ladder/charts" > "$out/ladder/i32.txt" 2> "$out/ladder/i32.progress"
             echo "i32: host exit $?"
-            $b/host -k s01-s09 -n 2^30 --scan-type f32 --json "$out/ladder/f32.json" --plots "$out/ladder/charts" \
+            $b/host -k s01-s10 -n 2^30 --scan-type f32 --json "$out/ladder/f32.json" --plots "$out/ladder/charts" \
               > "$out/ladder/f32.txt" 2> "$out/ladder/f32.progress"
             echo "f32: host exit $?"
-            $b/host -k s01-s09 -n 2^30 --exclusive --json "$out/ladder/exclusive.json" --plots "$out/ladder/charts" \
+            $b/host -k s01-s10 -n 2^30 --exclusive --json "$out/ladder/exclusive.json" --plots "$out/ladder/charts" \
               > "$out/ladder/exclusive.txt" 2> "$out/ladder/exclusive.progress"
             echo "exclusive: host exit $?"
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
     quick) $b/host -k scan -n 2^20,2^30 > "$out/quick.txt" 2> "$out/quick.progress"; echo "quick: host exit $?"
            cat "$out/quick.txt" ;;
-    sweep) $b/host -k s09,s10 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
+    blocks) for blk in 128 256 512; do
+              $b/host -k s08,s09,s10 --twins off -n 2^20,2^24,2^30 --block $blk > "$out/blocks-$blk.txt" 2> "$out/blocks-$blk.progress"
+              echo "block $blk: host exit $?"; grep -E "^(s0|s1|CUB|copy)" "$out/blocks-$blk.txt"
+            done ;;
+    ahead) # the prefetch distance: bundles built with common::scan::s10::AHEAD = 64 and 1024
+           # (dist/exp/a64, dist/exp/a1024) beside the bundle's own
+           export GPU_KERNELS_CUB_LIBRARY=$PWD/$b/cub/libscan_cub.so
+           for v in a64:dist/exp/a64 a256:$b a1024:dist/exp/a1024; do
+             name=${v%%:*}; dir=${v#*:}
+             $dir/host --ptx-dir $dir/ptx -k s09,s10,s11 --twins off -n 2^20,2^24,2^30 > "$out/ahead-$name.txt" 2> "$out/ahead-$name.progress"
+             echo "$name: host exit $?"; grep -E "^(s09|s10|s11|CUB|copy)" "$out/ahead-$name.txt"
+           done ;;
+    sweep) $b/host -k s09,s10,s11 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
-    sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize s0 s10_ cub/scan 2>&1 | tail -12 ;;
+    sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize scan/ 2>&1 | tail -12 ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done

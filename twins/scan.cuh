@@ -68,11 +68,18 @@ using s08::ITEMS;
 using s08::THREADS;
 using s08::TILE;
 }  // namespace s09
-namespace s10 {  // stream compaction: s09's tiles and state
+namespace s10 {  // prefetch ahead: s09's tiles and state; a block prefetches the tile AHEAD past its own
 using s09::ITEMS;
 using s09::THREADS;
 using s09::TILE;
+constexpr u32 AHEAD = 256;
 }  // namespace s10
+namespace s11 {  // stream compaction: s10's tiles, state and prefetch
+using s10::AHEAD;
+using s10::ITEMS;
+using s10::THREADS;
+using s10::TILE;
+}  // namespace s11
 
 // Threads per block of the propagation kernel (the scan-then-propagate steps' last pass).
 constexpr u32 ADD_THREADS = 256;
@@ -105,7 +112,7 @@ __host__ __device__ constexpr u32 value(u64 word) { return (u32)word; }
 __host__ __device__ constexpr u32 epoch(u64 ticket, u64 tiles) { return (u32)(ticket / tiles) + 1; }
 }  // namespace status
 
-// The predicate of stream compaction (s10): keep the elements greater than zero.
+// The predicate of stream compaction (s11): keep the elements greater than zero.
 __host__ __device__ constexpr bool keep_i32(int x) { return x > 0; }
 
 // ---- mod.rs: the elements -----------------------------------------------------------------
@@ -223,6 +230,16 @@ __device__ __forceinline__ Items<E> load(const u32* input, u64 n, u64 first) {
         for (u32 k = 0; k < N; ++k) items.at[k] = k < left ? E::from_bits(base[k]) : E::ZERO;
     }
     return items;
+}
+
+// `prefetch`: asks L2 for the lines of the tile of blockDim.x * N elements that starts at
+// element `start` of input[0..n] (those below n): one prefetch.global.L2 per 128-byte line,
+// by the block's first blockDim.x * N / 32 threads. Nothing waits for them.
+__device__ __forceinline__ void prefetch(const u32* input, u64 n, u64 start) {
+    constexpr u64 LINE = 32;  // elements of one 128-byte line
+    const u64 line = start + threadIdx.x * LINE;
+    if (threadIdx.x * LINE < (u64)blockDim.x * N && line < n)
+        asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %0; prefetch.global.L2 [g]; }" ::"l"(input + line));
 }
 
 // `sum`: the sum of the thread's elements, left to right, from zero.
@@ -394,8 +411,8 @@ __device__ __forceinline__ void blelloch_tile(const u32* input, u32* output, u64
 // in all where the Rust has 144; 140 this way).
 __shared__ u32 single_pass_words[3];
 
-// `single_pass<E, L: LookBack>`: one pass of the scan over input[0..n] into output: claim a
-// tile, load it, scan it in the block, learn the sum of every tile before it as LookBack says,
+// `single_pass<E, L: LookBack, AHEAD>`: one pass of the scan over input[0..n] into output:
+// claim a tile, prefetch the tile AHEAD past it into L2 (from s10 on; 0: none), load it, scan it in the block, learn the sum of every tile before it as LookBack says,
 // publish the inclusive prefix, store. A LookBack<E> (s07's Chained, s08's Decoupled, s09's
 // WarpWindow) has
 //     static E::Value prefix_before(u64* state, state::Claim claim, E::Value aggregate, u32 jitter)
@@ -404,7 +421,7 @@ __shared__ u32 single_pass_words[3];
 // Launched with a power of two of 64 to s07::THREADS threads per block, one block per
 // blockDim.x * ITEMS elements; `input` and `output` 16-byte aligned (they may be the same buffer); `state` holds state_words(gridDim.x) words,
 // zeroed before the state's first launch, every launch on it with this grid.
-template <class E, template <class> class LookBack>
+template <class E, template <class> class LookBack, u32 AHEAD>
 __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n, u64* state, u32 exclusive,
                                             u32 jitter) {
     using V = typename E::Value;
@@ -419,6 +436,7 @@ __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n
     // than THREADS threads: more, smaller tiles).
     const u64 tile = (u64)blockDim.x * s07::ITEMS;
     const u64 first = (u64)claim.tile * tile + threadIdx.x * s07::ITEMS;
+    if (AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + AHEAD) * tile);
     const tile::Items<E> items = tile::load<E>(input, n, first);
     const auto [before_thread, aggregate] = block_exclusive_scan<E>(tile::sum<E>(items));
     if (warp_idx() == 0) {
@@ -437,7 +455,7 @@ __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n
     tile::store<E>(output, n, first, tile::scan<E>(items, before, exclusive != 0));
 }
 
-// ---- s09_warp_lookback.rs: the warp look-back, for s09 and s10 ----------------------------
+// ---- s09_warp_lookback.rs: the warp look-back, for s09, s10 and s11 ----------------------------
 
 // `warp_total`: the sum of the 32 lanes' values, to every lane (shfl.sync.bfly at 16 to 1).
 template <class E>

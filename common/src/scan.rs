@@ -55,9 +55,18 @@ pub mod s09 {
     pub use super::s08::{ITEMS, THREADS, TILE};
 }
 
-/// s10 (stream compaction on s09's scan): s09's tiles and state.
+/// s10 (prefetch ahead): s09's tiles and state; each block asks L2 for the tile `AHEAD`
+/// tiles past its own.
 pub mod s10 {
     pub use super::s09::{ITEMS, THREADS, TILE};
+    /// Tiles between a block's own and the one it prefetches: about two tiles per SM ahead,
+    /// which the blocks that claim them start loading a few microseconds later.
+    pub const AHEAD: u32 = 256;
+}
+
+/// s11 (stream compaction on s10's scan): s10's tiles, state and prefetch.
+pub mod s11 {
+    pub use super::s10::{AHEAD, ITEMS, THREADS, TILE};
 }
 
 /// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate
@@ -104,7 +113,7 @@ pub mod status {
     }
 }
 
-/// The predicate of stream compaction (s10, and CUB's `DeviceSelect::If` beside it): keep
+/// The predicate of stream compaction (s11, and CUB's `DeviceSelect::If` beside it): keep
 /// the elements greater than zero.
 pub const fn keep_i32(x: i32) -> bool {
     x > 0

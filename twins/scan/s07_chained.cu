@@ -28,9 +28,9 @@ struct Chained {
 
 extern "C" __global__ void __launch_bounds__(s07::THREADS)
     s07_chained_i32(const u32* input, u32* output, u64 n, u64* state, u32 exclusive, u32 jitter) {
-    single_pass<I32, Chained>(input, output, n, state, exclusive, jitter);
+    single_pass<I32, Chained, 0>(input, output, n, state, exclusive, jitter);
 }
 extern "C" __global__ void __launch_bounds__(s07::THREADS)
     s07_chained_f32(const u32* input, u32* output, u64 n, u64* state, u32 exclusive, u32 jitter) {
-    single_pass<F32, Chained>(input, output, n, state, exclusive, jitter);
+    single_pass<F32, Chained, 0>(input, output, n, state, exclusive, jitter);
 }

@@ -37,9 +37,9 @@ struct Decoupled {
 
 extern "C" __global__ void __launch_bounds__(s08::THREADS)
     s08_decoupled_lookback_i32(const u32* input, u32* output, u64 n, u64* state, u32 exclusive, u32 jitter) {
-    single_pass<I32, Decoupled>(input, output, n, state, exclusive, jitter);
+    single_pass<I32, Decoupled, 0>(input, output, n, state, exclusive, jitter);
 }
 extern "C" __global__ void __launch_bounds__(s08::THREADS)
     s08_decoupled_lookback_f32(const u32* input, u32* output, u64 n, u64* state, u32 exclusive, u32 jitter) {
-    single_pass<F32, Decoupled>(input, output, n, state, exclusive, jitter);
+    single_pass<F32, Decoupled, 0>(input, output, n, state, exclusive, jitter);
 }

@@ -10,9 +10,9 @@
 
 extern "C" __global__ void __launch_bounds__(s09::THREADS)
     s09_warp_lookback_i32(const u32* input, u32* output, u64 n, u64* state, u32 exclusive, u32 jitter) {
-    single_pass<I32, WarpWindow>(input, output, n, state, exclusive, jitter);
+    single_pass<I32, WarpWindow, 0>(input, output, n, state, exclusive, jitter);
 }
 extern "C" __global__ void __launch_bounds__(s09::THREADS)
     s09_warp_lookback_f32(const u32* input, u32* output, u64 n, u64* state, u32 exclusive, u32 jitter) {
-    single_pass<F32, WarpWindow>(input, output, n, state, exclusive, jitter);
+    single_pass<F32, WarpWindow, 0>(input, output, n, state, exclusive, jitter);
 }

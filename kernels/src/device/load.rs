@@ -196,3 +196,19 @@ pub unsafe fn store_streaming_v4(p: *mut I32x4, v: I32x4) {
              options(nostack))
     }
 }
+
+/// `prefetch.global.L2 [p];`: asks for the 128-byte line holding `p` to be brought into L2,
+/// and returns at once (nothing is loaded into a register, nothing waits for it): a later
+/// load of the line then finds it in L2 instead of HBM.
+///
+/// # Safety
+/// `p` is a global address (a prefetch of a bad address is ignored by the hardware, but the
+/// project keeps every address it forms in bounds).
+#[inline(always)]
+pub unsafe fn prefetch_l2(p: *const u32) {
+    // SAFETY: a hint: it reads nothing into the program and writes nothing.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; prefetch.global.L2 [g]; }}", p = in(reg64) p,
+             options(nostack, readonly))
+    }
+}

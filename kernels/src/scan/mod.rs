@@ -14,7 +14,8 @@
 //! | [`s07_chained`] | one pass: each tile waits for its predecessor's inclusive prefix | 1 read, 1 write (in line) |
 //! | [`s08_decoupled_lookback`] | one pass: each tile publishes its sum, then looks back over its predecessors' | 1 read, 1 write |
 //! | [`s09_warp_lookback`] | a whole warp looks back 32 tiles at a time | 〃 |
-//! | [`s10_compaction`] | stream compaction on s09's scan: the elements that pass a test, packed | 1 read, ≤ 1 write |
+//! | [`s10_prefetch`] | each block asks L2 for a tile 256 tiles ahead of its own | 〃 |
+//! | [`s11_compaction`] | stream compaction on s10's scan: the elements that pass a test, packed | 1 read, ≤ 1 write |
 //!
 //! Conventions: values are `i32` (sums modulo 2^32: exact, in any order) or `f32`; every
 //! kernel takes raw bits (`*const u32`, `*mut u32`) and has an `_i32` and an `_f32` entry
@@ -31,7 +32,8 @@ pub mod s06_reduce_then_scan;
 pub mod s07_chained;
 pub mod s08_decoupled_lookback;
 pub mod s09_warp_lookback;
-pub mod s10_compaction;
+pub mod s10_prefetch;
+pub mod s11_compaction;
 pub mod state;
 pub mod support;
 pub mod tile;

@@ -68,7 +68,8 @@ static_shared! {
 }
 
 /// One pass of the scan over `input[0..n]` into `output`, each tile learning its prefix
-/// as `L` says.
+/// as `L` says; from s10 on, each block also asks L2 for the tile `AHEAD` tiles past its
+/// own (0: no prefetch).
 ///
 /// # Safety
 /// Launched with a power of two of 64 to `THREADS` threads per block and one block per
@@ -76,7 +77,7 @@ static_shared! {
 /// same buffer); `state` holds `state_words(grid)` words, zeroed before the state's first
 /// launch, never used by two launches at once, and every launch on it has this grid.
 #[inline(always)]
-pub unsafe fn single_pass<E: Element, L: LookBack>(
+pub unsafe fn single_pass<E: Element, L: LookBack, const AHEAD: u32>(
     input: *const u32,
     output: *mut u32,
     n: usize,
@@ -98,6 +99,10 @@ pub unsafe fn single_pass<E: Element, L: LookBack>(
     // fewer than THREADS threads: more, smaller tiles).
     let tile = (block_dim() * ITEMS) as usize;
     let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
+    if AHEAD > 0 {
+        // SAFETY: the addresses prefetched lie below n.
+        unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile) };
+    }
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<E>(input, n, first) };
     // SAFETY: every thread of the block, once.
@@ -131,7 +136,7 @@ pub unsafe fn single_pass<E: Element, L: LookBack>(
 /// As [`single_pass`].
 unsafe fn chained<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
     // SAFETY: forwarded.
-    unsafe { single_pass::<E, Chained>(input, output, n, state, exclusive, jitter) }
+    unsafe { single_pass::<E, Chained, 0>(input, output, n, state, exclusive, jitter) }
 }
 
 scan_entry_points!(threads = THREADS;

@@ -60,7 +60,7 @@ impl LookBack for Decoupled {
 /// As [`single_pass`].
 unsafe fn decoupled_lookback<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
     // SAFETY: forwarded.
-    unsafe { single_pass::<E, Decoupled>(input, output, n, state, exclusive, jitter) }
+    unsafe { single_pass::<E, Decoupled, 0>(input, output, n, state, exclusive, jitter) }
 }
 
 scan_entry_points!(threads = THREADS;

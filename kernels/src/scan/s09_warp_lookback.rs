@@ -83,7 +83,7 @@ impl LookBack for WarpWindow {
 /// As [`single_pass`].
 unsafe fn warp_lookback<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
     // SAFETY: forwarded.
-    unsafe { single_pass::<E, WarpWindow>(input, output, n, state, exclusive, jitter) }
+    unsafe { single_pass::<E, WarpWindow, 0>(input, output, n, state, exclusive, jitter) }
 }
 
 scan_entry_points!(threads = THREADS;

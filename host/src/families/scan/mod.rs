@@ -59,8 +59,8 @@ impl Family for Scan {
         let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);
         if let Some(&n) = options.n.iter().find(|&&n| compaction && n > COMPACTION_MAX_N) {
             return Err(Error::new(format!(
-                "-n {n}: compaction (s10) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave s10 out \
-                 (-k s01-s09) or pass a smaller -n"
+                "-n {n}: compaction (s11) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave s11 out \
+                 (-k s01-s10) or pass a smaller -n"
             )));
         }
         Ok(())
@@ -175,7 +175,7 @@ fn element_types(options: &Options) -> Result<Vec<ElementType>> {
 }
 
 /// The tables a run of `selected` makes at size `n`: the scans of each element type, then
-/// compaction (on i32) when s10 is selected.
+/// compaction (on i32) when s11 is selected.
 fn settings(selected: &[Step], types: &[ElementType], exclusive: bool, n: usize) -> Vec<Setting> {
     let scans = selected.iter().any(|s| step(s).scheme != Scheme::Compaction);
     let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);

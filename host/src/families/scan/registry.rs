@@ -175,14 +175,15 @@ pub const SCAN_STEPS: &[ScanStep] = &[
     step!("s07_chained", SinglePass, s07, 0, "one pass, each tile waits for its predecessor"),
     step!("s08_decoupled_lookback", SinglePass, s08, 0, "publish the aggregate, look back one tile at a time"),
     step!("s09_warp_lookback", SinglePass, s09, 0, "a warp looks back 32 tiles at a time"),
+    step!("s10_prefetch", SinglePass, s10, 0, "s09, each block prefetching a tile 256 ahead into L2"),
     ScanStep {
-        id: "s10_compaction",
-        summary: "stream compaction (keep x > 0) on s09's scan",
+        id: "s11_compaction",
+        summary: "stream compaction (keep x > 0) on s10's scan",
         scheme: Scheme::Compaction,
-        threads: scan::s10::THREADS,
-        tile: scan::s10::TILE,
+        threads: scan::s11::THREADS,
+        tile: scan::s11::TILE,
         shared_bytes: 0,
-        entries: Entries { i32: &["s10_compaction"], f32: &[] },
+        entries: Entries { i32: &["s11_compaction"], f32: &[] },
     },
 ];
 

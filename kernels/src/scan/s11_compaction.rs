@@ -1,19 +1,20 @@
-//! Step s10 — stream compaction: the elements that pass a test, packed, on s09's scan.
+//! Step s11 — stream compaction: the elements that pass a test, packed, on s10's scan.
 //!
 //! Idea: where an element goes in the packed output is the number of kept elements before
 //!       it: an exclusive scan of the 0/1 flags. The flags never reach memory: each thread
 //!       tests its 16 elements as they load, counts its kept ones, and the block scans the
-//!       counts as s09 scans sums (block scan, warp look-back over the tiles' counts); then
+//!       counts as s10 scans sums (block scan, warp look-back over the tiles' counts); then
 //!       each thread writes its kept elements at its offset, one after the other. The last
 //!       tile also writes the total count. One read; the writes are the kept elements only.
-//! Changes from s09: flags and counts instead of values; scattered stores instead of a tile
-//!       store; the count. Claim, block scan and look-back are s07's, s04's and s09's.
+//! Changes from s10: flags and counts instead of values; scattered stores instead of a tile
+//!       store; the count. Claim, block scan, look-back and prefetch are s07's, s04's, s09's
+//!       and s10's.
 //! Bottleneck: the scattered stores: a warp's 4-byte stores land in a contiguous stretch
 //!       but not in whole sectors per instruction; the L2 merges them before HBM.
-//! Cost: s09's; one more `u32` of output (the count).
+//! Cost: s10's; one more `u32` of output (the count).
 //! Result: see docs/results; the figures of each GPU are in its page.
 //!
-//! More: docs/lessons.md#s10
+//! More: docs/lessons.md#s11
 
 use super::s04_warp_shuffles::block_exclusive_scan;
 use super::s07_chained::LookBack;
@@ -24,7 +25,7 @@ use crate::device::index::{block_dim, grid_dim, lane_idx, thread_idx, warp_idx};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::static_shared;
-use common::scan::s10::{ITEMS, THREADS};
+use common::scan::s11::{AHEAD, ITEMS, THREADS};
 use common::scan::{keep_i32, status::PREFIX};
 use kernel_macros::kernel;
 
@@ -42,7 +43,7 @@ static_shared! {
 /// be the same buffer: a tile writes only below its own end, and only after every tile
 /// before it has loaded); `state` as for s07's `single_pass`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn s10_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
+pub unsafe fn s11_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
     let words: SharedArray<u32> = compaction_words();
     if thread_idx() == 0 {
         // SAFETY: thread 0, once; the state as the caller promises.
@@ -57,6 +58,8 @@ pub unsafe fn s10_compaction(input: *const u32, output: *mut u32, n: usize, stat
     // fewer than THREADS threads: more, smaller tiles).
     let tile = (block_dim() * ITEMS) as usize;
     let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
+    // SAFETY: the addresses prefetched lie below n.
+    unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile) };
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<i32>(input, n, first) };
     // Elements past n load as 0, which the test rejects.

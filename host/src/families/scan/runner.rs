@@ -310,12 +310,18 @@ impl<'g> ScanBench<'g> {
         }
     }
 
-    /// Runs `plan` once on a poisoned output (after refilling the input, in place) and checks
-    /// all of it, and the guard after it, against the CPU.
+    /// Runs `plan` once on a poisoned output and checks all of it, and the guard after it,
+    /// against the CPU. In place, the input is written before the run and again after it, so
+    /// that every plan after it finds the input it expects.
     pub fn check(&self, plan: &Plan, exclusive: bool) -> Result<Check> {
         self.prepare(plan)?;
         self.enqueue(plan)?;
-        self.verify(plan, exclusive)
+        let check = self.verify(plan, exclusive)?;
+        if plan.placement == Placement::InPlace {
+            // The scan is now where the input was: write the input back for the plans after.
+            self.refill()?;
+        }
+        Ok(check)
     }
 
     /// Poisons what `plan` writes (and, in place, writes the input again).

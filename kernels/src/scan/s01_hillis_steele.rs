@@ -1,18 +1,13 @@
 //! Step s01 — Hillis and Steele's scan of a tile in shared memory.
 //!
-//! Idea: a block scans its tile of 512 elements, one per thread, in log2(512) = 9 rounds: in
-//!       round `r` every element adds the one `2^r` places before it. After the last round
-//!       each element holds the sum of everything up to it. Each round reads the previous
-//!       round's array and writes the other one (two buffers), with a barrier between rounds.
-//!       The tiles' totals go to `sums`; the host scans those (the same kernel, exclusive, in
-//!       place: recursion on a 512 times smaller array) and adds each tile's offset back in
-//!       (`support::scan_add_offsets`): scan-then-propagate.
-//! Changes from nothing: the ladder's first step.
-//! Bottleneck: work: 9 adds per element (n log n in all, against n for a sequential scan),
-//!       and 9 barriers per tile; then the propagation's second read and write of the data
-//!       (4n words of traffic where a copy moves 2n).
-//! Cost: 4 KiB of shared memory per block, two launches per level of recursion.
-//! Result: see docs/results; the figures of each GPU are in its page.
+//! Idea: a block scans its 512-element tile, one element per thread, in 9 rounds: in round r
+//!       every element adds the one 2^r places before it (two buffers, a barrier per round).
+//!       The tiles' totals go to `sums`; the host scans those with the same kernel (exclusive,
+//!       in place) and `support::scan_add_offsets` adds each tile's offset: scan-then-propagate.
+//! Bottleneck: work and barriers: 9 adds per element and 9 barriers per tile; then the
+//!       propagation reads and writes the data again (4n words of traffic; a copy moves 2n).
+//! Cost: 4 KiB of shared memory per block; two launches per level of recursion.
+//! Result: 1074 GB/s (8.00 ms) at n = 2^30 i32, 25 % of a copy, 34 % of CUB, H200, 2026-11-25.
 //!
 //! More: docs/lessons.md#s01
 

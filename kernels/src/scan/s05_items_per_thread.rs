@@ -1,18 +1,14 @@
 //! Step s05 — 16 consecutive elements per thread, loaded and stored 16 bytes at a time.
 //!
-//! Idea: s04's thread scans one element and the block one 512-element tile: a 4-byte load
-//!       per thread, and one block sum per 512 elements for the next level to scan. Here each
-//!       thread takes 16 consecutive elements (four 16-byte loads), sums them in registers,
-//!       and the block scans the 512 thread sums with s04's [`block_exclusive_scan`]; each
-//!       thread then rescans its 16 from its prefix in registers. The tile grows to 8192
-//!       elements: 16 times fewer blocks, block sums and barriers per element, and the
-//!       recursion over the block sums is one level shorter.
-//! Changes from s04: the tile's loads, thread sums and stores (`tile`); the block scan is
-//!       s04's, the propagation s01's.
-//! Bottleneck: scan-then-propagate itself: the data is read and written twice (4n words of
-//!       traffic where a copy moves 2n). The next steps cut the passes.
-//! Cost: the 16 elements in registers; 64 B of static shared memory.
-//! Result: see docs/results; the figures of each GPU are in its page.
+//! Idea: each thread takes 16 consecutive elements (four 16-byte loads), sums them in
+//!       registers, the block scans the 512 thread sums with s04's [`block_exclusive_scan`],
+//!       and each thread rescans its 16 from its prefix. The tile grows to 8192 elements: 16
+//!       times fewer blocks, block sums and barriers per element, one level less of recursion.
+//! Changes from s04: the tile's loads, sums and stores (`tile`); the block scan is s04's, the
+//!       propagation s01's.
+//! Bottleneck: scan-then-propagate itself: 4n words of traffic where a copy moves 2n.
+//! Cost: the 16 elements in registers (39 in all); 128 B of static shared memory.
+//! Result: 1651 GB/s (5.20 ms) at n = 2^30 i32, 38 % of a copy, H200, 2026-11-25.
 //!
 //! More: docs/lessons.md#s05
 

@@ -1,21 +1,15 @@
 //! Step s07 — one pass: each tile waits for the inclusive prefix of the tile before it.
 //!
-//! Idea: s06 reads the data twice because a tile cannot know its offset before the tiles
-//!       before it are summed. In one pass, it can wait for them instead: block `k` scans
-//!       its tile, waits until tile `k − 1` has published the sum of everything up to its end
-//!       (its *inclusive prefix*), adds its own total and publishes its own. The data is read
-//!       once and written once, like a copy. Two things make it safe: a tile's status is one
-//!       64-bit word holding the value and a flag, written and read whole (no fence needed,
-//!       never half-seen); and a block takes its tile from a ticket counter, not from
-//!       `blockIdx`, so it only ever waits for blocks that have started (`state::claim_tile`).
-//!       The words carry the launch's epoch, so the state is zeroed once and never reset.
-//! Changes from s06: one kernel, one pass; the single-pass skeleton ([`single_pass`]):
-//!       claim, load, block scan, learn the prefix (here: [`Chained`]), publish, store.
-//! Bottleneck: the chain: each tile waits for its predecessor's whole round trip (its wait,
-//!       its publication through L2), so tiles finish one at a time, at L2 latency each,
-//!       while the loads of the tiles behind them sit idle in registers.
-//! Cost: one ticket and one status word per tile (8 B each), s05's registers.
-//! Result: see docs/results; the figures of each GPU are in its page.
+//! Idea: read once, write once, like a copy: block k scans its tile, waits until tile k − 1 has
+//!       published the sum of everything up to its end, adds its own total and publishes that.
+//!       A tile's status is one 64-bit word (value and flag, written and read whole), and a
+//!       block takes its tile from a ticket counter, not `blockIdx`, so it only ever waits for
+//!       blocks that have started (`state::claim_tile`).
+//! Changes from s06: one kernel, one pass: the skeleton [`single_pass`] (claim, load, block
+//!       scan, learn the prefix as [`Chained`] says, publish, store).
+//! Bottleneck: the chain: tiles finish one at a time, each an L2 round trip after the last.
+//! Cost: one ticket and one 8-byte status word per tile; s05's registers.
+//! Result: 167 GB/s (51.4 ms) at n = 2^30 i32: the tiles in single file, H200, 2026-11-25.
 //!
 //! More: docs/lessons.md#s07
 

@@ -1,20 +1,15 @@
-//! Step s10 — prefetch: each block asks L2 for a tile further ahead, whose loads will then
-//!       hit L2 instead of HBM.
+//! Step s10 — prefetch: each block asks L2 for the tile 256 tickets ahead of its own.
 //!
-//! Idea: s09's blocks spend most of their life waiting: for their ticket, their loads, the
-//!       look-back. While they wait, their registers hold their tile and no other load is in
-//!       flight for them: with three 512-thread blocks per SM the SM keeps too few bytes in
-//!       flight to cover HBM's latency, and a block size sweep does not change that (the
-//!       registers are the limit, not the block count). A prefetch costs no register and
-//!       nothing waits for it: right after claiming its tile, each block issues one
-//!       `prefetch.global.L2` per 128-byte line of the tile `AHEAD` tickets past its own. The
-//!       block that claims that tile a few microseconds later finds it in L2. HBM sees a
-//!       steady stream of requests, decoupled from the blocks' phases.
-//! Changes from s09: the prefetch (`tile::prefetch`, s07's skeleton with `AHEAD` = 256);
-//!       the look-back is s09's.
-//! Bottleneck: see docs/results.
-//! Cost: 256 prefetch instructions per block (one per line of a 32 KiB tile).
-//! Result: see docs/results; the figures of each GPU are in its page.
+//! Idea: s09's blocks hold their tile in registers while they wait (ticket, loads, look-back),
+//!       so an SM keeps too few bytes in flight to cover HBM's latency, whatever the block size.
+//!       A prefetch costs no register and nothing waits for it: after claiming its tile, each
+//!       block issues one `prefetch.global.L2` per 128-byte line of the tile `AHEAD` tickets on;
+//!       the block that claims that tile a few microseconds later finds it in L2.
+//! Changes from s09: the prefetch (`tile::prefetch` in s07's skeleton, `AHEAD` = 256).
+//! Bottleneck: the blocks' ticket, block scan and look-back, which the prefetch does not touch;
+//!       64 tiles ahead pays less, 1024 loses (lines evicted before their use).
+//! Cost: one prefetch instruction per 128-byte line (half the block's threads, once).
+//! Result: 2244 GB/s (3.83 ms) at n = 2^30 i32, 52 % of a copy, 72 % of CUB, H200, 2026-11-25.
 //!
 //! More: docs/lessons.md#s10
 

@@ -15,11 +15,17 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// Kernels in the PTX that serve the runner rather than a ladder.
-const SUPPORT_KERNELS: &[&str] =
-    &["fill_random_i32", "fill_random_f32", "fill_random_f16", "fill_random_bf16", "l2_flush_read",
-      // The scan's propagation pass, launched by s01–s05 (each twin defines its own copy
-      // through twins/scan.cuh).
-      "scan_add_offsets_i32", "scan_add_offsets_f32"];
+const SUPPORT_KERNELS: &[&str] = &[
+    "fill_random_i32",
+    "fill_random_f32",
+    "fill_random_f16",
+    "fill_random_bf16",
+    "l2_flush_read",
+    // The scan's propagation pass, launched by s01–s05 (each twin defines its own copy
+    // through twins/scan.cuh).
+    "scan_add_offsets_i32",
+    "scan_add_offsets_f32",
+];
 
 #[test]
 fn reference_matches_a_plain_sequential_sum() {

@@ -7,7 +7,13 @@ use crate::report::plot::ladder::{LadderChart, size_tag};
 use crate::report::records::human_size;
 
 /// The chart of one table: `scan-inclusive-i32-n2p30.svg`, `scan-compaction-i32-n2p30.svg`.
-pub fn ladder(info: &DeviceInfo, date: &str, setting: &Setting, baselines: &Baselines, rows: &[Row]) -> LadderChart {
+pub fn ladder(
+    info: &DeviceInfo,
+    date: &str,
+    setting: &Setting,
+    baselines: &Baselines,
+    rows: &[Row],
+) -> LadderChart {
     let what = if setting.compaction {
         format!("Compaction of n = {} i32", human_size(setting.n as u64))
     } else {

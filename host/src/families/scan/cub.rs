@@ -28,9 +28,11 @@ pub const BUILD_HINT: &str =
     "build it with bench/cub/build-scan-library.sh (needs nvcc and CUB, which ship with the CUDA toolkit)";
 
 type ScanWorkspace = unsafe extern "C" fn(u64, c_int, *mut u64) -> c_int;
-type ScanRun = unsafe extern "C" fn(*mut c_void, u64, *const c_void, *mut c_void, u64, c_int, *mut c_void) -> c_int;
+type ScanRun =
+    unsafe extern "C" fn(*mut c_void, u64, *const c_void, *mut c_void, u64, c_int, *mut c_void) -> c_int;
 type SelectWorkspace = unsafe extern "C" fn(u64, *mut u64) -> c_int;
-type SelectRun = unsafe extern "C" fn(*mut c_void, u64, *const c_int, *mut c_int, *mut u32, u64, *mut c_void) -> c_int;
+type SelectRun =
+    unsafe extern "C" fn(*mut c_void, u64, *const c_int, *mut c_int, *mut u32, u64, *mut c_void) -> c_int;
 
 /// The library, loaded, and its functions.
 pub struct Cub {
@@ -84,7 +86,8 @@ impl Cub {
         };
         // SAFETY: loading a library runs its initializers; this one is ours (a CUDA runtime
         // linked statically and CUB's instantiations) and has no others.
-        let library = unsafe { Library::new(path) }.map_err(|e| format!("loading {}: {e}", path.display()))?;
+        let library =
+            unsafe { Library::new(path) }.map_err(|e| format!("loading {}: {e}", path.display()))?;
         // SAFETY: each symbol has the C signature bench/cub/scan_library.cu declares.
         unsafe {
             let symbol = |name: &str| format!("{}: no symbol {name} ({BUILD_HINT})", path.display());
@@ -92,7 +95,9 @@ impl Cub {
                 *library.get(b"scan_cub_version\0").map_err(|_| symbol("scan_cub_version"))?;
             Ok(Cub {
                 version: version(),
-                scan_workspace: *library.get(b"scan_cub_workspace\0").map_err(|_| symbol("scan_cub_workspace"))?,
+                scan_workspace: *library
+                    .get(b"scan_cub_workspace\0")
+                    .map_err(|_| symbol("scan_cub_workspace"))?,
                 scan_run: *library.get(b"scan_cub_run\0").map_err(|_| symbol("scan_cub_run"))?,
                 select_workspace: *library
                     .get(b"select_cub_workspace\0")
@@ -109,7 +114,13 @@ impl Cub {
 
     /// `CUB 3.1.0` from `CUB_VERSION`.
     pub fn describe(&self) -> String {
-        format!("CUB {}.{}.{} ({})", self.version / 100_000, self.version / 100 % 1000, self.version % 100, self.path.display())
+        format!(
+            "CUB {}.{}.{} ({})",
+            self.version / 100_000,
+            self.version / 100 % 1000,
+            self.version % 100,
+            self.path.display()
+        )
     }
 
     fn check(&self, status: c_int, what: &str) -> Result<()> {

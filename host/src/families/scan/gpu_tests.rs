@@ -57,13 +57,15 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
         }
         tests.push(GpuTest::new(format!("scan/{}/in_place", step.id), move || in_place(step)));
         if matches!(step.scheme, Scheme::SinglePass | Scheme::Compaction) {
-            tests.push(GpuTest::new(format!("scan/{}/shuffled_claims_and_reused_state", step.id), move || {
-                shuffled_and_reused(step, Code::Rust)
-            }));
+            tests.push(GpuTest::new(
+                format!("scan/{}/shuffled_claims_and_reused_state", step.id),
+                move || shuffled_and_reused(step, Code::Rust),
+            ));
             tests.push(
-                GpuTest::new(format!("scan/{}/cpp_twin/shuffled_claims_and_reused_state", step.id), move || {
-                    shuffled_and_reused(step, Code::Cpp(twins()?))
-                })
+                GpuTest::new(
+                    format!("scan/{}/cpp_twin/shuffled_claims_and_reused_state", step.id),
+                    move || shuffled_and_reused(step, Code::Cpp(twins()?)),
+                )
                 .ignored_if(twins_absent(gpu_present)),
             );
         }
@@ -124,14 +126,30 @@ fn failure(step: &ScanStep, bench: &ScanBench, code: Code, what: &str, check: &C
     )
 }
 
-fn run_once(bench: &ScanBench, step: &ScanStep, code: Code, placement: Placement, exclusive: bool) -> Result<(), String> {
+fn run_once(
+    bench: &ScanBench,
+    step: &ScanStep,
+    code: Code,
+    placement: Placement,
+    exclusive: bool,
+) -> Result<(), String> {
     let plan = text(bench.plan(step, code, placement, exclusive, Launch::of(step)))?;
     let check = text(bench.check(&plan, exclusive))?;
-    let what = format!("{}{}", operation(step, exclusive), if placement == Placement::InPlace { ", in place" } else { "" });
+    let what = format!(
+        "{}{}",
+        operation(step, exclusive),
+        if placement == Placement::InPlace { ", in place" } else { "" }
+    );
     if check.passed() { Ok(()) } else { Err(failure(step, bench, code, &what, &check)) }
 }
 
-fn at_sizes(step: &ScanStep, element: ElementType, exclusive: bool, sizes: &[usize], code: Code) -> Result<(), String> {
+fn at_sizes(
+    step: &ScanStep,
+    element: ElementType,
+    exclusive: bool,
+    sizes: &[usize],
+    code: Code,
+) -> Result<(), String> {
     for &n in sizes {
         with_bench(n, element, |bench| run_once(bench, step, code, Placement::OutOfPlace, exclusive))?;
     }
@@ -143,7 +161,9 @@ fn in_place(step: &'static ScanStep) -> Result<(), String> {
     for element in [ElementType::I32, ElementType::F32].into_iter().filter(|&e| step.entries(e).is_some()) {
         for n in [1000, (1 << 20) + 3] {
             for exclusive in [false, true] {
-                with_bench(n, element, |bench| run_once(bench, step, Code::Rust, Placement::InPlace, exclusive))?;
+                with_bench(n, element, |bench| {
+                    run_once(bench, step, Code::Rust, Placement::InPlace, exclusive)
+                })?;
             }
         }
     }
@@ -157,13 +177,21 @@ fn shuffled_and_reused(step: &'static ScanStep, code: Code) -> Result<(), String
     let exclusive = false;
     with_bench(MANY_TILES, ElementType::I32, |bench| {
         // The smallest block too: four times the tiles, longer look-backs.
-        for launch in [Launch::of(step), Launch { block: MIN_BLOCK, jitter: JITTER_NS }, Launch { jitter: JITTER_NS, ..Launch::of(step) }] {
+        for launch in [
+            Launch::of(step),
+            Launch { block: MIN_BLOCK, jitter: JITTER_NS },
+            Launch { jitter: JITTER_NS, ..Launch::of(step) },
+        ] {
             let jitter = launch.jitter;
             let plan = text(bench.plan(step, code, Placement::OutOfPlace, exclusive, launch))?;
             for run in 0..REPEATS {
                 let check = text(bench.check(&plan, exclusive))?;
                 if !check.passed() {
-                    let what = format!("block {}, jitter {jitter} ns, launch {} of one state", launch.block, run + 1);
+                    let what = format!(
+                        "block {}, jitter {jitter} ns, launch {} of one state",
+                        launch.block,
+                        run + 1
+                    );
                     return Err(failure(step, bench, code, &what, &check));
                 }
             }

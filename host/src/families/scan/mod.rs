@@ -89,10 +89,11 @@ impl Family for Scan {
         for &n in &ctx.options.n {
             for setting in settings(selected, &types, ctx.options.exclusive, n) {
                 crate::base::interrupt::check()?;
-                let preparing = format!("preparing {} {} n = {n}", setting.operation(), setting.element.name());
+                let preparing =
+                    format!("preparing {} {} n = {n}", setting.operation(), setting.element.name());
                 crate::base::progress::begin(preparing.clone());
-                let bench =
-                    ScanBench::new(ctx.gpu, n, ctx.seed, setting.element).map_err(|e| e.during(&preparing))?;
+                let bench = ScanBench::new(ctx.gpu, n, ctx.seed, setting.element)
+                    .map_err(|e| e.during(&preparing))?;
                 let setting = Setting { bytes: bytes_moved(&bench, &setting), ..setting };
                 let timed = !ctx.options.verify_only;
                 if empty.is_none() && timed {
@@ -119,7 +120,15 @@ impl Family for Scan {
                         .map_err(|e| e.during(&what))?;
                     all_passed &= check.passed();
                     baselines.cub_gbs = timing.map(|t| t.gigabytes_per_second(setting.bytes as f64));
-                    rows.push(Row { subject: Subject::Cub, block: None, launches: None, check: Some(check), timing, registers: None, twin: TwinResult::NotRun(String::new()) });
+                    rows.push(Row {
+                        subject: Subject::Cub,
+                        block: None,
+                        launches: None,
+                        check: Some(check),
+                        timing,
+                        registers: None,
+                        twin: TwinResult::NotRun(String::new()),
+                    });
                 }
                 if let Some(copy) = copy {
                     rows.push(baseline_row(Subject::Copy, copy));
@@ -132,7 +141,8 @@ impl Family for Scan {
                     let item = report::item(step.id, &setting);
                     let row = run_step(&bench, step, &setting, ctx, &item).map_err(|e| e.during(&item))?;
                     all_passed &= row.check.as_ref().is_none_or(Check::passed) && !row.twin.failed();
-                    ctx.output.finished(&item, vec![report::record(&ctx.gpu.info, &setting, &baselines, &row)])?;
+                    ctx.output
+                        .finished(&item, vec![report::record(&ctx.gpu.info, &setting, &baselines, &row)])?;
                     rows.push(row);
                 }
                 let baseline_records: Vec<_> = rows
@@ -202,12 +212,26 @@ fn bytes_moved(bench: &ScanBench, setting: &Setting) -> usize {
 }
 
 fn baseline_row(subject: Subject, timing: Timing) -> Row {
-    Row { subject, block: None, launches: Some(1), check: None, timing: Some(timing), registers: None, twin: TwinResult::NotRun(String::new()) }
+    Row {
+        subject,
+        block: None,
+        launches: Some(1),
+        check: None,
+        timing: Some(timing),
+        registers: None,
+        twin: TwinResult::NotRun(String::new()),
+    }
 }
 
 /// Checks (and, when right and asked, times) one step on one setting, then its C++ twin the
 /// same way.
-fn run_step(bench: &ScanBench, step: &'static ScanStep, setting: &Setting, ctx: &RunContext, item: &str) -> Result<Row> {
+fn run_step(
+    bench: &ScanBench,
+    step: &'static ScanStep,
+    setting: &Setting,
+    ctx: &RunContext,
+    item: &str,
+) -> Result<Row> {
     let exclusive = setting.exclusive;
     let launch = Launch { block: step.block_size(ctx.options.block).map_err(Error::new)?, jitter: 0 };
     let plan = bench.plan(step, Code::Rust, Placement::OutOfPlace, exclusive, launch)?;
@@ -215,7 +239,8 @@ fn run_step(bench: &ScanBench, step: &'static ScanStep, setting: &Setting, ctx: 
     let entries = step.entries(setting.element).expect("settings pick steps with this form");
     let twin = ctx.twins.run(bench.gpu(), entries, |code| {
         let twin_plan = bench.plan(step, code, Placement::OutOfPlace, exclusive, launch)?;
-        let (twin_check, timing) = check_then_time(bench, &twin_plan, exclusive, ctx, &format!("the C++ twin of {item}"))?;
+        let (twin_check, timing) =
+            check_then_time(bench, &twin_plan, exclusive, ctx, &format!("the C++ twin of {item}"))?;
         Ok(TwinResult::Ran {
             passed: twin_check.passed(),
             wrong: (!twin_check.passed()).then(|| twin_check.first.clone()),
@@ -223,12 +248,26 @@ fn run_step(bench: &ScanBench, step: &'static ScanStep, setting: &Setting, ctx: 
             registers: twin_plan.registers,
         })
     })?;
-    Ok(Row { subject: Subject::Step(step), block: Some(plan.block), launches: Some(plan.launches), check: Some(check), timing, registers: plan.registers, twin })
+    Ok(Row {
+        subject: Subject::Step(step),
+        block: Some(plan.block),
+        launches: Some(plan.launches),
+        check: Some(check),
+        timing,
+        registers: plan.registers,
+        twin,
+    })
 }
 
 /// Checks `plan` on a poisoned output and, when it is right and timing was asked, times it.
 /// A wrong kernel is reported, never timed.
-fn check_then_time(bench: &ScanBench, plan: &runner::Plan, exclusive: bool, ctx: &RunContext, what: &str) -> Result<(Check, Option<Timing>)> {
+fn check_then_time(
+    bench: &ScanBench,
+    plan: &runner::Plan,
+    exclusive: bool,
+    ctx: &RunContext,
+    what: &str,
+) -> Result<(Check, Option<Timing>)> {
     crate::base::progress::begin(format!("checking {what}"));
     let check = bench.check(plan, exclusive)?;
     let timing = if check.passed() && !ctx.options.verify_only {

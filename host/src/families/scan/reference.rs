@@ -89,7 +89,11 @@ const SELECTED: &str = "the kept elements and their count equal to the CPU's";
 
 /// Runs `body(chunk_index, range)` over `n` elements in chunks on every core, merging the
 /// checks in chunk order.
-fn par_chunks(n: usize, method: &'static str, body: impl Fn(usize, std::ops::Range<usize>) -> Check + Sync) -> Check {
+fn par_chunks(
+    n: usize,
+    method: &'static str,
+    body: impl Fn(usize, std::ops::Range<usize>) -> Check + Sync,
+) -> Check {
     let chunks = n.div_ceil(CHUNK);
     let threads = std::thread::available_parallelism().map_or(4, |t| t.get()).min(chunks.max(1));
     let results: Vec<Check> = std::thread::scope(|scope| {
@@ -104,7 +108,8 @@ fn par_chunks(n: usize, method: &'static str, body: impl Fn(usize, std::ops::Ran
                 })
             })
             .collect();
-        let mut all: Vec<(usize, Check)> = handles.into_iter().flat_map(|h| h.join().expect("a check thread")).collect();
+        let mut all: Vec<(usize, Check)> =
+            handles.into_iter().flat_map(|h| h.join().expect("a check thread")).collect();
         all.sort_by_key(|&(c, _)| c);
         all.into_iter().map(|(_, check)| check).collect()
     });
@@ -133,7 +138,8 @@ pub fn check_scan(element: ElementType, exclusive: bool, seed: u64, n: usize, ou
 }
 
 fn check_i32(exclusive: bool, seed: u64, n: usize, output: &[u32]) -> Check {
-    let sums = chunk_values(n, |range| range.fold(0i32, |acc, i| acc.wrapping_add(random_i32(seed, i as u64))));
+    let sums =
+        chunk_values(n, |range| range.fold(0i32, |acc, i| acc.wrapping_add(random_i32(seed, i as u64))));
     let starts: Vec<i32> = sums
         .iter()
         .scan(0i32, |running, &s| {
@@ -160,7 +166,10 @@ fn check_i32(exclusive: bool, seed: u64, n: usize, output: &[u32]) -> Check {
 }
 
 /// One value per chunk of `n` elements, computed in parallel.
-fn chunk_values<T: Send + Default + Clone>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
+fn chunk_values<T: Send + Default + Clone>(
+    n: usize,
+    f: impl Fn(std::ops::Range<usize>) -> T + Sync,
+) -> Vec<T> {
     let chunks = n.div_ceil(CHUNK);
     let mut values = vec![T::default(); chunks];
     let threads = std::thread::available_parallelism().map_or(4, |t| t.get()).max(1);

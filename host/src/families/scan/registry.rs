@@ -157,7 +157,13 @@ macro_rules! step {
 pub const SCAN_STEPS: &[ScanStep] = &[
     step!("s01_hillis_steele", ScanThenPropagate, s01, 0, "tile scan by doubling distances in shared memory"),
     step!("s02_blelloch", ScanThenPropagate, s02, scan::s02::TILE * 4, "Blelloch's up-sweep and down-sweep"),
-    step!("s03_conflict_free", ScanThenPropagate, s03, scan::s03::PADDED * 4, "s02 with padding: no bank conflicts"),
+    step!(
+        "s03_conflict_free",
+        ScanThenPropagate,
+        s03,
+        scan::s03::PADDED * 4,
+        "s02 with padding: no bank conflicts"
+    ),
     step!("s04_warp_shuffles", ScanThenPropagate, s04, 0, "warp scans with shfl.sync.up, one barrier"),
     step!("s05_items_per_thread", ScanThenPropagate, s05, 0, "16 elements per thread, 16-byte loads"),
     ScanStep {
@@ -173,7 +179,13 @@ pub const SCAN_STEPS: &[ScanStep] = &[
         },
     },
     step!("s07_chained", SinglePass, s07, 0, "one pass, each tile waits for its predecessor"),
-    step!("s08_decoupled_lookback", SinglePass, s08, 0, "publish the aggregate, look back one tile at a time"),
+    step!(
+        "s08_decoupled_lookback",
+        SinglePass,
+        s08,
+        0,
+        "publish the aggregate, look back one tile at a time"
+    ),
     step!("s09_warp_lookback", SinglePass, s09, 0, "a warp looks back 32 tiles at a time"),
     step!("s10_prefetch", SinglePass, s10, 0, "s09, each block prefetching a tile 256 ahead into L2"),
     ScanStep {

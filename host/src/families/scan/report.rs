@@ -172,7 +172,12 @@ pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: 
     let what = if setting.compaction {
         format!("compaction (keep x > 0) of n = {} i32", human_size(setting.n as u64))
     } else {
-        format!("{} scan of n = {} {}", setting.operation(), human_size(setting.n as u64), setting.element.name())
+        format!(
+            "{} scan of n = {} {}",
+            setting.operation(),
+            human_size(setting.n as u64),
+            setting.element.name()
+        )
     };
     let mut table = Table::new(
         format!(
@@ -228,5 +233,10 @@ pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: 
 /// The unit of work "`step` on this setting", as progress and the list of what was not run
 /// name it.
 pub fn item(step: &str, setting: &Setting) -> String {
-    format!("{step}, {} {}, n = {}", setting.operation(), setting.element.name(), human_size(setting.n as u64))
+    format!(
+        "{step}, {} {}, n = {}",
+        setting.operation(),
+        setting.element.name(),
+        human_size(setting.n as u64)
+    )
 }

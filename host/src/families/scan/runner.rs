@@ -85,11 +85,22 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn launch(&mut self, function: &CudaFunction, grid: usize, block: u32, shared: u32, args: Vec<Arg>) -> Result<()> {
+    fn launch(
+        &mut self,
+        function: &CudaFunction,
+        grid: usize,
+        block: u32,
+        shared: u32,
+        args: Vec<Arg>,
+    ) -> Result<()> {
         if grid > MAX_GRID {
             return Err(Error::new(format!("{grid} blocks: more than a grid holds ({MAX_GRID})")));
         }
-        self.ops.push(Op::Launch { function: function.clone(), cfg: launch_config(grid as u32, block, shared), args });
+        self.ops.push(Op::Launch {
+            function: function.clone(),
+            cfg: launch_config(grid as u32, block, shared),
+            args,
+        });
         Ok(())
     }
 
@@ -116,7 +127,13 @@ impl Builder<'_> {
             tiles,
             step.threads,
             step.shared_bytes,
-            vec![Arg::U64(input), Arg::U64(output), Arg::U64(n as u64), Arg::U64(sums), Arg::U32(exclusive.into())],
+            vec![
+                Arg::U64(input),
+                Arg::U64(output),
+                Arg::U64(n as u64),
+                Arg::U64(sums),
+                Arg::U32(exclusive.into()),
+            ],
         )?;
         if tiles > 1 {
             self.scan_then_propagate(step, [tile_kernel, add], (sums, sums, tiles), true)?;
@@ -144,7 +161,13 @@ impl Builder<'_> {
             0 // null: a single tile starts from zero
         } else {
             let sums = self.words(tiles, "the tiles' sums")?;
-            self.launch(reduce, tiles, step.threads, 0, vec![Arg::U64(input), Arg::U64(n as u64), Arg::U64(sums)])?;
+            self.launch(
+                reduce,
+                tiles,
+                step.threads,
+                0,
+                vec![Arg::U64(input), Arg::U64(n as u64), Arg::U64(sums)],
+            )?;
             self.reduce_then_scan(step, [reduce, scan], (sums, sums, tiles), true)?;
             sums
         };
@@ -153,7 +176,13 @@ impl Builder<'_> {
             tiles,
             step.threads,
             0,
-            vec![Arg::U64(input), Arg::U64(output), Arg::U64(n as u64), Arg::U64(offsets), Arg::U32(exclusive.into())],
+            vec![
+                Arg::U64(input),
+                Arg::U64(output),
+                Arg::U64(n as u64),
+                Arg::U64(offsets),
+                Arg::U32(exclusive.into()),
+            ],
         )
     }
 
@@ -174,8 +203,10 @@ impl<'g> ScanBench<'g> {
     pub fn new(gpu: &'g Gpu, n: usize, seed: u64, element: ElementType) -> Result<Self> {
         let words = n.checked_add(GUARD).filter(|w| w.checked_mul(ELEMENT_BYTES).is_some());
         let words = words.ok_or_else(|| Error::new(format!("--n {n} is too large")))?;
-        let input = DeviceBuffer::alloc(gpu, words * ELEMENT_BYTES, &format!("the input ({n} {})", element.name()))?;
-        let output = DeviceBuffer::alloc(gpu, words * ELEMENT_BYTES, &format!("the output ({n} {})", element.name()))?;
+        let input =
+            DeviceBuffer::alloc(gpu, words * ELEMENT_BYTES, &format!("the input ({n} {})", element.name()))?;
+        let output =
+            DeviceBuffer::alloc(gpu, words * ELEMENT_BYTES, &format!("the output ({n} {})", element.name()))?;
         let bench = Self { gpu, n, seed, element, input, output };
         bench.refill()?;
         Ok(bench)
@@ -246,14 +277,22 @@ impl<'g> ScanBench<'g> {
             Scheme::ScanThenPropagate => {
                 // The propagation kernel comes from the same code as the step: its twin's module
                 // holds the C++ one.
-                let add_entry = ADD_OFFSETS.i32.iter().chain(ADD_OFFSETS.f32).copied().find(|e| {
-                    e.ends_with(self.element.name())
-                });
+                let add_entry = ADD_OFFSETS
+                    .i32
+                    .iter()
+                    .chain(ADD_OFFSETS.f32)
+                    .copied()
+                    .find(|e| e.ends_with(self.element.name()));
                 let add = code.function_beside(self.gpu, add_entry.expect("both forms"), entries[0])?;
                 builder.scan_then_propagate(step, [&functions[0], &add], (input, output, n), exclusive)?;
             }
             Scheme::ReduceThenScan => {
-                builder.reduce_then_scan(step, [&functions[0], &functions[1]], (input, output, n), exclusive)?;
+                builder.reduce_then_scan(
+                    step,
+                    [&functions[0], &functions[1]],
+                    (input, output, n),
+                    exclusive,
+                )?;
             }
             Scheme::SinglePass => {
                 let state = builder.state(tiles)?;
@@ -289,7 +328,15 @@ impl<'g> ScanBench<'g> {
             }
         }
         let launches = builder.ops.len();
-        Ok(Plan { ops: builder.ops, launches, registers, block, _workspaces: builder.workspaces, count, placement })
+        Ok(Plan {
+            ops: builder.ops,
+            launches,
+            registers,
+            block,
+            _workspaces: builder.workspaces,
+            count,
+            placement,
+        })
     }
 
     /// Queues every launch of `plan`.
@@ -342,7 +389,13 @@ impl<'g> ScanBench<'g> {
         Ok(match &plan.count {
             Some(count) => {
                 let count = count.read::<u32>(self.gpu, 1)?[0];
-                reference::check_compaction(self.seed, self.n, count, &words, plan.placement == Placement::InPlace)
+                reference::check_compaction(
+                    self.seed,
+                    self.n,
+                    count,
+                    &words,
+                    plan.placement == Placement::InPlace,
+                )
             }
             None => reference::check_scan(self.element, exclusive, self.seed, self.n, &words),
         })
@@ -362,7 +415,12 @@ impl<'g> ScanBench<'g> {
         timer.measure(self.gpu, || {
             // SAFETY: both buffers hold n elements; the stream is the GPU's.
             unsafe {
-                sys::cuMemcpyDtoDAsync_v2(self.output.ptr(), self.input.ptr(), bytes, self.gpu.stream.cu_stream())
+                sys::cuMemcpyDtoDAsync_v2(
+                    self.output.ptr(),
+                    self.input.ptr(),
+                    bytes,
+                    self.gpu.stream.cu_stream(),
+                )
             }
             .result()
             .context("copying device to device")
@@ -379,9 +437,19 @@ impl<'g> ScanBench<'g> {
 
     /// CUB's scan (or select: `compaction`) of this input, checked, then timed when a
     /// `timer` is given.
-    pub fn cub(&self, cub: &Cub, exclusive: bool, compaction: bool, timer: Option<&Timer>) -> Result<(Check, Option<Timing>)> {
+    pub fn cub(
+        &self,
+        cub: &Cub,
+        exclusive: bool,
+        compaction: bool,
+        timer: Option<&Timer>,
+    ) -> Result<(Check, Option<Timing>)> {
         let n = self.n;
-        let bytes = if compaction { cub.select_workspace(n)? } else { cub.scan_workspace(n, self.element, exclusive)? };
+        let bytes = if compaction {
+            cub.select_workspace(n)?
+        } else {
+            cub.scan_workspace(n, self.element, exclusive)?
+        };
         let workspace = DeviceBuffer::alloc(self.gpu, bytes, "CUB's workspace")?;
         let counter = DeviceBuffer::alloc(self.gpu, 4, "CUB's kept count")?;
         let (input, output) = (self.input.ptr(), self.output.ptr());

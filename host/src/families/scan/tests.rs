@@ -52,10 +52,16 @@ fn one_wrong_element_a_nan_or_a_written_guard_fails() {
         assert!(check.first.contains("element 4321"), "{}", check.first);
         let mut guard = good.clone();
         guard[n + 7] = 0;
-        assert!(!check_scan(element, false, 3, n, &guard).passed(), "{element:?}: a written guard word passed");
+        assert!(
+            !check_scan(element, false, 3, n, &guard).passed(),
+            "{element:?}: a written guard word passed"
+        );
         let mut shifted = good.clone();
         shifted.rotate_right(1);
-        assert!(!check_scan(element, false, 3, n, &shifted).passed(), "{element:?}: exclusive passed as inclusive");
+        assert!(
+            !check_scan(element, false, 3, n, &shifted).passed(),
+            "{element:?}: exclusive passed as inclusive"
+        );
     }
     let mut nan = sequential(ElementType::F32, true, 3, n);
     nan[17] = f32::NAN.to_bits();
@@ -98,10 +104,19 @@ fn registry_shapes_are_common_scans_and_tiles_cover_every_element() {
         assert_eq!(step.tiles(0), 1, "{}: an empty input still gets a block", step.id);
         for n in [1, step.tile as usize - 1, step.tile as usize, step.tile as usize + 1, (1 << 31) + 3] {
             let tiles = step.tiles(n);
-            assert!(tiles * step.tile as usize >= n && (tiles - 1) * (step.tile as usize) < n, "{}: {n}", step.id);
+            assert!(
+                tiles * step.tile as usize >= n && (tiles - 1) * (step.tile as usize) < n,
+                "{}: {n}",
+                step.id
+            );
         }
         let forms = step.entries(ElementType::F32).is_some();
-        assert_eq!(forms, step.scheme != Scheme::Compaction, "{}: only compaction lacks an f32 form", step.id);
+        assert_eq!(
+            forms,
+            step.scheme != Scheme::Compaction,
+            "{}: only compaction lacks an f32 form",
+            step.id
+        );
         for symbol in step.symbols() {
             assert!(symbol.starts_with(&step.id[..3]), "{}: entry point {symbol}", step.id);
         }

@@ -315,6 +315,18 @@ __device__ __forceinline__ Claim claim_tile(u64* state, u32 jitter) {
     return {(u32)(ticket % tiles), status::epoch(ticket, tiles)};
 }
 
+// `claim_for_block`: the block's claim, for every thread: thread 0 takes the ticket and hands
+// it to the others through words[0..2], across a barrier. Every thread calls it, once.
+__device__ __forceinline__ Claim claim_for_block(u32* words, u64* state, u32 jitter) {
+    if (threadIdx.x == 0) {
+        const Claim claim = claim_tile(state, jitter);
+        words[0] = claim.tile;
+        words[1] = claim.epoch;
+    }
+    __syncthreads();
+    return {words[0], words[1]};
+}
+
 // `publish`: `value` of `kind` as the claim's tile's status word, whole, with
 // st.relaxed.gpu.global.u64 (device/atomic.rs store_relaxed_u64; C++'s builtin
 // __nv_atomic_store_n addresses generic memory, so the global-space instruction is written
@@ -425,13 +437,7 @@ template <class E, template <class> class LookBack, u32 AHEAD>
 __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n, u64* state, u32 exclusive,
                                             u32 jitter) {
     using V = typename E::Value;
-    if (threadIdx.x == 0) {
-        const state::Claim claim = state::claim_tile(state, jitter);
-        single_pass_words[0] = claim.tile;
-        single_pass_words[1] = claim.epoch;
-    }
-    __syncthreads();
-    const state::Claim claim = {single_pass_words[0], single_pass_words[1]};
+    const state::Claim claim = state::claim_for_block(single_pass_words, state, jitter);
     // The tile is the block's: blockDim.x threads of ITEMS elements (the host may launch fewer
     // than THREADS threads: more, smaller tiles).
     const u64 tile = (u64)blockDim.x * s07::ITEMS;

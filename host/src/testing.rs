@@ -40,6 +40,13 @@ pub fn arch_unavailable(gpu_present: bool, id: &str, arch: ptx::Arch) -> Option<
 }
 
 /// A result with an error as text, as the tests report it.
+/// Why a test that needs `gib` GiB of free device memory cannot run here, or `None` (also
+/// when no device can be opened: the test then runs and reports why).
+pub fn memory_short(gpu_present: bool, gib: u64) -> Option<String> {
+    let free = gpu_present.then(|| gpu().ok()?.free_memory().ok()).flatten()?;
+    (free < gib << 30).then(|| format!("the device has less than {gib} GiB free"))
+}
+
 pub fn text<T>(result: crate::base::error::Result<T>) -> Result<T, String> {
     result.map_err(|e| e.to_string())
 }

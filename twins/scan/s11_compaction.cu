@@ -16,13 +16,7 @@ __shared__ u32 compaction_words[3];
 
 extern "C" __global__ void __launch_bounds__(s11::THREADS)
     s11_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
-    if (threadIdx.x == 0) {
-        const state::Claim claim = state::claim_tile(state, jitter);
-        compaction_words[0] = claim.tile;
-        compaction_words[1] = claim.epoch;
-    }
-    __syncthreads();
-    const state::Claim claim = {compaction_words[0], compaction_words[1]};
+    const state::Claim claim = state::claim_for_block(compaction_words, state, jitter);
     const u64 tile = (u64)blockDim.x * s11::ITEMS;  // the block's tile, as s07's
     const u64 first = (u64)claim.tile * tile + threadIdx.x * s11::ITEMS;
     tile::prefetch(input, n, (u64)(claim.tile + s11::AHEAD) * tile);

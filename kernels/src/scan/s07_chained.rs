@@ -80,15 +80,8 @@ pub unsafe fn single_pass<E: Element, L: LookBack, const AHEAD: u32>(
     jitter: u32,
 ) {
     let words: SharedArray<u32> = single_pass_words();
-    if thread_idx() == 0 {
-        // SAFETY: thread 0, once; the state as the caller promises.
-        let claim = unsafe { state::claim_tile(state, jitter) };
-        // SAFETY: words 0 and 1 of three.
-        unsafe { (words.store(0, claim.tile), words.store(1, claim.epoch)) };
-    }
-    sync_threads();
-    // SAFETY: written before the barrier.
-    let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
+    // SAFETY: every thread, once; words 0 and 1 of three; the state as the caller promises.
+    let claim = unsafe { state::claim_for_block(words, state, jitter) };
     // The tile is the block's: `block_dim()` threads of ITEMS elements (the host may launch
     // fewer than THREADS threads: more, smaller tiles).
     let tile = (block_dim() * ITEMS) as usize;

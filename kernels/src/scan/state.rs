@@ -4,7 +4,9 @@
 
 use crate::device::atomic::{atomic_add_relaxed_u64, load_relaxed_u64, store_relaxed_u64};
 use crate::device::clock::nanosleep;
-use crate::device::index::{block_idx, grid_dim};
+use crate::device::index::{block_idx, grid_dim, thread_idx};
+use crate::device::shared::SharedArray;
+use crate::device::sync::sync_threads;
 use common::scan::status;
 
 /// A block's tile and the launch it belongs to.
@@ -35,6 +37,25 @@ pub unsafe fn claim_tile(state: *mut u64, jitter: u32) -> Claim {
     let ticket = unsafe { atomic_add_relaxed_u64(state, 1) };
     let tiles = u64::from(grid_dim());
     Claim { tile: (ticket % tiles) as u32, epoch: status::epoch(ticket, tiles) }
+}
+
+/// The block's claim, for every thread: thread 0 takes the ticket ([`claim_tile`]) and hands
+/// it to the others through `words[0..2]`, across a barrier.
+///
+/// # Safety
+/// Called once by every thread of the block; `words` holds at least two words no one else
+/// uses meanwhile; `state` as in [`claim_tile`].
+#[inline(always)]
+pub unsafe fn claim_for_block(words: SharedArray<u32>, state: *mut u64, jitter: u32) -> Claim {
+    if thread_idx() == 0 {
+        // SAFETY: thread 0, once; the state as the caller promises.
+        let claim = unsafe { claim_tile(state, jitter) };
+        // SAFETY: words 0 and 1, the caller's.
+        unsafe { (words.store(0, claim.tile), words.store(1, claim.epoch)) };
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    unsafe { Claim { tile: words.load(0), epoch: words.load(1) } }
 }
 
 /// Tile `tile`'s status word in `state`.

@@ -6,7 +6,7 @@
 use super::registry::{Finish, REDUCE_KERNELS, ReduceKernel};
 use super::runner::ReduceBench;
 use crate::families::family::GpuTest;
-use crate::testing::{gpu, text, twins, twins_absent};
+use crate::testing::{gpu, memory_short, text, twins, twins_absent};
 use crate::twins::Code;
 use common::input::random_i32;
 use std::collections::HashMap;
@@ -44,8 +44,7 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
             state_returns_to_zero(kernel)
         }));
     }
-    let too_small = (gpu_present && large_input_fits() == Some(false))
-        .then(|| format!("the device has less than {LARGE_NEEDS_GIB} GiB free"));
+    let too_small = memory_short(gpu_present, LARGE_NEEDS_GIB);
     tests.push(GpuTest::new("all_kernels/n_past_2^32", all_kernels_past_2_pow_32).ignored_if(too_small));
     tests
 }
@@ -128,13 +127,6 @@ fn state_returns_to_zero(kernel: &'static ReduceKernel) -> Result<(), String> {
         })?;
     }
     Ok(())
-}
-
-/// Whether the large input fits (`None` when the device cannot be opened: the test then
-/// runs and reports why).
-fn large_input_fits() -> Option<bool> {
-    let free = gpu().ok()?.free_memory().ok()?;
-    Some(free >= LARGE_NEEDS_GIB << 30)
 }
 
 /// Every kernel (default block) on more than 2^32 elements: any 32-bit index arithmetic

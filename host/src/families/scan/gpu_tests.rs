@@ -9,7 +9,7 @@ use super::reference::Check;
 use super::registry::{ElementType, MIN_BLOCK, SCAN_STEPS, ScanStep, Scheme};
 use super::runner::{Launch, Placement, ScanBench};
 use crate::families::family::GpuTest;
-use crate::testing::{gpu, text, twins, twins_absent};
+use crate::testing::{gpu, memory_short, text, twins, twins_absent};
 use crate::twins::Code;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -72,8 +72,7 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
     }
     let no_cub = gpu_present.then(|| Cub::open().err()).flatten();
     tests.push(GpuTest::new("scan/cub/scan_and_select_match_the_cpu", cub_matches).ignored_if(no_cub));
-    let too_small = (gpu_present && large_input_fits() == Some(false))
-        .then(|| format!("the device has less than {LARGE_NEEDS_GIB} GiB free"));
+    let too_small = memory_short(gpu_present, LARGE_NEEDS_GIB);
     tests.push(GpuTest::new("scan/all_steps/n_past_2^31", all_steps_past_2_pow_31).ignored_if(too_small));
     tests
 }
@@ -226,13 +225,6 @@ fn cub_matches() -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Whether the large input fits (`None` when the device cannot be opened: the test then
-/// runs and reports why).
-fn large_input_fits() -> Option<bool> {
-    let free = gpu().ok()?.free_memory().ok()?;
-    Some(free >= LARGE_NEEDS_GIB << 30)
 }
 
 /// Every step (and twin) on more than 2^31 elements, inclusive i32: 32-bit index

@@ -74,12 +74,19 @@ using s09::THREADS;
 using s09::TILE;
 constexpr u32 AHEAD = 256;
 }  // namespace s10
-namespace s11 {  // stream compaction: s10's tiles, state and prefetch
+namespace s11 {  // the tile through shared memory by bulk copy: 256 threads, 8 rows per warp
+using s10::AHEAD;
+constexpr u32 THREADS = 256;
+constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp scans
+constexpr u32 TILE = THREADS * ROWS * 4;
+constexpr u32 SHARED_BYTES = TILE * 4 + 8;  // the tile, then its copy's mbarrier
+}  // namespace s11
+namespace s12 {  // stream compaction: s10's tiles, state and prefetch
 using s10::AHEAD;
 using s10::ITEMS;
 using s10::THREADS;
 using s10::TILE;
-}  // namespace s11
+}  // namespace s12
 
 // Threads per block of the propagation kernel (the scan-then-propagate steps' last pass).
 constexpr u32 ADD_THREADS = 256;
@@ -112,7 +119,7 @@ __host__ __device__ constexpr u32 value(u64 word) { return (u32)word; }
 __host__ __device__ constexpr u32 epoch(u64 ticket, u64 tiles) { return (u32)(ticket / tiles) + 1; }
 }  // namespace status
 
-// The predicate of stream compaction (s11): keep the elements greater than zero.
+// The predicate of stream compaction (s12): keep the elements greater than zero.
 __host__ __device__ constexpr bool keep_i32(int x) { return x > 0; }
 
 // ---- mod.rs: the elements -----------------------------------------------------------------
@@ -232,13 +239,13 @@ __device__ __forceinline__ Items<E> load(const u32* input, u64 n, u64 first) {
     return items;
 }
 
-// `prefetch`: asks L2 for the lines of the tile of blockDim.x * N elements that starts at
-// element `start` of input[0..n] (those below n): one prefetch.global.L2 per 128-byte line,
-// by the block's first blockDim.x * N / 32 threads. Nothing waits for them.
-__device__ __forceinline__ void prefetch(const u32* input, u64 n, u64 start) {
+// `prefetch`: asks L2 for the lines of the `len` elements that start at element `start` of
+// input[0..n] (those below n): one prefetch.global.L2 per 128-byte line, by the block's first
+// len / 32 threads. Nothing waits for them.
+__device__ __forceinline__ void prefetch(const u32* input, u64 n, u64 start, u64 len) {
     constexpr u64 LINE = 32;  // elements of one 128-byte line
     const u64 line = start + threadIdx.x * LINE;
-    if (threadIdx.x * LINE < (u64)blockDim.x * N && line < n)
+    if (threadIdx.x * LINE < len && line < n)
         asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %0; prefetch.global.L2 [g]; }" ::"l"(input + line));
 }
 
@@ -442,7 +449,7 @@ __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n
     // than THREADS threads: more, smaller tiles).
     const u64 tile = (u64)blockDim.x * s07::ITEMS;
     const u64 first = (u64)claim.tile * tile + threadIdx.x * s07::ITEMS;
-    if (AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + AHEAD) * tile);
+    if (AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + AHEAD) * tile, tile);
     const tile::Items<E> items = tile::load<E>(input, n, first);
     const auto [before_thread, aggregate] = block_exclusive_scan<E>(tile::sum<E>(items));
     if (warp_idx() == 0) {

@@ -88,7 +88,7 @@ pub unsafe fn single_pass<E: Element, L: LookBack, const AHEAD: u32>(
     let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
     if AHEAD > 0 {
         // SAFETY: the addresses prefetched lie below n.
-        unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile) };
+        unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile, tile) };
     }
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<E>(input, n, first) };

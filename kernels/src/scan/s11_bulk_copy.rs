@@ -1,0 +1,180 @@
+//! Step s11 — the tile into shared memory by one bulk copy: bytes in flight off the registers.
+//!
+//! Idea: up to s10 a tile waits in registers, so the registers bound how many tiles an SM has
+//!       in flight (three 8192-element tiles at 40 per thread). Here thread 0 claims the tile
+//!       and starts one `cp.async.bulk` of its 32 KiB into shared memory; an mbarrier says when
+//!       it landed. The shared memory holds six tiles per SM, the registers only what a warp
+//!       scans at a time: eight rows of one 16-byte unit per lane, read coalesced and stored so.
+//! Changes from s10: the loads (bulk copy, striped rows) and the warp's part of the tile scan
+//!       (a warp scan per row); claim, block scan, look-back and prefetch are s10's.
+//! Bottleneck: not measured yet.
+//! Cost: 32 KiB + 8 B of dynamic shared memory per block; sm_90 (`cp.async.bulk`, `mbarrier`).
+//! Result: not measured.
+//!
+//! A warp owns 8 rows of 32 units: row r of warp w is units (8w + r)·32 + lane of the tile, so
+//! each row's loads and stores are 512 contiguous bytes. The warp scans its rows in order: a
+//! row's unit sums are scanned across the lanes, and the row's total carries into the next.
+//! The block scan then needs only each warp's total, which lane 31 gives to s04's
+//! `block_exclusive_scan` (every other lane gives zero, so every lane gets its warp's offset).
+//!
+//! More: docs/lessons.md#s11
+
+use super::s04_warp_shuffles::{block_exclusive_scan, warp_inclusive_scan};
+use super::s07_chained::LookBack;
+use super::s09_warp_lookback::WarpWindow;
+use super::state::{self, Claim};
+use super::{Element, tile};
+use crate::device::index::{ALL_LANES, WARP_SIZE, lane_idx, thread_idx, warp_idx};
+use crate::device::load::{I32x4, store_streaming_v4};
+use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::sync::sync_threads;
+use crate::device::tma::{copy_bulk, fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait};
+use crate::device::warp::{shuffle_idx_u32, shuffle_up_u32};
+use crate::scan_entry_points;
+use crate::static_shared;
+use common::scan::s11::{AHEAD, ROWS, THREADS, TILE};
+use common::scan::status::PREFIX;
+
+static_shared! {
+    /// The block's claim (tile, epoch), then the sum of every tile before it.
+    fn bulk_copy_words() -> [u32; 3];
+}
+
+/// 16-byte units in one row of a warp: one per lane.
+const ROW_UNITS: u32 = WARP_SIZE;
+
+/// The four elements of a unit as values.
+#[inline(always)]
+fn unit<E: Element>(bits: [u32; 4]) -> [E; 4] {
+    bits.map(E::from_bits)
+}
+
+/// The row's sum of each lane's unit, and what the lanes before it in this row add up to,
+/// given `carry`, the sum of the warp's rows before it. Returns (this lane's sum of
+/// everything before its unit in the warp, the row's total).
+#[inline(always)]
+fn scan_row<E: Element>(x: [E; 4], carry: E) -> (E, E) {
+    let sum = x[0].add(x[1]).add(x[2]).add(x[3]);
+    let inclusive = warp_inclusive_scan(sum);
+    let row_total = E::from_bits(shuffle_idx_u32(ALL_LANES, inclusive.to_bits(), WARP_SIZE - 1));
+    let below = E::from_bits(shuffle_up_u32(ALL_LANES, inclusive.to_bits(), 1));
+    let before = if lane_idx() == 0 { carry } else { carry.add(below) };
+    (before, row_total)
+}
+
+/// One pass of the scan over `input[0..n]` into `output`, each tile brought into shared
+/// memory by a bulk copy.
+///
+/// # Safety
+/// Launched with `THREADS` threads per block, `SHARED_BYTES` of dynamic shared memory and one
+/// block per `TILE` elements (at least one); `input` and `output` are 16-byte aligned and hold
+/// `n` elements (they may be the same buffer); `state` as for s07's `single_pass`.
+unsafe fn bulk_copy<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
+    let tile_words: SharedArray<u32> = dynamic_shared();
+    // The mbarrier right after the tile (8-byte aligned: the tile is 32 KiB).
+    let bar = tile_words.address(TILE);
+    let words: SharedArray<u32> = bulk_copy_words();
+    let tile_len = TILE as usize;
+    if thread_idx() == 0 {
+        // SAFETY: thread 0 alone, once; the barrier lies in this block's shared memory.
+        unsafe { (mbarrier_init(bar, 1), fence_barrier_init()) };
+        // SAFETY: thread 0, once; the state as the caller promises.
+        let claim = unsafe { state::claim_tile(state, jitter) };
+        // SAFETY: words 0 and 1 of three.
+        unsafe { (words.store(0, claim.tile), words.store(1, claim.epoch)) };
+        let start = claim.tile as usize * tile_len;
+        if start + tile_len <= n {
+            // SAFETY: a whole tile of the input, 16-byte aligned (the input is, and tiles are
+            // 32 KiB), into this block's shared tile; the barrier expects its bytes.
+            unsafe {
+                mbarrier_arrive_expect_tx(bar, TILE * 4);
+                copy_bulk(tile_words.address(0), input.add(start) as *const u8, TILE * 4, bar);
+            }
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
+    let start = claim.tile as usize * tile_len;
+    if AHEAD > 0 {
+        // SAFETY: the addresses prefetched lie below n.
+        unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile_len, tile_len) };
+    }
+    let whole = start + tile_len <= n;
+    if whole {
+        // SAFETY: thread 0 initialized the barrier before the block barrier above.
+        unsafe { mbarrier_wait(bar, 0) };
+    } else {
+        // The last, partial tile: the block copies what lies below n, zeros after.
+        let mut i = thread_idx();
+        while i < TILE {
+            let at = start + i as usize;
+            // SAFETY: at < n; i < TILE, inside the shared tile.
+            unsafe { tile_words.store(i, if at < n { *input.add(at) } else { E::ZERO.to_bits() }) };
+            i += THREADS;
+        }
+        sync_threads();
+    }
+    // Pass 1: each row's lane offsets, and the warp's total.
+    let first_unit = warp_idx() * ROWS * ROW_UNITS + lane_idx();
+    let mut before_lane = [E::ZERO; ROWS as usize];
+    let mut carry = E::ZERO;
+    crate::unroll!(8, r => {
+        // SAFETY: the unit lies inside the tile; the copy (or the block's stores) completed.
+        let x = unit::<E>(unsafe { tile_words.load_v4(4 * (first_unit + r as u32 * ROW_UNITS)) });
+        let (before, row_total) = scan_row(x, carry);
+        before_lane[r] = before;
+        carry = carry.add(row_total);
+    });
+    let warp_total = if lane_idx() == WARP_SIZE - 1 { carry } else { E::ZERO };
+    // SAFETY: every thread of the block, once.
+    let (before_warp, aggregate) = unsafe { block_exclusive_scan(warp_total) };
+    if warp_idx() == 0 {
+        let before_tile = if claim.tile == 0 {
+            E::ZERO
+        } else {
+            state::pause(jitter, 1);
+            // SAFETY: all of warp 0, once; the state as the caller promises.
+            unsafe { WarpWindow::prefix_before(state, claim, aggregate, jitter) }
+        };
+        if lane_idx() == 0 {
+            // SAFETY: the state as the caller promises; word 2 of three.
+            unsafe {
+                state::publish(state, claim, PREFIX, before_tile.add(aggregate).to_bits());
+                words.store(2, before_tile.to_bits());
+            }
+        }
+    }
+    sync_threads();
+    // Pass 2: the outputs, row by row, from the tile in shared memory.
+    // SAFETY: written before the barrier.
+    let base = E::from_bits(unsafe { words.load(2) }).add(before_warp);
+    crate::unroll!(8, r => {
+        let u = first_unit + r as u32 * ROW_UNITS;
+        // SAFETY: as in pass 1.
+        let x = unit::<E>(unsafe { tile_words.load_v4(4 * u) });
+        let mut running = base.add(before_lane[r]);
+        let mut out = [0i32; 4];
+        for k in 0..4 {
+            let next = running.add(x[k]);
+            out[k] = (if exclusive != 0 { running } else { next }).to_bits() as i32;
+            running = next;
+        }
+        let at = start + 4 * u as usize;
+        if whole {
+            // SAFETY: the unit lies below n, 16-byte aligned; this thread's alone.
+            unsafe { store_streaming_v4(output.wrapping_add(at) as *mut I32x4, I32x4(out)) };
+        } else {
+            for k in 0..4 {
+                if at + k < n {
+                    // SAFETY: below n.
+                    unsafe { *output.add(at + k) = out[k] as u32 };
+                }
+            }
+        }
+    });
+}
+
+scan_entry_points!(threads = THREADS;
+    bulk_copy(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32)
+    => s11_bulk_copy_i32, s11_bulk_copy_f32);

@@ -39,7 +39,6 @@ pub fn arch_unavailable(gpu_present: bool, id: &str, arch: ptx::Arch) -> Option<
     ptx::unavailable(id, arch, gpu.info.compute_capability, gpu.info.ptx_arch)
 }
 
-/// A result with an error as text, as the tests report it.
 /// Why a test that needs `gib` GiB of free device memory cannot run here, or `None` (also
 /// when no device can be opened: the test then runs and reports why).
 pub fn memory_short(gpu_present: bool, gib: u64) -> Option<String> {
@@ -47,6 +46,7 @@ pub fn memory_short(gpu_present: bool, gib: u64) -> Option<String> {
     (free < gib << 30).then(|| format!("the device has less than {gib} GiB free"))
 }
 
+/// A result with an error as text, as the tests report it.
 pub fn text<T>(result: crate::base::error::Result<T>) -> Result<T, String> {
     result.map_err(|e| e.to_string())
 }

@@ -8,7 +8,7 @@
 //! | [`s01_hillis_steele`] | a tile scanned in shared memory by doubling distances (n log n adds) | scan-then-propagate: 2 reads, 2 writes |
 //! | [`s02_blelloch`] | Blelloch's up-sweep and down-sweep: 2n adds | 〃 |
 //! | [`s03_conflict_free`] | s02's tree with its shared array padded: no bank conflicts | 〃 |
-//! | [`s04_warp_shuffles`] | warps scan in registers with `shfl.sync.up`, one barrier | 〃 |
+//! | [`s04_warp_shuffles`] | warps scan in registers with `shfl.sync.up`, two barriers | 〃 |
 //! | [`s05_items_per_thread`] | 16 consecutive elements per thread, 16-byte loads: an 8192 tile | 〃 |
 //! | [`s06_reduce_then_scan`] | tiles reduced first, their sums scanned, then each tile scanned with its offset | 2 reads, 1 write |
 //! | [`s07_chained`] | one pass: each tile waits for its predecessor's inclusive prefix | 1 read, 1 write (in line) |

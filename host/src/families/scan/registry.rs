@@ -181,7 +181,13 @@ pub const SCAN_STEPS: &[ScanStep] = &[
         scan::s03::PADDED * 4,
         "s02 with padding: no bank conflicts"
     ),
-    step!("s04_warp_shuffles", ScanThenPropagate, s04, 0, "warp scans with shfl.sync.up, one barrier"),
+    step!(
+        "s04_warp_shuffles",
+        ScanThenPropagate,
+        s04,
+        0,
+        "warp scans with shfl.sync.up, two barriers per tile"
+    ),
     step!("s05_items_per_thread", ScanThenPropagate, s05, 0, "16 elements per thread, 16-byte loads"),
     ScanStep {
         id: "s06_reduce_then_scan",

@@ -20,7 +20,7 @@
 //! More: docs/lessons.md#s11
 
 use super::s04_warp_shuffles::{block_exclusive_scan, warp_inclusive_scan};
-use super::s07_chained::LookBack;
+use super::s07_chained::tile_prefix;
 use super::s09_warp_lookback::WarpWindow;
 use super::state::{self, Claim};
 use super::{Element, tile};
@@ -33,7 +33,6 @@ use crate::device::warp::{shuffle_idx_u32, shuffle_up_u32};
 use crate::scan_entry_points;
 use crate::static_shared;
 use common::scan::s11::{AHEAD, ROWS, THREADS, TILE};
-use common::scan::status::PREFIX;
 
 static_shared! {
     /// The block's claim (tile, epoch), then the sum of every tile before it.
@@ -60,6 +59,98 @@ fn scan_row<E: Element>(x: [E; 4], carry: E) -> (E, E) {
     let below = E::from_bits(shuffle_up_u32(ALL_LANES, inclusive.to_bits(), 1));
     let before = if lane_idx() == 0 { carry } else { carry.add(below) };
     (before, row_total)
+}
+
+/// The last, partial tile, which no bulk copy brings: the block copies `input[start..n]`
+/// into `tile_words` with ordinary loads, zeros after, across a barrier.
+///
+/// # Safety
+/// Every thread of the block, `THREADS` of them; `tile_words` holds `TILE` words no one
+/// else uses meanwhile; `input` holds `n` elements.
+#[inline(always)]
+pub unsafe fn copy_partial_tile<E: Element>(tile_words: SharedArray<u32>, input: *const u32, n: usize, start: usize) {
+    let mut i = thread_idx();
+    while i < TILE {
+        let at = start + i as usize;
+        // SAFETY: at < n; i < TILE, inside the shared tile.
+        unsafe { tile_words.store(i, if at < n { *input.add(at) } else { E::ZERO.to_bits() }) };
+        i += THREADS;
+    }
+    sync_threads();
+}
+
+/// The first of this lane's units in the tile: row r of the warp is the 32 units from
+/// `first_unit() - lane + r·32` on.
+#[inline(always)]
+fn first_unit() -> u32 {
+    warp_idx() * ROWS * ROW_UNITS + lane_idx()
+}
+
+/// Pass 1, the warp's rows in order: for each row what comes before this lane's unit in the
+/// warp, and the warp's total (to every lane).
+///
+/// # Safety
+/// `tile_words` holds a whole tile that every thread may read (the copy completed, or the
+/// block's stores reached it across a barrier).
+#[inline(always)]
+pub unsafe fn scan_rows<E: Element>(tile_words: SharedArray<u32>) -> ([E; ROWS as usize], E) {
+    let first = first_unit();
+    let mut before_lane = [E::ZERO; ROWS as usize];
+    let mut carry = E::ZERO;
+    crate::unroll!(8, r => {
+        // SAFETY: the unit lies inside the tile, which the caller says is readable.
+        let x = unit::<E>(unsafe { tile_words.load_v4(4 * (first + r as u32 * ROW_UNITS)) });
+        let (before, row_total) = scan_row(x, carry);
+        before_lane[r] = before;
+        carry = carry.add(row_total);
+    });
+    (before_lane, carry)
+}
+
+/// Pass 2: the outputs of the tile that starts at element `start`, row by row from
+/// `tile_words`, each lane's first one `base + before_lane[r]` plus its unit's elements
+/// before it (`exclusive`) or up to it; 16-byte streaming stores (`st.global.cs.v4`) when the
+/// tile lies below `n`, else one by one below `n`.
+///
+/// # Safety
+/// As [`scan_rows`]; `output` is 16-byte aligned and holds `n` elements, the tile's are this
+/// block's alone.
+#[inline(always)]
+pub unsafe fn store_rows<E: Element>(
+    tile_words: SharedArray<u32>,
+    output: *mut u32,
+    n: usize,
+    start: usize,
+    base: E,
+    before_lane: &[E; ROWS as usize],
+    exclusive: u32,
+) {
+    let first = first_unit();
+    let whole = start + TILE as usize <= n;
+    crate::unroll!(8, r => {
+        let u = first + r as u32 * ROW_UNITS;
+        // SAFETY: as in pass 1.
+        let x = unit::<E>(unsafe { tile_words.load_v4(4 * u) });
+        let mut running = base.add(before_lane[r]);
+        let mut out = [0i32; 4];
+        for k in 0..4 {
+            let next = running.add(x[k]);
+            out[k] = (if exclusive != 0 { running } else { next }).to_bits() as i32;
+            running = next;
+        }
+        let at = start + 4 * u as usize;
+        if whole {
+            // SAFETY: the unit lies below n, 16-byte aligned; this thread's alone.
+            unsafe { store_streaming_v4(output.wrapping_add(at) as *mut I32x4, I32x4(out)) };
+        } else {
+            for k in 0..4 {
+                if at + k < n {
+                    // SAFETY: below n.
+                    unsafe { *output.add(at + k) = out[k] as u32 };
+                }
+            }
+        }
+    });
 }
 
 /// One pass of the scan over `input[0..n]` into `output`, each tile brought into shared
@@ -100,79 +191,22 @@ unsafe fn bulk_copy<E: Element>(input: *const u32, output: *mut u32, n: usize, s
         // SAFETY: the addresses prefetched lie below n.
         unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile_len, tile_len) };
     }
-    let whole = start + tile_len <= n;
-    if whole {
+    if start + tile_len <= n {
         // SAFETY: thread 0 initialized the barrier before the block barrier above.
         unsafe { mbarrier_wait(bar, 0) };
     } else {
-        // The last, partial tile: the block copies what lies below n, zeros after.
-        let mut i = thread_idx();
-        while i < TILE {
-            let at = start + i as usize;
-            // SAFETY: at < n; i < TILE, inside the shared tile.
-            unsafe { tile_words.store(i, if at < n { *input.add(at) } else { E::ZERO.to_bits() }) };
-            i += THREADS;
-        }
-        sync_threads();
+        // SAFETY: every thread; the tile is the block's.
+        unsafe { copy_partial_tile::<E>(tile_words, input, n, start) };
     }
-    // Pass 1: each row's lane offsets, and the warp's total.
-    let first_unit = warp_idx() * ROWS * ROW_UNITS + lane_idx();
-    let mut before_lane = [E::ZERO; ROWS as usize];
-    let mut carry = E::ZERO;
-    crate::unroll!(8, r => {
-        // SAFETY: the unit lies inside the tile; the copy (or the block's stores) completed.
-        let x = unit::<E>(unsafe { tile_words.load_v4(4 * (first_unit + r as u32 * ROW_UNITS)) });
-        let (before, row_total) = scan_row(x, carry);
-        before_lane[r] = before;
-        carry = carry.add(row_total);
-    });
+    // SAFETY: the tile has landed.
+    let (before_lane, carry) = unsafe { scan_rows::<E>(tile_words) };
     let warp_total = if lane_idx() == WARP_SIZE - 1 { carry } else { E::ZERO };
     // SAFETY: every thread of the block, once.
     let (before_warp, aggregate) = unsafe { block_exclusive_scan(warp_total) };
-    if warp_idx() == 0 {
-        let before_tile = if claim.tile == 0 {
-            E::ZERO
-        } else {
-            state::pause(jitter, 1);
-            // SAFETY: all of warp 0, once; the state as the caller promises.
-            unsafe { WarpWindow::prefix_before(state, claim, aggregate, jitter) }
-        };
-        if lane_idx() == 0 {
-            // SAFETY: the state as the caller promises; word 2 of three.
-            unsafe {
-                state::publish(state, claim, PREFIX, before_tile.add(aggregate).to_bits());
-                words.store(2, before_tile.to_bits());
-            }
-        }
-    }
-    sync_threads();
-    // Pass 2: the outputs, row by row, from the tile in shared memory.
-    // SAFETY: written before the barrier.
-    let base = E::from_bits(unsafe { words.load(2) }).add(before_warp);
-    crate::unroll!(8, r => {
-        let u = first_unit + r as u32 * ROW_UNITS;
-        // SAFETY: as in pass 1.
-        let x = unit::<E>(unsafe { tile_words.load_v4(4 * u) });
-        let mut running = base.add(before_lane[r]);
-        let mut out = [0i32; 4];
-        for k in 0..4 {
-            let next = running.add(x[k]);
-            out[k] = (if exclusive != 0 { running } else { next }).to_bits() as i32;
-            running = next;
-        }
-        let at = start + 4 * u as usize;
-        if whole {
-            // SAFETY: the unit lies below n, 16-byte aligned; this thread's alone.
-            unsafe { store_streaming_v4(output.wrapping_add(at) as *mut I32x4, I32x4(out)) };
-        } else {
-            for k in 0..4 {
-                if at + k < n {
-                    // SAFETY: below n.
-                    unsafe { *output.add(at + k) = out[k] as u32 };
-                }
-            }
-        }
-    });
+    // SAFETY: every thread, once; word 2 of three; the state as the caller promises.
+    let before_tile = unsafe { tile_prefix::<E, WarpWindow>(state, claim, aggregate, jitter, words, 2) };
+    // SAFETY: the tile as above; the output's tile is this block's.
+    unsafe { store_rows(tile_words, output, n, start, before_tile.add(before_warp), &before_lane, exclusive) };
 }
 
 scan_entry_points!(threads = THREADS;

@@ -188,10 +188,10 @@ fn in_place(step: &'static ScanStep) -> Result<(), String> {
 fn shuffled_and_reused(step: &'static ScanStep, code: Code) -> Result<(), String> {
     let exclusive = false;
     with_bench(MANY_TILES, ElementType::I32, |bench| {
-        // The smallest block too: four times the tiles, longer look-backs.
+        // The smallest block too, where the step takes one: more tiles, longer look-backs.
         for launch in [
             Launch::of(step),
-            Launch { block: MIN_BLOCK, jitter: JITTER_NS },
+            Launch { block: if step.block_at_launch() { MIN_BLOCK } else { step.threads }, jitter: JITTER_NS },
             Launch { jitter: JITTER_NS, ..Launch::of(step) },
         ] {
             let jitter = launch.jitter;

@@ -3,7 +3,7 @@
 
 use super::cub::Cub;
 use super::reference::{self, Check, GUARD, POISON};
-use super::registry::{ADD_OFFSETS, ElementType, ScanStep, Scheme};
+use super::registry::{ADD_OFFSETS, ElementType, Grid, ScanStep, Scheme};
 use crate::base::error::{Context, Error, Result};
 use crate::base::gpu::{Arg, Gpu, launch_config};
 use crate::base::inputs::{fill_random_f32, fill_random_i32};
@@ -273,6 +273,12 @@ impl<'g> ScanBench<'g> {
         let n = self.n;
         let tiles = step.tiles_with(n, launch.block);
         let (block, jitter) = (launch.block, launch.jitter);
+        if block != step.threads && !step.block_at_launch() {
+            return Err(Error::new(format!(
+                "{}: launched with {block} threads, but it takes its own {} only",
+                step.id, step.threads
+            )));
+        }
         match step.scheme {
             Scheme::ScanThenPropagate => {
                 // The propagation kernel comes from the same code as the step: its twin's module
@@ -296,6 +302,10 @@ impl<'g> ScanBench<'g> {
             }
             Scheme::SinglePass => {
                 let state = builder.state(tiles)?;
+                let grid = match step.grid {
+                    Grid::PerTile => tiles,
+                    Grid::Resident => tiles.min(self.gpu.full_wave(&functions[0], block, step.shared_bytes)? as usize),
+                };
                 let args = vec![
                     Arg::U64(input),
                     Arg::U64(output),
@@ -304,7 +314,7 @@ impl<'g> ScanBench<'g> {
                     Arg::U32(exclusive.into()),
                     Arg::U32(jitter),
                 ];
-                builder.launch(&functions[0], tiles, block, step.shared_bytes, args)?;
+                builder.launch(&functions[0], grid, block, step.shared_bytes, args)?;
             }
             Scheme::Compaction => {
                 if n > COMPACTION_MAX_N {

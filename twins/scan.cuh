@@ -81,18 +81,18 @@ constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp sca
 constexpr u32 TILE = THREADS * ROWS * 4;
 constexpr u32 SHARED_BYTES = TILE * 4 + 8;  // the tile, then its copy's mbarrier
 }  // namespace s11
-namespace s12 {  // persistent blocks, a ring of STAGES of s11's tiles each
-using s11::ROWS;
-using s11::THREADS;
-using s11::TILE;
-constexpr u32 STAGES = 3;
-constexpr u32 SHARED_BYTES = STAGES * (TILE * 4 + 8);  // the tiles, then an mbarrier per stage
-}  // namespace s12
-namespace s13 {  // stream compaction: s10's tiles, state and prefetch
+namespace s12 {  // stream compaction: s10's tiles, state and prefetch
 using s10::AHEAD;
 using s10::ITEMS;
 using s10::THREADS;
 using s10::TILE;
+}  // namespace s12
+namespace s13 {  // compaction staged in shared memory: s11's tile, bulk copy and rows
+using s11::AHEAD;
+using s11::ROWS;
+using s11::SHARED_BYTES;
+using s11::THREADS;
+using s11::TILE;
 }  // namespace s13
 
 // Threads per block of the propagation kernel (the scan-then-propagate steps' last pass).
@@ -124,11 +124,9 @@ __host__ __device__ constexpr u32 value(u64 word) { return (u32)word; }
 // The launch epoch of ticket `ticket` (1 for a state's first launch): every launch over
 // `tiles` tiles takes exactly `tiles` tickets, in order.
 __host__ __device__ constexpr u32 epoch(u64 ticket, u64 tiles) { return (u32)(ticket / tiles) + 1; }
-// Tickets each launch of a persistent step (s12) hands out: one per tile and one per block.
-__host__ __device__ constexpr u64 tickets_per_launch(u64 tiles, u64 blocks) { return tiles + blocks; }
 }  // namespace status
 
-// The predicate of stream compaction (s13): keep the elements greater than zero.
+// The predicate of stream compaction (s12): keep the elements greater than zero.
 __host__ __device__ constexpr bool keep_i32(int x) { return x > 0; }
 
 // ---- mod.rs: the elements -----------------------------------------------------------------
@@ -327,8 +325,7 @@ __device__ __forceinline__ void pause(u32 jitter, u32 salt) {
 __device__ __forceinline__ u64 take_ticket(u64* state) { return atomicAdd(state, 1ull); }
 
 // `Claim::of_ticket`: what `ticket` claims when every launch on the state hands out
-// `per_launch` tickets: tile ticket mod per_launch (none when not below the tiles: s12's
-// blocks each take one such ticket), epoch ticket / per_launch + 1.
+// `per_launch` tickets: tile ticket mod per_launch, epoch ticket / per_launch + 1.
 __device__ __forceinline__ Claim of_ticket(u64 ticket, u64 per_launch) {
     return {(u32)(ticket % per_launch), status::epoch(ticket, per_launch)};
 }

@@ -35,28 +35,72 @@ __device__ __forceinline__ void copy_partial_tile(u32* tile_words, const u32* in
 // `first_unit`: the first of this lane's units in the tile.
 __device__ __forceinline__ u32 first_unit() { return warp_idx() * s11::ROWS * WARP_SIZE + lane_idx(); }
 
-// `scan_rows`, pass 1: the warp's rows in order: for each row what comes before this lane's
-// unit in the warp (before_lane), and the warp's total (to every lane).
+// `unit`: a unit's four words as values.
+template <class E>
+struct Values {
+    __device__ __forceinline__ void operator()(uint4 bits, typename E::Value (&x)[4]) const {
+        x[0] = E::from_bits(bits.x), x[1] = E::from_bits(bits.y), x[2] = E::from_bits(bits.z),
+        x[3] = E::from_bits(bits.w);
+    }
+};
+
+// `scan_rows_of`, pass 1: the warp's rows in order, each unit's four words seen through `view`
+// (s11 adds the values, compaction counts the kept ones): for each row what comes before this
+// lane's unit in the warp (before_lane), and the warp's total (to every lane).
 template <class E>
 struct Rows {
     typename E::Value before_lane[s11::ROWS];
     typename E::Value warp_total;
 };
-template <class E>
-__device__ __forceinline__ Rows<E> scan_rows(const u32* tile_words) {
+template <class E, class View>
+__device__ __forceinline__ Rows<E> scan_rows_of(const u32* tile_words, View view) {
     using V = typename E::Value;
     Rows<E> rows;
     V carry = E::ZERO;
 #pragma unroll
     for (u32 r = 0; r < s11::ROWS; ++r) {
         const uint4 bits = reinterpret_cast<const uint4*>(tile_words)[first_unit() + r * WARP_SIZE];
-        const V x[4] = {E::from_bits(bits.x), E::from_bits(bits.y), E::from_bits(bits.z), E::from_bits(bits.w)};
+        V x[4];
+        view(bits, x);
         const RowScan<E> row = scan_row<E>(x, carry);
         rows.before_lane[r] = row.before;
         carry = E::add(carry, row.total);
     }
     rows.warp_total = carry;
     return rows;
+}
+
+// `load_tile`: brings the block's tile into `tile_words`: thread 0 claims it (through
+// words[0..2], to every thread) and starts one bulk copy of it when whole, its mbarrier right
+// after the tile; the block prefetches the tile s11::AHEAD tickets on into L2, then waits for
+// the copy, or copies the last, partial tile itself. Every thread, once.
+template <class E>
+__device__ __forceinline__ state::Claim load_tile(u32* tile_words, u32* words, const u32* input, u64 n, u64* state,
+                                                  u32 jitter) {
+    const u32 bar = smem_u32(tile_words + s11::TILE);  // the mbarrier right after the tile
+    constexpr u64 TILE = s11::TILE;
+    if (threadIdx.x == 0) {
+        mbarrier_init(bar, 1);
+        fence_barrier_init();
+        const state::Claim claim = state::claim_tile(state, jitter);
+        words[0] = claim.tile;
+        words[1] = claim.epoch;
+        const u64 start = (u64)claim.tile * TILE;
+        if (start + TILE <= n) {
+            mbarrier_arrive_expect_tx(bar, s11::TILE * 4);
+            copy_bulk(smem_u32(tile_words), input + start, s11::TILE * 4, bar);
+        }
+    }
+    __syncthreads();
+    const state::Claim claim = {words[0], words[1]};
+    const u64 start = (u64)claim.tile * TILE;
+    if (s11::AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + s11::AHEAD) * TILE, TILE);
+    if (start + TILE <= n) {
+        mbarrier_wait(bar, 0);
+    } else {
+        copy_partial_tile<E>(tile_words, input, n, start);
+    }
+    return claim;
 }
 
 // `store_rows`, pass 2: the outputs of the tile that starts at element `start`, row by row,

@@ -76,21 +76,14 @@ pub mod s11 {
     pub const SHARED_BYTES: u32 = TILE * 4 + 8;
 }
 
-/// s12 (persistent blocks, a ring of bulk copies): s11's tile, `STAGES` of them in each
-/// block's shared memory, and only as many blocks as the GPU holds at once, each running
-/// until the tiles run out.
+/// s12 (stream compaction on s10's scan): s10's tiles, state and prefetch.
 pub mod s12 {
-    pub use super::s11::{ROWS, THREADS, TILE};
-    /// Tiles in a block's ring: one scanned while the copies of the others are in flight.
-    pub const STAGES: u32 = 3;
-    /// Dynamic shared memory: the tiles, then one 8-byte mbarrier per stage (96 KiB: two
-    /// blocks per SM on an H100 or H200).
-    pub const SHARED_BYTES: u32 = STAGES * (TILE * 4 + 8);
+    pub use super::s10::{AHEAD, ITEMS, THREADS, TILE};
 }
 
-/// s13 (stream compaction on s10's scan): s10's tiles, state and prefetch.
+/// s13 (compaction staged in shared memory): s11's tile, bulk copy and rows.
 pub mod s13 {
-    pub use super::s10::{AHEAD, ITEMS, THREADS, TILE};
+    pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE};
 }
 
 /// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate
@@ -135,15 +128,9 @@ pub mod status {
     pub const fn epoch(ticket: u64, tiles: u64) -> u32 {
         (ticket / tiles) as u32 + 1
     }
-
-    /// Tickets each launch of a persistent step (s12) hands out: one per tile, and one more
-    /// per block, the ticket that tells it the tiles are gone. (`epoch` then divides by this.)
-    pub const fn tickets_per_launch(tiles: u64, blocks: u64) -> u64 {
-        tiles + blocks
-    }
 }
 
-/// The predicate of stream compaction (s13, and CUB's `DeviceSelect::If` beside it): keep
+/// The predicate of stream compaction (s12, and CUB's `DeviceSelect::If` beside it): keep
 /// the elements greater than zero.
 pub const fn keep_i32(x: i32) -> bool {
     x > 0

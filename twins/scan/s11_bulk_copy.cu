@@ -18,30 +18,9 @@ __device__ __forceinline__ void bulk_copy(const u32* input, u32* output, u64 n, 
                                           u32 jitter) {
     using V = typename E::Value;
     extern __shared__ __align__(16) u32 tile_words[];
-    const u32 bar = smem_u32(tile_words + s11::TILE);  // the mbarrier right after the tile
-    constexpr u64 TILE = s11::TILE;
-    if (threadIdx.x == 0) {
-        mbarrier_init(bar, 1);
-        fence_barrier_init();
-        const state::Claim claim = state::claim_tile(state, jitter);
-        bulk_copy_words[0] = claim.tile;
-        bulk_copy_words[1] = claim.epoch;
-        const u64 start = (u64)claim.tile * TILE;
-        if (start + TILE <= n) {
-            mbarrier_arrive_expect_tx(bar, s11::TILE * 4);
-            copy_bulk(smem_u32(tile_words), input + start, s11::TILE * 4, bar);
-        }
-    }
-    __syncthreads();
-    const state::Claim claim = {bulk_copy_words[0], bulk_copy_words[1]};
-    const u64 start = (u64)claim.tile * TILE;
-    if (s11::AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + s11::AHEAD) * TILE, TILE);
-    if (start + TILE <= n) {
-        mbarrier_wait(bar, 0);
-    } else {
-        bulk::copy_partial_tile<E>(tile_words, input, n, start);
-    }
-    const bulk::Rows<E> rows = bulk::scan_rows<E>(tile_words);
+    const state::Claim claim = bulk::load_tile<E>(tile_words, bulk_copy_words, input, n, state, jitter);
+    const u64 start = (u64)claim.tile * s11::TILE;
+    const bulk::Rows<E> rows = bulk::scan_rows_of<E>(tile_words, bulk::Values<E>{});
     const V warp_total = lane_idx() == WARP_SIZE - 1 ? rows.warp_total : E::ZERO;
     const auto [before_warp, aggregate] = block_exclusive_scan<E>(warp_total);
     const V before_tile = tile_prefix<E, WarpWindow>(state, claim, aggregate, jitter, &bulk_copy_words[2]);

@@ -42,12 +42,6 @@ impl<T> SharedArray<T> {
     pub fn address(self, index: u32) -> u32 {
         self.base + index * core::mem::size_of::<T>() as u32
     }
-
-    /// The array that starts at element `index` of this one (a stage of a ring of tiles).
-    #[inline(always)]
-    pub fn offset(self, index: u32) -> Self {
-        Self { base: self.address(index), _elem: PhantomData }
-    }
 }
 
 /// `load` and `store` for one element type: `ld.shared.TY` / `st.shared.TY`, with the

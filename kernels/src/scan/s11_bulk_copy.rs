@@ -40,11 +40,11 @@ static_shared! {
 }
 
 /// 16-byte units in one row of a warp: one per lane.
-const ROW_UNITS: u32 = WARP_SIZE;
+pub const ROW_UNITS: u32 = WARP_SIZE;
 
 /// The four elements of a unit as values.
 #[inline(always)]
-fn unit<E: Element>(bits: [u32; 4]) -> [E; 4] {
+pub fn unit<E: Element>(bits: [u32; 4]) -> [E; 4] {
     bits.map(E::from_bits)
 }
 
@@ -82,24 +82,25 @@ pub unsafe fn copy_partial_tile<E: Element>(tile_words: SharedArray<u32>, input:
 /// The first of this lane's units in the tile: row r of the warp is the 32 units from
 /// `first_unit() - lane + r·32` on.
 #[inline(always)]
-fn first_unit() -> u32 {
+pub fn first_unit() -> u32 {
     warp_idx() * ROWS * ROW_UNITS + lane_idx()
 }
 
-/// Pass 1, the warp's rows in order: for each row what comes before this lane's unit in the
-/// warp, and the warp's total (to every lane).
+/// Pass 1, the warp's rows in order, each unit's four words seen through `view` (s11 adds
+/// the values, compaction counts the kept ones): for each row what comes before this lane's
+/// unit in the warp, and the warp's total (to every lane).
 ///
 /// # Safety
 /// `tile_words` holds a whole tile that every thread may read (the copy completed, or the
 /// block's stores reached it across a barrier).
 #[inline(always)]
-pub unsafe fn scan_rows<E: Element>(tile_words: SharedArray<u32>) -> ([E; ROWS as usize], E) {
+pub unsafe fn scan_rows_of<E: Element>(tile_words: SharedArray<u32>, view: impl Fn([u32; 4]) -> [E; 4]) -> ([E; ROWS as usize], E) {
     let first = first_unit();
     let mut before_lane = [E::ZERO; ROWS as usize];
     let mut carry = E::ZERO;
     crate::unroll!(8, r => {
         // SAFETY: the unit lies inside the tile, which the caller says is readable.
-        let x = unit::<E>(unsafe { tile_words.load_v4(4 * (first + r as u32 * ROW_UNITS)) });
+        let x = view(unsafe { tile_words.load_v4(4 * (first + r as u32 * ROW_UNITS)) });
         let (before, row_total) = scan_row(x, carry);
         before_lane[r] = before;
         carry = carry.add(row_total);
@@ -113,7 +114,7 @@ pub unsafe fn scan_rows<E: Element>(tile_words: SharedArray<u32>) -> ([E; ROWS a
 /// tile lies below `n`, else one by one below `n`.
 ///
 /// # Safety
-/// As [`scan_rows`]; `output` is 16-byte aligned and holds `n` elements, the tile's are this
+/// As [`scan_rows_of`]; `output` is 16-byte aligned and holds `n` elements, the tile's are this
 /// block's alone.
 #[inline(always)]
 pub unsafe fn store_rows<E: Element>(
@@ -153,25 +154,32 @@ pub unsafe fn store_rows<E: Element>(
     });
 }
 
-/// One pass of the scan over `input[0..n]` into `output`, each tile brought into shared
-/// memory by a bulk copy.
+/// Brings the block's tile into `tile_words`: thread 0 claims it (through `words[0..2]`, to
+/// every thread) and starts one bulk copy of it when it is whole, its mbarrier right after the
+/// tile; the block asks L2 for the tile `AHEAD` tickets on, then waits for the copy, or
+/// copies the last, partial tile itself. Returns the claim.
 ///
 /// # Safety
-/// Launched with `THREADS` threads per block, `SHARED_BYTES` of dynamic shared memory and one
-/// block per `TILE` elements (at least one); `input` and `output` are 16-byte aligned and hold
-/// `n` elements (they may be the same buffer); `state` as for s07's `single_pass`.
-unsafe fn bulk_copy<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
-    let tile_words: SharedArray<u32> = dynamic_shared();
+/// Every thread of the block, once; launched as [`bulk_copy`]; `words` holds two words no one
+/// else uses meanwhile.
+#[inline(always)]
+pub unsafe fn load_tile<E: Element>(
+    tile_words: SharedArray<u32>,
+    words: SharedArray<u32>,
+    input: *const u32,
+    n: usize,
+    state: *mut u64,
+    jitter: u32,
+) -> Claim {
     // The mbarrier right after the tile (8-byte aligned: the tile is 32 KiB).
     let bar = tile_words.address(TILE);
-    let words: SharedArray<u32> = bulk_copy_words();
     let tile_len = TILE as usize;
     if thread_idx() == 0 {
         // SAFETY: thread 0 alone, once; the barrier lies in this block's shared memory.
         unsafe { (mbarrier_init(bar, 1), fence_barrier_init()) };
         // SAFETY: thread 0, once; the state as the caller promises.
         let claim = unsafe { state::claim_tile(state, jitter) };
-        // SAFETY: words 0 and 1 of three.
+        // SAFETY: words 0 and 1, the caller's.
         unsafe { (words.store(0, claim.tile), words.store(1, claim.epoch)) };
         let start = claim.tile as usize * tile_len;
         if start + tile_len <= n {
@@ -198,8 +206,24 @@ unsafe fn bulk_copy<E: Element>(input: *const u32, output: *mut u32, n: usize, s
         // SAFETY: every thread; the tile is the block's.
         unsafe { copy_partial_tile::<E>(tile_words, input, n, start) };
     }
+    claim
+}
+
+/// One pass of the scan over `input[0..n]` into `output`, each tile brought into shared
+/// memory by a bulk copy.
+///
+/// # Safety
+/// Launched with `THREADS` threads per block, `SHARED_BYTES` of dynamic shared memory and one
+/// block per `TILE` elements (at least one); `input` and `output` are 16-byte aligned and hold
+/// `n` elements (they may be the same buffer); `state` as for s07's `single_pass`.
+unsafe fn bulk_copy<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
+    let tile_words: SharedArray<u32> = dynamic_shared();
+    let words: SharedArray<u32> = bulk_copy_words();
+    // SAFETY: every thread, once; words 0 and 1 of three; launched as this kernel.
+    let claim = unsafe { load_tile::<E>(tile_words, words, input, n, state, jitter) };
+    let start = claim.tile as usize * TILE as usize;
     // SAFETY: the tile has landed.
-    let (before_lane, carry) = unsafe { scan_rows::<E>(tile_words) };
+    let (before_lane, carry) = unsafe { scan_rows_of(tile_words, unit::<E>) };
     let warp_total = if lane_idx() == WARP_SIZE - 1 { carry } else { E::ZERO };
     // SAFETY: every thread of the block, once.
     let (before_warp, aggregate) = unsafe { block_exclusive_scan(warp_total) };

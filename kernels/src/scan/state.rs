@@ -49,9 +49,7 @@ pub unsafe fn take_ticket(state: *mut u64) -> u64 {
 
 impl Claim {
     /// What `ticket` claims when every launch on the state hands out `per_launch` tickets:
-    /// tile `ticket mod per_launch` (none when that is not below the tiles: s12's blocks each
-    /// take one such ticket, which tells them the tiles are gone) of epoch
-    /// `ticket / per_launch + 1`.
+    /// tile `ticket mod per_launch` of epoch `ticket / per_launch + 1`.
     #[inline(always)]
     pub fn of_ticket(ticket: u64, per_launch: u64) -> Self {
         Claim { tile: (ticket % per_launch) as u32, epoch: status::epoch(ticket, per_launch) }

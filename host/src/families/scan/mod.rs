@@ -55,8 +55,8 @@ impl Family for Scan {
         let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);
         if let Some(&n) = options.n.iter().find(|&&n| compaction && n > COMPACTION_MAX_N) {
             return Err(Error::new(format!(
-                "-n {n}: compaction (s13) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave s13 out \
-                 (-k s01-s11) or pass a smaller -n"
+                "-n {n}: compaction (s12, s13) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave it \
+                 out (-k s01-s11) or pass a smaller -n"
             )));
         }
         Ok(())
@@ -190,7 +190,7 @@ fn element_types(options: &Options) -> Result<Vec<ElementType>> {
 }
 
 /// The tables a run of `selected` makes at size `n`: the scans of each element type, then
-/// compaction (on i32) when s13 is selected.
+/// compaction (on i32) when s12 or s13 is selected.
 fn settings(selected: &[Step], types: &[ElementType], exclusive: bool, n: usize) -> Vec<Setting> {
     let scans = selected.iter().any(|s| step(s).scheme != Scheme::Compaction);
     let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);

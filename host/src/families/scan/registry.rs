@@ -75,18 +75,6 @@ pub struct ScanStep {
     /// The oldest PTX target that holds its entry points (sm_80; sm_90a for the steps on
     /// Hopper's bulk copies).
     pub arch: Arch,
-    /// How many blocks its single pass launches.
-    pub grid: Grid,
-}
-
-/// The grid of a single-pass launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Grid {
-    /// One block per tile.
-    PerTile,
-    /// Persistent blocks: as many as the GPU holds at once (the occupancy calculator's),
-    /// never more than the tiles; each runs until the tiles run out.
-    Resident,
 }
 
 /// The PTX target of the portable steps.
@@ -178,7 +166,6 @@ macro_rules! step {
             shared_bytes: $shared,
             entries: Entries { i32: &[concat!($id, "_i32")], f32: &[concat!($id, "_f32")] },
             arch: SM80,
-            grid: Grid::PerTile,
         }
     };
 }
@@ -214,7 +201,6 @@ pub const SCAN_STEPS: &[ScanStep] = &[
             f32: &["s06_reduce_tiles_f32", "s06_scan_tiles_f32"],
         },
         arch: SM80,
-        grid: Grid::PerTile,
     },
     step!("s07_chained", SinglePass, s07, 0, "one pass, each tile waits for its predecessor"),
     step!(
@@ -235,29 +221,26 @@ pub const SCAN_STEPS: &[ScanStep] = &[
         shared_bytes: scan::s11::SHARED_BYTES,
         entries: Entries { i32: &["s11_bulk_copy_i32"], f32: &["s11_bulk_copy_f32"] },
         arch: SM90A,
-        grid: Grid::PerTile,
     },
     ScanStep {
-        id: "s12_persistent",
-        summary: "persistent blocks, each a ring of 3 bulk copies in flight",
-        scheme: Scheme::SinglePass,
+        id: "s12_compaction",
+        summary: "stream compaction (keep x > 0) on s10's scan",
+        scheme: Scheme::Compaction,
         threads: scan::s12::THREADS,
         tile: scan::s12::TILE,
-        shared_bytes: scan::s12::SHARED_BYTES,
-        entries: Entries { i32: &["s12_persistent_i32"], f32: &["s12_persistent_f32"] },
-        arch: SM90A,
-        grid: Grid::Resident,
+        shared_bytes: 0,
+        entries: Entries { i32: &["s12_compaction"], f32: &[] },
+        arch: SM80,
     },
     ScanStep {
-        id: "s13_compaction",
-        summary: "stream compaction (keep x > 0) on s10's scan",
+        id: "s13_staged_compaction",
+        summary: "compaction on s11: warps pack their rows in shared memory, store them contiguous",
         scheme: Scheme::Compaction,
         threads: scan::s13::THREADS,
         tile: scan::s13::TILE,
-        shared_bytes: 0,
-        entries: Entries { i32: &["s13_compaction"], f32: &[] },
-        arch: SM80,
-        grid: Grid::PerTile,
+        shared_bytes: scan::s13::SHARED_BYTES,
+        entries: Entries { i32: &["s13_staged_compaction"], f32: &[] },
+        arch: SM90A,
     },
 ];
 

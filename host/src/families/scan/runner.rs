@@ -3,7 +3,7 @@
 
 use super::cub::Cub;
 use super::reference::{self, Check, GUARD, POISON};
-use super::registry::{ADD_OFFSETS, ElementType, Grid, ScanStep, Scheme};
+use super::registry::{ADD_OFFSETS, ElementType, ScanStep, Scheme};
 use crate::base::error::{Context, Error, Result};
 use crate::base::gpu::{Arg, Gpu, launch_config};
 use crate::base::inputs::{fill_random_f32, fill_random_i32};
@@ -302,10 +302,6 @@ impl<'g> ScanBench<'g> {
             }
             Scheme::SinglePass => {
                 let state = builder.state(tiles)?;
-                let grid = match step.grid {
-                    Grid::PerTile => tiles,
-                    Grid::Resident => tiles.min(self.gpu.full_wave(&functions[0], block, step.shared_bytes)? as usize),
-                };
                 let args = vec![
                     Arg::U64(input),
                     Arg::U64(output),
@@ -314,7 +310,7 @@ impl<'g> ScanBench<'g> {
                     Arg::U32(exclusive.into()),
                     Arg::U32(jitter),
                 ];
-                builder.launch(&functions[0], grid, block, step.shared_bytes, args)?;
+                builder.launch(&functions[0], tiles, block, step.shared_bytes, args)?;
             }
             Scheme::Compaction => {
                 if n > COMPACTION_MAX_N {

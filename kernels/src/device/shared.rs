@@ -106,6 +106,22 @@ shared_access!(u64, "u64", reg64);
 shared_access!(f32, "f32", reg32);
 
 impl SharedArray<u32> {
+    /// `ld.shared.v4.b32 {a,b,c,d}, [addr];` reads elements `index..index + 4` in one 16-byte
+    /// access.
+    ///
+    /// # Safety
+    /// `index` is a multiple of 4 and `index + 4` lies inside the array.
+    #[inline(always)]
+    pub unsafe fn load_v4(self, index: u32) -> [u32; 4] {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: the caller keeps the four words inside the array, 16-byte aligned.
+        unsafe {
+            asm!("ld.shared.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
+                 c = out(reg32) c, d = out(reg32) d, p = in(reg32) self.address(index), options(nostack, readonly))
+        };
+        [a, b, c, d]
+    }
+
     /// `st.shared.v4.b32 [addr], {a,b,c,d};` writes elements `index..index + 4` (16 bytes,
     /// e.g. eight 16-bit values) in one access.
     ///

@@ -15,7 +15,9 @@
 //! | [`s08_decoupled_lookback`] | one pass: each tile publishes its sum, then looks back over its predecessors' | 1 read, 1 write |
 //! | [`s09_warp_lookback`] | a whole warp looks back 32 tiles at a time | 〃 |
 //! | [`s10_prefetch`] | each block asks L2 for a tile 256 tiles ahead of its own | 〃 |
-//! | [`s11_compaction`] | stream compaction on s10's scan: the elements that pass a test, packed | 1 read, ≤ 1 write |
+//! | `s11_bulk_copy` | the tile into shared memory by one bulk copy (sm_90a build only) | 〃 |
+//! | [`s12_compaction`] | stream compaction on s10's scan: the elements that pass a test, packed | 1 read, ≤ 1 write |
+//! | `s13_staged_compaction` | compaction on s11: each warp packs its rows in shared memory, then stores them contiguous (sm_90a build only) | 〃 |
 //!
 //! Conventions: values are `i32` (sums modulo 2^32: exact, in any order) or `f32`; every
 //! kernel takes raw bits (`*const u32`, `*mut u32`) and has an `_i32` and an `_f32` entry
@@ -33,7 +35,11 @@ pub mod s07_chained;
 pub mod s08_decoupled_lookback;
 pub mod s09_warp_lookback;
 pub mod s10_prefetch;
-pub mod s11_compaction;
+#[cfg(target_feature = "sm_90a")]
+pub mod s11_bulk_copy;
+pub mod s12_compaction;
+#[cfg(target_feature = "sm_90a")]
+pub mod s13_staged_compaction;
 pub mod state;
 pub mod support;
 pub mod tile;

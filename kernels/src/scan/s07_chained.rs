@@ -55,6 +55,44 @@ impl LookBack for Chained {
     }
 }
 
+/// The sum of every tile before `claim.tile`, to every thread of the block: warp 0 learns it
+/// as `L` says (zero for tile 0), publishes the tile's inclusive prefix (that sum plus the
+/// tile's `aggregate`) and hands the sum to the others through `words[slot]`, across a
+/// barrier.
+///
+/// # Safety
+/// Called by every thread of the block, once per tile; `words[slot]` is no one else's
+/// meanwhile; `state` as in [`state::claim_tile`].
+#[inline(always)]
+pub unsafe fn tile_prefix<E: Element, L: LookBack>(
+    state: *mut u64,
+    claim: Claim,
+    aggregate: E,
+    jitter: u32,
+    words: SharedArray<u32>,
+    slot: u32,
+) -> E {
+    if warp_idx() == 0 {
+        let before_tile = if claim.tile == 0 {
+            E::ZERO
+        } else {
+            state::pause(jitter, 1);
+            // SAFETY: all of warp 0, once; the state as the caller promises.
+            unsafe { L::prefix_before(state, claim, aggregate, jitter) }
+        };
+        if lane_idx() == 0 {
+            // SAFETY: the state as the caller promises; the slot is the caller's.
+            unsafe {
+                state::publish(state, claim, PREFIX, before_tile.add(aggregate).to_bits());
+                words.store(slot, before_tile.to_bits());
+            }
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    E::from_bits(unsafe { words.load(slot) })
+}
+
 static_shared! {
     /// The block's claim (tile, epoch), then the sum of every tile before it: from the
     /// thread that learns them to the others.
@@ -88,31 +126,14 @@ pub unsafe fn single_pass<E: Element, L: LookBack, const AHEAD: u32>(
     let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
     if AHEAD > 0 {
         // SAFETY: the addresses prefetched lie below n.
-        unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile) };
+        unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile, tile) };
     }
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<E>(input, n, first) };
     // SAFETY: every thread of the block, once.
     let (before_thread, aggregate) = unsafe { block_exclusive_scan(tile::sum(&items)) };
-    if warp_idx() == 0 {
-        let before_tile = if claim.tile == 0 {
-            E::ZERO
-        } else {
-            state::pause(jitter, 1);
-            // SAFETY: all of warp 0, once; the state as the caller promises.
-            unsafe { L::prefix_before(state, claim, aggregate, jitter) }
-        };
-        if lane_idx() == 0 {
-            // SAFETY: the state as the caller promises; word 2 of three.
-            unsafe {
-                state::publish(state, claim, PREFIX, before_tile.add(aggregate).to_bits());
-                words.store(2, before_tile.to_bits());
-            }
-        }
-    }
-    sync_threads();
-    // SAFETY: written before the barrier.
-    let before = E::from_bits(unsafe { words.load(2) }).add(before_thread);
+    // SAFETY: every thread, once; word 2 of three; the state as the caller promises.
+    let before = unsafe { tile_prefix::<E, L>(state, claim, aggregate, jitter, words, 2) }.add(before_thread);
     // SAFETY: as the load.
     unsafe { tile::store(output, n, first, &tile::scan(&items, before, exclusive != 0)) };
 }

@@ -2,7 +2,7 @@
 //! scanned and stored from registers.
 
 use super::Element;
-use crate::device::index::{block_dim, thread_idx};
+use crate::device::index::thread_idx;
 use crate::device::load::{I32x4, load_streaming_v4, prefetch_l2, store_streaming_v4};
 use common::scan::s05::ITEMS;
 
@@ -46,16 +46,16 @@ pub unsafe fn load<E: Element>(input: *const u32, n: usize, first: usize) -> [E;
 /// Elements of one 128-byte line.
 const LINE: usize = 32;
 
-/// Asks L2 for the lines of the tile of `block_dim() * ITEMS` elements that starts at element
-/// `start` of `input[0..n]` (those below n): one `prefetch.global.L2` per line, by the
-/// block's first `block_dim() * ITEMS / 32` threads. Nothing waits for them.
+/// Asks L2 for the lines of the `len` elements that start at element `start` of
+/// `input[0..n]` (those below n): one `prefetch.global.L2` per line, by the block's first
+/// `len / 32` threads (the block has at least that many). Nothing waits for them.
 ///
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-pub unsafe fn prefetch(input: *const u32, n: usize, start: usize) {
+pub unsafe fn prefetch(input: *const u32, n: usize, start: usize, len: usize) {
     let line = start + thread_idx() as usize * LINE;
-    if (thread_idx() as usize * LINE) < (block_dim() * ITEMS) as usize && line < n {
+    if (thread_idx() as usize * LINE) < len && line < n {
         // SAFETY: line < n.
         unsafe { prefetch_l2(input.add(line)) };
     }

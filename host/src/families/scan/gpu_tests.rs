@@ -9,7 +9,7 @@ use super::reference::Check;
 use super::registry::{ElementType, MIN_BLOCK, SCAN_STEPS, ScanStep, Scheme};
 use super::runner::{Launch, Placement, ScanBench};
 use crate::families::family::GpuTest;
-use crate::testing::{gpu, memory_short, text, twins, twins_absent};
+use crate::testing::{arch_unavailable, gpu, memory_short, text, twins, twins_absent};
 use crate::twins::Code;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -44,29 +44,37 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
             let modes: &[bool] = if step.scheme == Scheme::Compaction { &[false] } else { &[false, true] };
             for &exclusive in modes {
                 let name = format!("scan/{}/{}/{}", step.id, element.name(), operation(step, exclusive));
-                tests.push(GpuTest::new(format!("{name}/awkward_sizes"), move || {
-                    at_sizes(step, element, exclusive, &sizes(step), Code::Rust)
-                }));
+                tests.push(
+                    GpuTest::new(format!("{name}/awkward_sizes"), move || {
+                        at_sizes(step, element, exclusive, &sizes(step), Code::Rust)
+                    })
+                    .ignored_if(unavailable(gpu_present, step)),
+                );
                 tests.push(
                     GpuTest::new(format!("{name}/cpp_twin/awkward_sizes"), move || {
                         at_sizes(step, element, exclusive, &sizes(step), Code::Cpp(twins()?))
                     })
-                    .ignored_if(twins_absent(gpu_present)),
+                    .ignored_if(unavailable(gpu_present, step).or_else(|| twins_absent(gpu_present))),
                 );
             }
         }
-        tests.push(GpuTest::new(format!("scan/{}/in_place", step.id), move || in_place(step)));
+        tests.push(
+            GpuTest::new(format!("scan/{}/in_place", step.id), move || in_place(step))
+                .ignored_if(unavailable(gpu_present, step)),
+        );
         if matches!(step.scheme, Scheme::SinglePass | Scheme::Compaction) {
-            tests.push(GpuTest::new(
-                format!("scan/{}/shuffled_claims_and_reused_state", step.id),
-                move || shuffled_and_reused(step, Code::Rust),
-            ));
+            tests.push(
+                GpuTest::new(format!("scan/{}/shuffled_claims_and_reused_state", step.id), move || {
+                    shuffled_and_reused(step, Code::Rust)
+                })
+                .ignored_if(unavailable(gpu_present, step)),
+            );
             tests.push(
                 GpuTest::new(
                     format!("scan/{}/cpp_twin/shuffled_claims_and_reused_state", step.id),
                     move || shuffled_and_reused(step, Code::Cpp(twins()?)),
                 )
-                .ignored_if(twins_absent(gpu_present)),
+                .ignored_if(unavailable(gpu_present, step).or_else(|| twins_absent(gpu_present))),
             );
         }
     }
@@ -75,6 +83,11 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
     let too_small = memory_short(gpu_present, LARGE_NEEDS_GIB);
     tests.push(GpuTest::new("scan/all_steps/n_past_2^31", all_steps_past_2_pow_31).ignored_if(too_small));
     tests
+}
+
+/// Why `step` cannot run on this device (its PTX target), or `None`.
+fn unavailable(gpu_present: bool, step: &ScanStep) -> Option<String> {
+    arch_unavailable(gpu_present, step.id, step.arch)
 }
 
 fn operation(step: &ScanStep, exclusive: bool) -> &'static str {
@@ -175,10 +188,10 @@ fn in_place(step: &'static ScanStep) -> Result<(), String> {
 fn shuffled_and_reused(step: &'static ScanStep, code: Code) -> Result<(), String> {
     let exclusive = false;
     with_bench(MANY_TILES, ElementType::I32, |bench| {
-        // The smallest block too: four times the tiles, longer look-backs.
+        // The smallest block too, where the step takes one: more tiles, longer look-backs.
         for launch in [
             Launch::of(step),
-            Launch { block: MIN_BLOCK, jitter: JITTER_NS },
+            Launch { block: if step.block_at_launch() { MIN_BLOCK } else { step.threads }, jitter: JITTER_NS },
             Launch { jitter: JITTER_NS, ..Launch::of(step) },
         ] {
             let jitter = launch.jitter;
@@ -233,7 +246,7 @@ fn all_steps_past_2_pow_31() -> Result<(), String> {
     let gpu = gpu()?;
     let bench = text(ScanBench::new(gpu, LARGE, crate::base::clock::clock_seed(), ElementType::I32))?;
     let twins = crate::twins::nvrtc_absent_reason().is_none().then(twins).transpose()?;
-    for step in SCAN_STEPS {
+    for step in SCAN_STEPS.iter().filter(|s| unavailable(true, s).is_none()) {
         run_once(&bench, step, Code::Rust, Placement::OutOfPlace, false)?;
         if let Some(twins) = twins {
             run_once(&bench, step, Code::Cpp(twins), Placement::OutOfPlace, false)?;

@@ -14,7 +14,6 @@ pub mod runner;
 mod tests;
 
 use crate::base::error::{Error, Result};
-use crate::base::ptx::Arch;
 use crate::cli::Options;
 use crate::families::family::{Family, GpuTest, Ladder, RunContext, Step};
 use crate::measure::timing::Timing;
@@ -31,9 +30,6 @@ pub const NAME: &str = "scan";
 /// The scan family.
 pub struct Scan;
 
-/// Every scan kernel runs on sm_80 and newer (the PTX of every arch holds them).
-const ARCH: Arch = Arch::new(80, false);
-
 impl Family for Scan {
     fn name(&self) -> &'static str {
         NAME
@@ -48,7 +44,7 @@ impl Family for Scan {
     }
 
     fn steps(&self) -> Vec<Step> {
-        SCAN_STEPS.iter().map(|s| Step::new(s.id, s.summary, ARCH, &s.symbols(), true)).collect()
+        SCAN_STEPS.iter().map(|s| Step::new(s.id, s.summary, s.arch, &s.symbols(), true)).collect()
     }
 
     fn check_options(&self, selected: &[Step], options: &Options) -> Result<()> {
@@ -59,8 +55,8 @@ impl Family for Scan {
         let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);
         if let Some(&n) = options.n.iter().find(|&&n| compaction && n > COMPACTION_MAX_N) {
             return Err(Error::new(format!(
-                "-n {n}: compaction (s11) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave s11 out \
-                 (-k s01-s10) or pass a smaller -n"
+                "-n {n}: compaction (s12, s13) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave it \
+                 out (-k s01-s11) or pass a smaller -n"
             )));
         }
         Ok(())
@@ -101,6 +97,7 @@ impl Family for Scan {
                     empty = Some(bench.time_empty_launch(ctx.timer)?);
                 }
                 let mut rows = Vec::new();
+                let mut unavailable = Vec::new();
                 let copy = if timed {
                     crate::base::progress::begin(format!("timing a copy of n = {n}"));
                     Some(bench.time_copy(ctx.timer)?)
@@ -139,6 +136,13 @@ impl Family for Scan {
                 for step in steps_of(selected, &setting) {
                     crate::base::interrupt::check()?;
                     let item = report::item(step.id, &setting);
+                    if let Some(reason) =
+                        step.unavailable(ctx.gpu.info.compute_capability, ctx.gpu.info.ptx_arch)
+                    {
+                        unavailable.push(format!("{reason}: skipped"));
+                        ctx.output.finished(&item, Vec::new())?;
+                        continue;
+                    }
                     let row = run_step(&bench, step, &setting, ctx, &item).map_err(|e| e.during(&item))?;
                     all_passed &= row.check.as_ref().is_none_or(Check::passed) && !row.twin.failed();
                     ctx.output
@@ -155,6 +159,7 @@ impl Family for Scan {
                 let records: Vec<_> =
                     rows.iter().map(|r| report::record(&ctx.gpu.info, &setting, &baselines, r)).collect();
                 table.notes.extend(twins::notes(ctx.twins, &records.iter().collect::<Vec<_>>()));
+                table.notes.extend(unavailable);
                 if let Err(reason) = &cub {
                     table.notes.push(format!("no CUB column: {reason}"));
                 }
@@ -185,7 +190,7 @@ fn element_types(options: &Options) -> Result<Vec<ElementType>> {
 }
 
 /// The tables a run of `selected` makes at size `n`: the scans of each element type, then
-/// compaction (on i32) when s11 is selected.
+/// compaction (on i32) when s12 or s13 is selected.
 fn settings(selected: &[Step], types: &[ElementType], exclusive: bool, n: usize) -> Vec<Setting> {
     let scans = selected.iter().any(|s| step(s).scheme != Scheme::Compaction);
     let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);

@@ -2,6 +2,7 @@
 //! runner, the tests and the report iterate over [`SCAN_STEPS`]; adding a step is adding an
 //! entry here (and its kernel file and twin).
 
+use crate::base::ptx::Arch;
 use common::scan;
 
 /// How a step's kernels make the whole scan.
@@ -71,7 +72,16 @@ pub struct ScanStep {
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
     pub entries: Entries,
+    /// The oldest PTX target that holds its entry points (sm_80; sm_90a for the steps on
+    /// Hopper's bulk copies).
+    pub arch: Arch,
 }
+
+/// The PTX target of the portable steps.
+pub const SM80: Arch = Arch::new(80, false);
+
+/// The PTX target of the steps that use Hopper's bulk copies and `mbarrier`s.
+pub const SM90A: Arch = Arch::new(90, true);
 
 impl ScanStep {
     /// Its entry points for `element`, or `None` when it has no form for it.
@@ -105,10 +115,16 @@ impl ScanStep {
         block * (self.tile / self.threads)
     }
 
-    /// Whether the step takes its block size at launch (`--block`): the single-pass steps,
-    /// whose tile is the block's threads times their items.
+    /// Whether the step takes its block size at launch (`--block`): the single-pass steps
+    /// with a tile per thread's items (s07–s10, compaction), not s11's fixed rows.
     pub fn block_at_launch(&self) -> bool {
-        matches!(self.scheme, Scheme::SinglePass | Scheme::Compaction)
+        matches!(self.scheme, Scheme::SinglePass | Scheme::Compaction) && self.shared_bytes == 0
+    }
+
+    /// Why it cannot run on a device of compute capability `device` that loaded the PTX for
+    /// `loaded`, or `None` when it can.
+    pub fn unavailable(&self, device: (u32, u32), loaded: Arch) -> Option<String> {
+        crate::base::ptx::unavailable(self.id, self.arch, device, loaded)
     }
 
     /// The block size to launch with: the registry's, or `requested` (`--block`) for the
@@ -149,6 +165,7 @@ macro_rules! step {
             tile: scan::$shape::TILE,
             shared_bytes: $shared,
             entries: Entries { i32: &[concat!($id, "_i32")], f32: &[concat!($id, "_f32")] },
+            arch: SM80,
         }
     };
 }
@@ -183,6 +200,7 @@ pub const SCAN_STEPS: &[ScanStep] = &[
             i32: &["s06_reduce_tiles_i32", "s06_scan_tiles_i32"],
             f32: &["s06_reduce_tiles_f32", "s06_scan_tiles_f32"],
         },
+        arch: SM80,
     },
     step!("s07_chained", SinglePass, s07, 0, "one pass, each tile waits for its predecessor"),
     step!(
@@ -195,13 +213,34 @@ pub const SCAN_STEPS: &[ScanStep] = &[
     step!("s09_warp_lookback", SinglePass, s09, 0, "a warp looks back 32 tiles at a time"),
     step!("s10_prefetch", SinglePass, s10, 0, "s09, each block prefetching a tile 256 ahead into L2"),
     ScanStep {
-        id: "s11_compaction",
-        summary: "stream compaction (keep x > 0) on s10's scan",
-        scheme: Scheme::Compaction,
+        id: "s11_bulk_copy",
+        summary: "the tile into shared memory by one bulk copy, scanned in rows",
+        scheme: Scheme::SinglePass,
         threads: scan::s11::THREADS,
         tile: scan::s11::TILE,
+        shared_bytes: scan::s11::SHARED_BYTES,
+        entries: Entries { i32: &["s11_bulk_copy_i32"], f32: &["s11_bulk_copy_f32"] },
+        arch: SM90A,
+    },
+    ScanStep {
+        id: "s12_compaction",
+        summary: "stream compaction (keep x > 0) on s10's scan",
+        scheme: Scheme::Compaction,
+        threads: scan::s12::THREADS,
+        tile: scan::s12::TILE,
         shared_bytes: 0,
-        entries: Entries { i32: &["s11_compaction"], f32: &[] },
+        entries: Entries { i32: &["s12_compaction"], f32: &[] },
+        arch: SM80,
+    },
+    ScanStep {
+        id: "s13_staged_compaction",
+        summary: "compaction on s11: warps pack their rows in shared memory, store them contiguous",
+        scheme: Scheme::Compaction,
+        threads: scan::s13::THREADS,
+        tile: scan::s13::TILE,
+        shared_bytes: scan::s13::SHARED_BYTES,
+        entries: Entries { i32: &["s13_staged_compaction"], f32: &[] },
+        arch: SM90A,
     },
 ];
 

@@ -273,6 +273,12 @@ impl<'g> ScanBench<'g> {
         let n = self.n;
         let tiles = step.tiles_with(n, launch.block);
         let (block, jitter) = (launch.block, launch.jitter);
+        if block != step.threads && !step.block_at_launch() {
+            return Err(Error::new(format!(
+                "{}: launched with {block} threads, but it takes its own {} only",
+                step.id, step.threads
+            )));
+        }
         match step.scheme {
             Scheme::ScanThenPropagate => {
                 // The propagation kernel comes from the same code as the step: its twin's module

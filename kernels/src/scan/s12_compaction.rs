@@ -1,4 +1,4 @@
-//! Step s11 — stream compaction: the elements that pass a test, packed, on s10's scan.
+//! Step s12 — stream compaction: the elements that pass a test, packed, on s10's scan.
 //!
 //! Idea: an element's place in the packed output is the number of kept elements before it, an
 //!       exclusive scan of 0/1 flags that never reach memory: each thread counts the kept ones
@@ -10,7 +10,7 @@
 //! Cost: s10's; one more `u32` of output (the count).
 //! Result: 1053 GB/s (6.12 ms) at n = 2^30, 39 % of CUB's DeviceSelect::If, H200, 2026-11-25.
 //!
-//! More: docs/lessons.md#s11
+//! More: docs/lessons.md#s12
 
 use super::s04_warp_shuffles::block_exclusive_scan;
 use super::s07_chained::LookBack;
@@ -21,7 +21,7 @@ use crate::device::index::{block_dim, grid_dim, lane_idx, thread_idx, warp_idx};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
 use crate::static_shared;
-use common::scan::s11::{AHEAD, ITEMS, THREADS};
+use common::scan::s12::{AHEAD, ITEMS, THREADS};
 use common::scan::{keep_i32, status::PREFIX};
 use kernel_macros::kernel;
 
@@ -39,7 +39,7 @@ static_shared! {
 /// be the same buffer: a tile writes only below its own end, and only after every tile
 /// before it has loaded); `state` as for s07's `single_pass`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn s11_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
+pub unsafe fn s12_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
     let words: SharedArray<u32> = compaction_words();
     // SAFETY: every thread, once; words 0 and 1 of three; the state as the caller promises.
     let claim = unsafe { state::claim_for_block(words, state, jitter) };
@@ -48,7 +48,7 @@ pub unsafe fn s11_compaction(input: *const u32, output: *mut u32, n: usize, stat
     let tile = (block_dim() * ITEMS) as usize;
     let first = claim.tile as usize * tile + (thread_idx() * ITEMS) as usize;
     // SAFETY: the addresses prefetched lie below n.
-    unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile) };
+    unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile, tile) };
     // SAFETY: `first` is a multiple of 4; the elements are this thread's alone.
     let items = unsafe { tile::load::<i32>(input, n, first) };
     // Elements past n load as 0, which the test rejects.

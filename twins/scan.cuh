@@ -75,7 +75,7 @@ using s09::TILE;
 constexpr u32 AHEAD = 256;
 }  // namespace s10
 namespace s11 {  // the tile through shared memory by bulk copy: 256 threads, 8 rows per warp
-using s10::AHEAD;
+constexpr u32 AHEAD = 128;  // tiles to the one prefetched into L2: half s10's distance
 constexpr u32 THREADS = 256;
 constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp scans
 constexpr u32 TILE = THREADS * ROWS * 4;

@@ -5,8 +5,8 @@
 //!       and starts one `cp.async.bulk` of its 32 KiB into shared memory; an mbarrier says when
 //!       it landed. The shared memory holds six tiles per SM, the registers only what a warp
 //!       scans at a time: eight rows of one 16-byte unit per lane, read coalesced and stored so.
-//! Changes from s10: the loads (bulk copy, striped rows) and the warp's part of the tile scan
-//!       (a warp scan per row); claim, block scan, look-back and prefetch are s10's.
+//! Changes from s10: the loads (bulk copy, striped rows), the warp's part of the tile scan
+//!       (a warp scan per row), the prefetch 128 tiles ahead; claim, look-back are s10's.
 //! Bottleneck: a block's life outside its copy (ticket, scan, look-back, stores): without the
 //!       L2 prefetch 73 % of a copy; 4096-element tiles (more blocks per SM) gain nothing.
 //! Cost: 32 KiB + 8 B of dynamic shared memory per block; sm_90 (`cp.async.bulk`, `mbarrier`).

@@ -6,12 +6,16 @@
 #   info        the GPU, its driver, clocks and power now
 #   cub         builds dist/gpu-bundle/cub/libscan_cub.so (bench/cub/build-scan-library.sh)
 #               unless it is there, then checks it against the CPU (scan_library_check)
-#   tests       the scan family's GPU tests (every step and twin), then CUB's
+#   tests       the scan family's GPU tests (every step and twin, CUB's library, past 2^31)
+#   tests-small the same but the test past 2^31 (16 GiB)
+#   quick       every step at 2^20 and 2^30
 #   ladder      the ladder, i32 inclusive, at 2^16, 2^20, 2^24, 2^26, 2^28 and 2^30, then f32 and
 #               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder
+#   blocks      s08–s10 with blocks of 128, 256 and 512 threads
+#   variants    the bundles in dist/exp/* (other constants) beside the bundle's own
 #   sweep       s11, s13 and CUB at every power of two from 2^16 to 2^30
-#   sanitize    the scan family's GPU tests (less the 16 GiB one) under memcheck, racecheck,
-#               synccheck and initcheck (host sanitize)
+#   sanitize    the scan family's GPU tests of the Rust steps (less the 16 GiB one, the twins
+#               and CUB's) under memcheck, racecheck and synccheck (host sanitize)
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -49,17 +53,18 @@ for part in "$@"; do
               $b/host -k s08,s09,s10 --twins off -n 2^20,2^24,2^30 --block $blk > "$out/blocks-$blk.txt" 2> "$out/blocks-$blk.progress"
               echo "block $blk: host exit $?"; grep -E "^(s0|s1|CUB|copy)" "$out/blocks-$blk.txt"
             done ;;
-    ahead) # the prefetch distance: bundles built with common::scan::s10::AHEAD = 64 and 1024
-           # (dist/exp/a64, dist/exp/a1024) beside the bundle's own
+    variants) # bundles built with other constants (a prefetch distance, a tile size), each
+              # host and ptx/ copied to dist/exp/<name>/, timed beside the bundle's own
            export GPU_KERNELS_CUB_LIBRARY=$PWD/$b/cub/libscan_cub.so
-           for v in a64:dist/exp/a64 a256:$b a1024:dist/exp/a1024; do
-             name=${v%%:*}; dir=${v#*:}
-             $dir/host --ptx-dir $dir/ptx -k s09,s10,s11,s12 --twins off -n 2^20,2^24,2^30 > "$out/ahead-$name.txt" 2> "$out/ahead-$name.progress"
-             echo "$name: host exit $?"; grep -E "^(s09|s10|s11|s12|CUB|copy)" "$out/ahead-$name.txt"
+           for dir in $b dist/exp/*; do
+             name=$(basename "$dir")
+             $dir/host --ptx-dir $dir/ptx -k s10,s11,s13 --twins off -n 2^20,2^24,2^30 > "$out/variant-$name.txt" 2> "$out/variant-$name.progress"
+             echo "$name: host exit $?"; grep -E "^(s1|CUB|copy)" "$out/variant-$name.txt"
            done ;;
     sweep) $b/host -k s11,s13 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
-    sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize scan/ 2>&1 | tail -12 ;;
+    sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck scan/ \
+                -- --skip cpp_twin --skip scan/cub 2>&1 | tail -16 ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done

@@ -5,6 +5,7 @@
 //! `twins/<name>/`), a `pub mod` line in `kernels/src/lib.rs`, and two lines here (its
 //! `pub mod` and its entry in [`FAMILIES`]). Nothing else in the host names a family.
 
+pub mod attention;
 pub mod family;
 pub mod gemm;
 pub mod probe;

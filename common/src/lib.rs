@@ -3,6 +3,7 @@
 
 #![no_std]
 
+pub mod attention;
 pub mod gemm;
 pub mod input;
 pub mod probes;

@@ -24,6 +24,7 @@
 #![feature(rustc_attrs)]
 #![allow(internal_features)]
 
+pub mod attention;
 pub mod device;
 pub mod gemm;
 pub mod probes;

@@ -36,6 +36,7 @@
 pub mod async_copy;
 pub mod atomic;
 pub mod clock;
+pub mod convert;
 #[cfg(target_feature = "sm_90a")]
 pub mod cluster;
 pub mod index;

@@ -1,0 +1,77 @@
+//! The attention steps' problem as the kernels read it: one `#[repr(C)]` struct the host
+//! writes to device memory and every kernel of a step reads (`*const Dims`), so that a launch
+//! passes one pointer whatever the layout, mask and grouping.
+
+/// Where element (batch `b`, head `h`, row `s`, column `d`) of a Q, K, V or O tensor lies:
+/// `b·batch + h·head + s·row + d` elements from its start (head-dim columns are contiguous in
+/// both layouts the family takes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strides {
+    pub batch: u64,
+    pub head: u64,
+    pub row: u64,
+}
+
+impl Strides {
+    /// The offset of row `s` of head `h` of batch `b`.
+    #[inline(always)]
+    pub const fn row_offset(&self, b: u32, h: u32, s: u32) -> u64 {
+        b as u64 * self.batch + h as u64 * self.head + s as u64 * self.row
+    }
+}
+
+/// One forward pass's shape, mask and strides.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dims {
+    pub batch: u32,
+    /// Query heads.
+    pub heads_q: u32,
+    /// Query heads per key/value head: query head `h` reads key/value head `h / group`.
+    pub group: u32,
+    pub seq_q: u32,
+    pub seq_k: u32,
+    pub head_dim: u32,
+    /// 1: query `i` sees keys `j ≤ i + seq_k − seq_q` (the causal mask aligned at the bottom
+    /// right); 0: every key.
+    pub causal: u32,
+    /// The softmax scale (1/√head dim unless the caller says otherwise).
+    pub scale: f32,
+    pub q: Strides,
+    pub k: Strides,
+    pub v: Strides,
+    pub o: Strides,
+}
+
+impl Dims {
+    /// The keys query row `row` sees: `0..visible_keys(row)` (none when the mask hides all).
+    #[inline(always)]
+    pub const fn visible_keys(&self, row: u32) -> u32 {
+        if self.causal == 0 {
+            return self.seq_k;
+        }
+        let end = row as u64 + 1 + self.seq_k as u64;
+        if end <= self.seq_q as u64 {
+            0
+        } else {
+            let keys = end - self.seq_q as u64;
+            if keys < self.seq_k as u64 { keys as u32 } else { self.seq_k }
+        }
+    }
+
+    /// Rows of all (batch, query head) pairs: the scores' and the softmax's rows.
+    #[inline(always)]
+    pub const fn rows(&self) -> u64 {
+        self.batch as u64 * self.heads_q as u64 * self.seq_q as u64
+    }
+}
+
+/// a01 (three kernels, the scores in memory): threads per block of its softmax kernel, which
+/// gives each row a block.
+pub mod a01 {
+    pub const SOFTMAX_THREADS: u32 = 256;
+    /// Threads per block (x by y) of its two products, one output element per thread.
+    pub const TILE_X: u32 = 32;
+    pub const TILE_Y: u32 = 8;
+}

@@ -1,0 +1,50 @@
+//! The attention ladder (work in progress): the forward pass of softmax(Q·Kᵀ·scale + mask)·V
+//! over `f16` or `bf16` inputs with `f32` softmax statistics, from three kernels with the
+//! scores in memory towards one fused Hopper kernel.
+//!
+//! | step | idea |
+//! | --- | --- |
+//! | [`a01_three_kernels`] | S = Q·Kᵀ written to memory, a softmax per row, then P·V: what fusion removes |
+//!
+//! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
+//! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
+//! and a `_bf16` entry point per kernel that reads or writes the tensors.
+
+pub mod a01_three_kernels;
+
+use crate::device::convert::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
+
+/// A 16-bit floating-point type of the tensors, carried as its bits.
+pub trait Half {
+    fn to_f32(bits: u16) -> f32;
+    /// Rounded to the nearest (ties to even).
+    fn from_f32(x: f32) -> u16;
+}
+
+/// IEEE half precision.
+pub struct F16;
+
+/// bfloat16.
+pub struct Bf16;
+
+impl Half for F16 {
+    #[inline(always)]
+    fn to_f32(bits: u16) -> f32 {
+        f16_to_f32(bits)
+    }
+    #[inline(always)]
+    fn from_f32(x: f32) -> u16 {
+        f32_to_f16(x)
+    }
+}
+
+impl Half for Bf16 {
+    #[inline(always)]
+    fn to_f32(bits: u16) -> f32 {
+        bf16_to_f32(bits)
+    }
+    #[inline(always)]
+    fn from_f32(x: f32) -> u16 {
+        f32_to_bf16(x)
+    }
+}

@@ -317,22 +317,16 @@ __device__ __forceinline__ void pause(u32 jitter, u32 salt) {
     }
 }
 
-// `take_ticket`: the next ticket from state[0]. atomicAdd on a u64 is atom.global.add.u64,
-// relaxed at GPU scope like the Rust's atom.relaxed.gpu.global.add.u64.
-// `claim_tile`: takes the next ticket: its tile is ticket mod tiles, its epoch
+// `claim_tile`: takes the next ticket from state[0]: its tile is ticket mod tiles, its epoch
 // ticket / tiles + 1. Tickets go out in the order blocks reach this line, so a block only
 // ever waits for blocks that already run. One thread per block, once; one block per tile.
-__device__ __forceinline__ u64 take_ticket(u64* state) { return atomicAdd(state, 1ull); }
-
-// `Claim::of_ticket`: what `ticket` claims when every launch on the state hands out
-// `per_launch` tickets: tile ticket mod per_launch, epoch ticket / per_launch + 1.
-__device__ __forceinline__ Claim of_ticket(u64 ticket, u64 per_launch) {
-    return {(u32)(ticket % per_launch), status::epoch(ticket, per_launch)};
-}
-
+// atomicAdd on a u64 is atom.global.add.u64, relaxed at GPU scope like the Rust's
+// atom.relaxed.gpu.global.add.u64.
 __device__ __forceinline__ Claim claim_tile(u64* state, u32 jitter) {
     pause(jitter, 0);
-    return of_ticket(take_ticket(state), gridDim.x);
+    const u64 ticket = atomicAdd(state, 1ull);
+    const u64 tiles = gridDim.x;
+    return {(u32)(ticket % tiles), status::epoch(ticket, tiles)};
 }
 
 // `claim_for_block`: the block's claim, for every thread: thread 0 takes the ticket and hands

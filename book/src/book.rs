@@ -474,30 +474,27 @@ impl Book {
     /// The charts of a chapter's ladder, per GPU kind that kept them: the first inline, the
     /// others linked.
     fn charts(&self, chapter: &Chapter, page: &str) -> String {
-        let precisions = self.precisions(chapter);
+        let keys = ChartKeys { precisions: self.precisions(chapter), settings: self.scan_settings(chapter) };
         let mut out = String::new();
         for gpu in &self.gpus {
             let mut mine: Vec<&String> =
-                gpu.charts.iter().filter(|c| chart_belongs(c, chapter, &precisions)).collect();
-            mine.sort_by_key(|c| chart_rank(c, &precisions));
+                gpu.charts.iter().filter(|c| chart_belongs(c, chapter, &keys)).collect();
+            mine.sort_by_key(|c| chart_rank(c, &keys));
             let Some((first, rest)) = mine.split_first() else { continue };
             if out.is_empty() {
                 out += "## The ladder's chart\n\n";
             }
-            let suite = gpu
-                .runs
-                .iter()
-                .find(|r| r.file == "suite.json")
-                .map(|r| format!(", the run of {}", r.date()));
+            let drawn_by = results::chart_run(gpu, first)
+                .map(|r| format!(", drawn by the run of `{}` on {}", r.file, r.date()))
+                .unwrap_or_default();
             let path = relative(page, &format!("charts/{}/{first}", gpu.kind));
             let title = results::chart_title(first);
             let _ = write!(
                 out,
-                "![{title} on the {}](<{path}>)\n\n*{} on the {}{} (`{}/charts/{first}`).*\n\n",
+                "![{title} on the {}](<{path}>)\n\n*{} on the {}{drawn_by} (`{}/charts/{first}`).*\n\n",
                 gpu.device(),
                 if title.starts_with("the ") { capitalise(&title) } else { title.clone() },
                 gpu.device(),
-                suite.unwrap_or_default(),
                 gpu.dir()
             );
             if !rest.is_empty() {
@@ -533,6 +530,17 @@ impl Book {
         found.sort_by_key(|p| precision_rank(p));
         found.dedup();
         found
+    }
+
+    /// The scan settings (operation and type) of a chapter's kernels, from the records of
+    /// every GPU kind, else from the host's registry ([`results::scan::settings_of`]); none
+    /// for another family's chapter.
+    fn scan_settings(&self, chapter: &Chapter) -> Vec<results::scan::Setting> {
+        if chapter.family != host::families::scan::NAME {
+            return vec![];
+        }
+        let records = self.gpus.iter().flat_map(|g| g.runs.iter().flat_map(|r| r.records.iter()));
+        results::scan::settings_of(records, &chapter.ids())
     }
 
     /// The device library's wrappers `code` calls, each linked to its section.
@@ -978,25 +986,43 @@ fn first_sentence(doc: &str) -> String {
     }
 }
 
+/// What picks a chapter's charts from its records: the input types its kernels ran with,
+/// and for a scan step the settings (operation and type) they ran.
+struct ChartKeys {
+    precisions: Vec<String>,
+    settings: Vec<results::scan::Setting>,
+}
+
 /// Whether chart `file` is of `chapter`'s ladder: a probe's charts by its id (`p6-…`), a
-/// family's by its name and, for GEMM, the input type (`gemm-f16-…`).
-fn chart_belongs(file: &str, chapter: &Chapter, precisions: &[String]) -> bool {
+/// scan step's by the settings it ran (`scan-compaction-i32-…` for a compaction step, the
+/// scans' for the others), another family's by its name and, for GEMM, the input type
+/// (`gemm-f16-…`).
+fn chart_belongs(file: &str, chapter: &Chapter, keys: &ChartKeys) -> bool {
+    if let Some((setting, _)) = results::scan::Setting::from_chart(file) {
+        return chapter.family == host::families::scan::NAME && keys.settings.contains(&setting);
+    }
     let parts: Vec<&str> = file.trim_end_matches(".svg").split('-').collect();
     match parts.as_slice() {
         [first, ..] if *first == chapter.short_id() => true,
         [first, second, ..] if *first == chapter.family => {
             let is_precision = ["i32", "f32", "f16", "bf16"].contains(second);
-            !is_precision || precisions.iter().any(|p| p == second)
+            !is_precision || keys.precisions.iter().any(|p| p == second)
         }
         [first, ..] => *first == chapter.family,
         [] => false,
     }
 }
 
-/// Which chart of a chapter shows first: its first input type, then the largest problem.
-fn chart_rank(file: &str, precisions: &[String]) -> (usize, std::cmp::Reverse<u128>, String) {
+/// Which chart of a chapter shows first: its first setting (a scan step: i32 inclusive
+/// first) or input type, then the largest problem.
+fn chart_rank(file: &str, keys: &ChartKeys) -> (usize, std::cmp::Reverse<u128>, String) {
+    if let Some((setting, n)) = results::scan::Setting::from_chart(file) {
+        let first = keys.settings.iter().position(|s| *s == setting).unwrap_or(usize::MAX);
+        return (first, std::cmp::Reverse(u128::from(n)), file.to_string());
+    }
     let parts: Vec<&str> = file.trim_end_matches(".svg").split('-').collect();
-    let precision = parts.get(1).and_then(|p| precisions.iter().position(|q| q == p)).unwrap_or(usize::MAX);
+    let precision =
+        parts.get(1).and_then(|p| keys.precisions.iter().position(|q| q == p)).unwrap_or(usize::MAX);
     let volume: u128 = parts
         .last()
         .map(|shape| shape.split('x').filter_map(|d| d.parse::<u128>().ok()).product())
@@ -1103,6 +1129,148 @@ mod tests {
         assert_eq!(relative("gemm/t06_tma.md", "gemm/t05_wgmma.md"), "../gemm/t05_wgmma.md");
         assert_eq!(normalise("docs/../kernels/src/./gemm/mod.rs"), "kernels/src/gemm/mod.rs");
         assert_eq!(parent("docs/running.md"), "docs");
+    }
+
+    /// A chapter of the one step `step` of `family`, with no code or card.
+    fn chapter(
+        family: &'static dyn host::families::family::Family,
+        step: host::families::family::Step,
+    ) -> Chapter {
+        let ladder = step.ladder();
+        Chapter {
+            name: step.id.to_string(),
+            family: family.name(),
+            ladder,
+            page: format!("{}/{}.md", family.name(), step.id),
+            steps: vec![step],
+            source: Source { path: String::new(), text: String::new() },
+            is_kernel: true,
+            twin: None,
+            builds_on: None,
+            header: crate::header::Header {
+                kind: String::new(),
+                id: String::new(),
+                title: String::new(),
+                fields: vec![],
+                prose: String::new(),
+            },
+        }
+    }
+
+    /// The chapters of the scan family's last scan step and its first compaction step, by
+    /// their schemes in the host's registry (the ladder changes; the test follows it).
+    fn scan_and_compaction() -> (Chapter, Chapter) {
+        use host::families::scan::registry::{SCAN_STEPS, Scheme};
+        let family = host::families::family(host::families::scan::NAME).unwrap();
+        let of = |id: &str| chapter(family, family.steps().into_iter().find(|s| s.id == id).unwrap());
+        let scan = SCAN_STEPS.iter().rfind(|s| s.scheme != Scheme::Compaction).unwrap();
+        let compaction = SCAN_STEPS.iter().find(|s| s.scheme == Scheme::Compaction).unwrap();
+        (of(scan.id), of(compaction.id))
+    }
+
+    /// The charts a chapter shows on one GPU kind, the first inline: what `Book::charts`
+    /// picks from `charts`.
+    fn picked<'a>(charts: &[&'a str], chapter: &Chapter, keys: &ChartKeys) -> Vec<&'a str> {
+        let mut mine: Vec<&str> =
+            charts.iter().copied().filter(|c| chart_belongs(c, chapter, keys)).collect();
+        mine.sort_by_key(|c| chart_rank(c, keys));
+        mine
+    }
+
+    /// The charts folder of `docs/results/h200/` (names sorted, as `records::load` gives them).
+    const CHARTS: &[&str] = &[
+        "gemm-f16-4096x4096x4096.svg",
+        "p1-stride-copy.svg",
+        "reduce-ladder-n2p30.svg",
+        "scan-compaction-i32-n2p16.svg",
+        "scan-compaction-i32-n2p24.svg",
+        "scan-compaction-i32-n2p30.svg",
+        "scan-exclusive-i32-n2p30.svg",
+        "scan-inclusive-f32-n2p30.svg",
+        "scan-inclusive-i32-n2p16.svg",
+        "scan-inclusive-i32-n2p24.svg",
+        "scan-inclusive-i32-n2p30.svg",
+    ];
+
+    #[test]
+    fn scan_chapters_show_their_operation_at_the_largest_size() {
+        let (scan, compaction) = scan_and_compaction();
+        // No records: the settings come from the host's registry.
+        let keys = |chapter: &Chapter| ChartKeys {
+            precisions: vec![],
+            settings: results::scan::settings_of(std::iter::empty(), &chapter.ids()),
+        };
+        let shown = picked(CHARTS, &scan, &keys(&scan));
+        assert_eq!(shown.first(), Some(&"scan-inclusive-i32-n2p30.svg"), "{shown:?}");
+        assert_eq!(
+            shown[1..],
+            [
+                "scan-inclusive-i32-n2p24.svg",
+                "scan-inclusive-i32-n2p16.svg",
+                "scan-exclusive-i32-n2p30.svg",
+                "scan-inclusive-f32-n2p30.svg"
+            ]
+        );
+        let shown = picked(CHARTS, &compaction, &keys(&compaction));
+        assert_eq!(
+            shown,
+            [
+                "scan-compaction-i32-n2p30.svg",
+                "scan-compaction-i32-n2p24.svg",
+                "scan-compaction-i32-n2p16.svg"
+            ]
+        );
+        // Without the largest size, the largest there is.
+        let smaller: Vec<&str> = CHARTS.iter().copied().filter(|c| !c.contains("n2p30")).collect();
+        assert_eq!(picked(&smaller, &scan, &keys(&scan)).first(), Some(&"scan-inclusive-i32-n2p24.svg"));
+        assert_eq!(
+            picked(&smaller, &compaction, &keys(&compaction)).first(),
+            Some(&"scan-compaction-i32-n2p24.svg")
+        );
+    }
+
+    #[test]
+    fn a_scan_chapters_charts_are_of_the_settings_its_records_ran() {
+        use host::report::records::Record;
+        let (scan, _) = scan_and_compaction();
+        let record = |kernel: &str, variant: &str, precision: &str| {
+            let mut record = Record::new(host::families::scan::NAME, kernel);
+            (record.variant, record.precision, record.n) =
+                (Some(variant.into()), Some(precision.into()), Some(1 << 30));
+            record
+        };
+        let records = [
+            record(&scan.name, "inclusive, block 256", "f32"),
+            record(&scan.name, "inclusive, block 256", "i32"),
+            // Another step's, and CUB's: not the chapter's.
+            record("cub", "exclusive", "i32"),
+        ];
+        let keys = ChartKeys {
+            precisions: vec![],
+            settings: results::scan::settings_of(records.iter(), &scan.ids()),
+        };
+        assert_eq!(
+            picked(CHARTS, &scan, &keys),
+            [
+                "scan-inclusive-i32-n2p30.svg",
+                "scan-inclusive-i32-n2p24.svg",
+                "scan-inclusive-i32-n2p16.svg",
+                "scan-inclusive-f32-n2p30.svg"
+            ]
+        );
+    }
+
+    #[test]
+    fn other_chapters_show_no_scan_chart() {
+        let keys = ChartKeys { precisions: vec!["f16".into()], settings: vec![] };
+        for family in host::families::FAMILIES.iter().filter(|f| f.name() != host::families::scan::NAME) {
+            let step = family.steps().into_iter().next().unwrap();
+            let shown = picked(CHARTS, &chapter(*family, step), &keys);
+            assert!(shown.iter().all(|c| !c.starts_with("scan-")), "{}: {shown:?}", family.name());
+        }
+        let gemm = host::families::family("gemm").unwrap();
+        let step = gemm.steps().into_iter().find(|s| s.id.ends_with("_f16")).unwrap();
+        assert_eq!(picked(CHARTS, &chapter(gemm, step), &keys), ["gemm-f16-4096x4096x4096.svg"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use crate::{Repo, Result};
 use host::report::records::Record;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Where the committed records live, from the repository root.
@@ -58,6 +59,9 @@ pub struct GpuResults {
     pub runs: Vec<Run>,
     /// The run's charts (`charts/*.svg`) by file name, sorted; empty where none were kept.
     pub charts: Vec<String>,
+    /// The date of the run that drew each chart, as its subtitle gives it (`2026-11-25 02:56
+    /// UTC`, [`Run::date`]'s form), by file name; a chart that gives none is not here.
+    pub drawn: BTreeMap<String, String>,
 }
 
 impl GpuResults {
@@ -108,7 +112,28 @@ pub fn load(repo: &Repo, kind: &str) -> Result<GpuResults> {
         vec![]
     };
     charts.sort();
-    Ok(GpuResults { kind: kind.to_string(), runs, charts })
+    let mut drawn = BTreeMap::new();
+    for chart in &charts {
+        let path = charts_dir.join(chart);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if let Some(date) = chart_date(&text) {
+            drawn.insert(chart.clone(), date);
+        }
+    }
+    Ok(GpuResults { kind: kind.to_string(), runs, charts, drawn })
+}
+
+/// What the host stamps on a chart before its run's date: `NVIDIA H200, run of 2026-11-25
+/// 02:56 UTC` (`host::run`, `LadderChart::subtitle`).
+const DRAWN_IN: &str = ", run of ";
+
+/// The run's date a chart's subtitle gives ([`DRAWN_IN`]): up to the end of its line, or
+/// to the `;` before a note.
+pub fn chart_date(svg: &str) -> Option<String> {
+    let (_, after) = svg.split_once(DRAWN_IN)?;
+    let date = after.split(['\n', '<', ';']).next()?.trim();
+    (!date.is_empty()).then(|| date.to_string())
 }
 
 fn read_dir_names(dir: &Path) -> Result<Vec<String>> {
@@ -199,6 +224,15 @@ mod tests {
         assert_eq!(precision_name("f16"), "FP16");
         assert_eq!(precision_name("bf16"), "BF16");
         assert_eq!(precision_name("i32"), "i32");
+    }
+
+    #[test]
+    fn chart_dates() {
+        let svg = "<text>\nNVIDIA H200, run of 2026-11-25 02:56 UTC; 8.590 GB moved per run\n</text>";
+        assert_eq!(chart_date(svg).as_deref(), Some("2026-11-25 02:56 UTC"));
+        let svg = "<text>NVIDIA H200, run of 2026-11-25 00:30 UTC</text>";
+        assert_eq!(chart_date(svg).as_deref(), Some("2026-11-25 00:30 UTC"));
+        assert_eq!(chart_date("<text>Strided copy</text>"), None);
     }
 
     #[test]

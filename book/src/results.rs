@@ -342,7 +342,7 @@ fn reduction_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> Stri
             out += &twins_note(run);
             out += "\n";
             let chart = format!("reduce-ladder-n2p{}.svg", size.n.map_or(0, u64::trailing_zeros));
-            if run.file == "suite.json" && gpu.charts.contains(&chart) {
+            if gpu.charts.contains(&chart) && chart_run(gpu, &chart).is_some_and(|r| r.file == run.file) {
                 out += &format!(
                     "![The reduction ladder at {} on the {}]({})\n\n",
                     size_text(size),
@@ -466,7 +466,7 @@ fn gemm_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
             first.n.unwrap_or(0),
             first.k.unwrap_or(0)
         );
-        if run.file == "suite.json" && gpu.charts.contains(&chart) {
+        if gpu.charts.contains(&chart) && chart_run(gpu, &chart).is_some_and(|r| r.file == run.file) {
             out += &format!(
                 "![{} GEMM at {} on the {}]({})\n\n",
                 precision_name(&precision.1),
@@ -637,7 +637,8 @@ fn probes_section(gpu: &GpuResults, order: &StepOrder) -> String {
     out
 }
 
-/// Every chart of the GPU kind, linked.
+/// Every chart of the GPU kind, linked, under the file of the run that drew it
+/// ([`chart_run`]).
 fn charts_section(gpu: &GpuResults, links: &Links) -> String {
     if gpu.charts.is_empty() {
         return format!(
@@ -646,15 +647,67 @@ fn charts_section(gpu: &GpuResults, links: &Links) -> String {
             gpu.dir()
         );
     }
-    let run = gpu.runs.iter().find(|r| r.file == "suite.json").or(gpu.runs.first());
     let mut out = String::from("## Charts\n\n");
-    if let Some(run) = run {
-        out += &format!("Drawn by the host (`--plots`) in the run of {} (`{}`):\n\n", run.date(), run.file);
+    out += "Drawn by the host (`--plots`), each under the file of the run that drew it (the run's date is on \
+            the chart):\n\n";
+    let owners: Vec<Option<&Run>> = gpu.charts.iter().map(|chart| chart_run(gpu, chart)).collect();
+    // A list per run that drew some, in the files' order; then those of no file here.
+    let mut lists = vec![];
+    for owner in gpu.runs.iter().map(Some).chain([None]) {
+        let file = owner.map(|r| r.file.as_str());
+        let items: Vec<String> = gpu
+            .charts
+            .iter()
+            .zip(&owners)
+            .filter(|(_, o)| o.map(|r| r.file.as_str()) == file)
+            .map(|(chart, _)| format!("- [{}]({})\n", chart_title(chart), (links.chart)(&gpu.kind, chart)))
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
+        let heading = match owner {
+            Some(run) => format!("`{}` ({}):", run.file, run.date()),
+            None => "Drawn by runs whose files are not kept here:".to_string(),
+        };
+        lists.push(format!("{heading}\n\n{}", items.concat()));
     }
-    for chart in &gpu.charts {
-        out += &format!("- [{}]({})\n", chart_title(chart), (links.chart)(&gpu.kind, chart));
-    }
+    out += &lists.join("\n");
     out
+}
+
+/// The run of `gpu` that drew chart `file`: of the runs of the date the chart gives
+/// ([`GpuResults::drawn`]; every run where it gives none), the first that holds records of
+/// what it shows ([`chart_shows`]), else the first of that date. `None` where no file kept
+/// here is of its run.
+pub fn chart_run<'a>(gpu: &'a GpuResults, file: &str) -> Option<&'a Run> {
+    let drawn = gpu.drawn.get(file);
+    let mut of_its_date = gpu.runs.iter().filter(|r| drawn.is_none_or(|date| *date == r.date()));
+    let holds = |run: &&Run| run.records.iter().any(|r| chart_shows(file, r));
+    of_its_date.clone().find(holds).or_else(|| drawn.and(of_its_date.next()))
+}
+
+/// Whether chart `file` (named as the host names them: [`chart_title`]) shows `record`: a
+/// GEMM chart its precision and shape, the reduction's its size, a scan chart its setting
+/// and size, a probe's (`p1-…`) its records.
+fn chart_shows(file: &str, record: &Record) -> bool {
+    let stem = file.trim_end_matches(".svg");
+    if let Some((setting, n)) = scan::Setting::from_chart(file) {
+        return scan::is_scan(record) && scan::Setting::of(record) == setting && record.n == Some(n);
+    }
+    match stem.split('-').collect::<Vec<_>>().as_slice() {
+        ["gemm", precision, shape] => {
+            let (m, n, k) = (record.m.unwrap_or(0), record.n.unwrap_or(0), record.k.unwrap_or(0));
+            record.family == "gemm"
+                && record.precision.as_deref() == Some(*precision)
+                && format!("{m}x{n}x{k}") == *shape
+        }
+        ["reduce", "ladder", size] => {
+            record.family == "reduce"
+                && record.n.is_some_and(|n| format!("n2p{}", n.trailing_zeros()) == *size)
+        }
+        [id, _, ..] => record.kernel.strip_prefix(id).is_some_and(|rest| rest.starts_with('_')),
+        _ => false,
+    }
 }
 
 /// What a chart shows, from its file name: `gemm-f16-4096x4096x4096.svg` → `FP16 GEMM at

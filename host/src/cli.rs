@@ -45,7 +45,7 @@ pub struct Options {
     pub gemm: Vec<(u32, u32, u32)>,
 
     /// Element types of the scan ladder, comma separated: `i32` (wrapping sums, exact) and
-    /// `f32` (checked within a bound that grows with n). Compaction (s12) runs on i32 alone.
+    /// `f32` (checked within a bound that grows with n). Compaction runs on i32 alone.
     #[arg(long, value_delimiter = ',', value_parser = ["i32", "f32"], default_value = "i32")]
     pub scan_type: Vec<String>,
 

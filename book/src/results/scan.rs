@@ -11,7 +11,9 @@
 //! operation and type, every step's GB/s at every size ([`size_tables`]), every figure at
 //! the largest size ([`table`]) and the host's charts.
 
-use super::{Links, REGS, StepOrder, chart_title, figure, median, percent, registers, step_name, twins_note};
+use super::{
+    Links, REGS, StepOrder, chart_run, chart_title, figure, median, percent, registers, step_name, twins_note,
+};
 use crate::markdown::{Align, Table, micros, one_decimal, ratio};
 use crate::records::{GpuResults, Run, precision_rank};
 use host::families::scan::NAME;
@@ -61,13 +63,33 @@ pub struct Setting {
 }
 
 impl Setting {
+    /// `operation` (`inclusive`, `exclusive`, `compaction`) on `precision` (`i32`, `f32`).
+    pub fn new(operation: &str, precision: &str) -> Self {
+        let position = OPERATIONS.iter().position(|&o| o == operation).unwrap_or(OPERATIONS.len());
+        Self {
+            rank: (operation == COMPACTION, precision_rank(precision), position),
+            operation: operation.to_string(),
+            precision: precision.to_string(),
+        }
+    }
+
     /// The setting of a scan record, from its variant and precision.
     pub fn of(record: &Record) -> Self {
         let variant = record.variant.as_deref().unwrap_or("");
-        let operation = variant.split(", ").next().unwrap_or("").to_string();
-        let precision = record.precision.clone().unwrap_or_default();
-        let position = OPERATIONS.iter().position(|&o| o == operation).unwrap_or(OPERATIONS.len());
-        Self { rank: (operation == COMPACTION, precision_rank(&precision), position), operation, precision }
+        let operation = variant.split(", ").next().unwrap_or("");
+        Self::new(operation, record.precision.as_deref().unwrap_or(""))
+    }
+
+    /// The setting and size of the host's scan chart `file` ([`Setting::chart`] read back):
+    /// `scan-compaction-i32-n2p24.svg` → i32 compaction, 2^24; `None` for another chart.
+    pub fn from_chart(file: &str) -> Option<(Self, u64)> {
+        let stem = file.strip_suffix(".svg").unwrap_or(file);
+        match stem.split('-').collect::<Vec<_>>().as_slice() {
+            [family, operation, precision, tag] if *family == NAME => {
+                Some((Self::new(operation, precision), tag_size(tag)?))
+            }
+            _ => None,
+        }
     }
 
     pub fn is_compaction(&self) -> bool {
@@ -93,6 +115,40 @@ impl Setting {
     pub fn chart(&self, n: u64) -> String {
         format!("{NAME}-{}-{}-{}.svg", self.operation, self.precision, size_tag(n as usize))
     }
+}
+
+/// The size a chart's size tag names ([`size_tag`] read back): `n2p30` → 2^30, `n1000` →
+/// 1000.
+fn tag_size(tag: &str) -> Option<u64> {
+    match (tag.strip_prefix("n2p"), tag.strip_prefix('n')) {
+        (Some(power), _) => power.parse().ok().and_then(|p: u32| 1u64.checked_shl(p)),
+        (None, Some(n)) => n.parse().ok(),
+        (None, None) => None,
+    }
+}
+
+/// The settings step `kernels` ran in `records`, each once, in page order; where they ran
+/// none, every setting the host's registry gives them: compaction for a step of
+/// `Scheme::Compaction`, inclusive and exclusive scans for the others, on each type it has
+/// entry points for. Empty for the kernels of other families.
+pub fn settings_of<'a>(records: impl Iterator<Item = &'a Record>, kernels: &[&str]) -> Vec<Setting> {
+    use host::families::scan::registry::{self, ElementType, Scheme};
+    let mut settings: Vec<Setting> =
+        records.filter(|r| is_step(r) && kernels.contains(&r.kernel.as_str())).map(Setting::of).collect();
+    if settings.is_empty() {
+        for step in kernels.iter().filter_map(|id| registry::step(id)) {
+            for element in
+                [ElementType::I32, ElementType::F32].into_iter().filter(|&e| step.entries(e).is_some())
+            {
+                let operations: &[&str] =
+                    if step.scheme == Scheme::Compaction { &[COMPACTION] } else { &OPERATIONS[..2] };
+                settings.extend(operations.iter().map(|operation| Setting::new(operation, element.name())));
+            }
+        }
+    }
+    settings.sort();
+    settings.dedup();
+    settings
 }
 
 fn capitalised(text: &str) -> String {
@@ -415,25 +471,14 @@ pub fn table(records: &[&Record], links: &Links) -> Table {
     table.without_empty_columns()
 }
 
-/// The file whose section shows `setting`'s chart at size `n`: the first of `gpu`'s files
-/// (`suite.json` first) that has the setting at that size. The charts folder holds one
-/// chart of a name, drawn by the run that wrote it last; like the other ladders' charts, it
-/// is taken for the suite's.
-fn chart_owner<'a>(gpu: &'a GpuResults, setting: &Setting, n: u64) -> Option<&'a Run> {
-    gpu.runs
-        .iter()
-        .find(|run| run.records.iter().any(|r| is_scan(r) && size(r) == n && Setting::of(r) == *setting))
-}
-
-/// The charts of `setting` that belong to `run`'s section ([`chart_owner`]): the largest
-/// size's shown, the others linked.
+/// The charts of `setting` that belong to `run`'s section, those it drew ([`chart_run`]):
+/// the largest size's shown, the others linked.
 fn charts(gpu: &GpuResults, run: &Run, setting: &Setting, sizes: &[u64], links: &Links) -> String {
     let mine: Vec<(u64, String)> = sizes
         .iter()
         .map(|&n| (n, setting.chart(n)))
-        .filter(|(n, chart)| {
-            gpu.charts.contains(chart)
-                && chart_owner(gpu, setting, *n).is_some_and(|owner| owner.file == run.file)
+        .filter(|(_, chart)| {
+            gpu.charts.contains(chart) && chart_run(gpu, chart).is_some_and(|owner| owner.file == run.file)
         })
         .collect();
     let Some(((_, largest), others)) = mine.split_last() else { return String::new() };
@@ -661,8 +706,13 @@ mod tests {
 
     /// A results file as `host --json` writes it: the run's header, then its records.
     fn results_file(records: &[Record]) -> String {
+        results_file_at(records, DATE)
+    }
+
+    /// A results file of a run that started at `date` (`YYYY-MM-DDTHH:MM:SSZ`).
+    fn results_file_at(records: &[Record], date: &str) -> String {
         let header = serde_json::json!({
-            "date_utc": DATE,
+            "date_utc": date,
             "device": h100().json(),
             "seed": 7,
             "timing": {
@@ -919,6 +969,86 @@ mod tests {
                 "- [the compaction of i32 at n = 2^30](h100/charts/scan-compaction-i32-n2p30.svg)\n"
             )
         );
+    }
+
+    /// A run before the fixture's [`DATE`], which drew none of its charts.
+    const EARLIER: &str = "2026-11-26T08:00:00Z";
+
+    #[test]
+    fn a_chart_shows_under_the_file_whose_run_drew_it() {
+        // The suite ran first and has i32 inclusive and compaction at 2^30 too, but the
+        // sweep's run drew the charts: its date is on them.
+        let gpu = fixture(
+            "drawn",
+            &[("suite.json", results_file_at(&suite(), EARLIER)), ("scan.json", results_file(&sweep().0))],
+            true,
+        );
+        let chart = i32_inclusive().chart(1 << 30);
+        assert_eq!(gpu.drawn.get(&chart).map(String::as_str), Some("2026-11-26 10:00 UTC"));
+        assert_eq!(chart_run(&gpu, &chart).map(|r| r.file.as_str()), Some("scan.json"));
+        let text = page(&gpu, &StepOrder::new(), &committed_links());
+        let part = |from: &str, to: &str| &text[text.find(from).unwrap()..text.find(to).unwrap()];
+        let suite_part =
+            part("### Inclusive scan of i32, n = 2^30 (`suite.json`)", "### Inclusive scan of i32, n = 2^16");
+        assert!(!suite_part.contains(".svg"), "{suite_part}");
+        let sweep_part =
+            part("### Inclusive scan of i32, n = 2^16–2^30 (`scan.json`)", "### Inclusive scan of f32");
+        assert!(sweep_part.contains(
+            "![The inclusive scan of i32 at n = 2^30 on the NVIDIA H100 80GB HBM3](h100/charts/scan-inclusive-i32-n2p30.svg)"
+        ));
+        assert!(sweep_part.contains("Its charts at the other sizes: [n = 2^16]"), "{sweep_part}");
+        // Compaction's chart at 2^30 once, in the sweep's section, not also in the suite's.
+        let compaction = part("### Compaction (keep x > 0) of i32, n = 2^30 (`suite.json`)", "## Charts");
+        assert_eq!(compaction.matches("![").count(), 1, "{compaction}");
+        // The charts' list names the file whose run drew them, not the suite's.
+        let charts = &text[text.find("## Charts").unwrap()..];
+        assert!(charts.contains("each under the file of the run that drew it"), "{charts}");
+        assert!(!charts.contains("`suite.json`"), "{charts}");
+        let listed: Vec<&str> = charts.lines().filter(|l| l.starts_with("- [")).collect();
+        assert_eq!(listed.len(), KEPT_CHARTS.len());
+        assert!(
+            charts.starts_with(&format!(
+                "## Charts\n\nDrawn by the host (`--plots`), each under the file of the run that drew it (the \
+                 run's date is on the chart):\n\n`scan.json` (2026-11-26 10:00 UTC):\n\n{}\n",
+                listed.join("\n")
+            )),
+            "{charts}"
+        );
+    }
+
+    #[test]
+    fn a_chart_of_a_run_not_kept_shows_in_no_section() {
+        let gpu = fixture(
+            "not-kept",
+            &[
+                ("suite.json", results_file_at(&suite(), EARLIER)),
+                ("scan.json", results_file_at(&sweep().0, EARLIER)),
+            ],
+            true,
+        );
+        assert!(gpu.charts.iter().all(|c| chart_run(&gpu, c).is_none()));
+        let text = page(&gpu, &StepOrder::new(), &committed_links());
+        assert!(!text.contains("!["), "no section shows a chart its run did not draw");
+        let charts = &text[text.find("## Charts").unwrap()..];
+        assert!(charts.contains("\n\nDrawn by runs whose files are not kept here:\n\n- ["), "{charts}");
+        assert_eq!(charts.lines().filter(|l| l.starts_with("- [")).count(), KEPT_CHARTS.len());
+    }
+
+    #[test]
+    fn chart_names_read_back() {
+        let (setting, n) = Setting::from_chart(&i32_inclusive().chart(1 << 30)).unwrap();
+        assert_eq!((setting, n), (i32_inclusive(), 1 << 30));
+        let (setting, n) = Setting::from_chart("scan-compaction-i32-n2p24.svg").unwrap();
+        assert!(setting.is_compaction() && setting.precision == "i32" && n == 1 << 24);
+        assert_eq!(Setting::from_chart("scan-exclusive-f32-n1000.svg").map(|(_, n)| n), Some(1000));
+        assert_eq!(Setting::from_chart("reduce-ladder-n2p30.svg"), None);
+        assert_eq!(Setting::from_chart("gemm-f16-4096x4096x4096.svg"), None);
+        // Before any record: compaction for a compaction step, the scans for the others.
+        let settings = |compaction: bool| settings_of(std::iter::empty(), &[steps(compaction)[0].id]);
+        assert_eq!(settings(true), [Setting::new("compaction", "i32")]);
+        let scans = settings(false);
+        assert_eq!(scans.first(), Some(&i32_inclusive()));
+        assert!(scans.len() == 4 && scans.iter().all(|s| !s.is_compaction()), "{scans:?}");
     }
 
     #[test]

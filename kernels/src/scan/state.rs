@@ -33,27 +33,10 @@ pub struct Claim {
 #[inline(always)]
 pub unsafe fn claim_tile(state: *mut u64, jitter: u32) -> Claim {
     pause(jitter, 0);
-    // SAFETY: the caller passes the state.
-    Claim::of_ticket(unsafe { take_ticket(state) }, u64::from(grid_dim()))
-}
-
-/// The next ticket (`atom.add.u64` on `state[0]`, the counter).
-///
-/// # Safety
-/// `state` is a single-pass state (see [`claim_tile`]).
-#[inline(always)]
-pub unsafe fn take_ticket(state: *mut u64) -> u64 {
     // SAFETY: the caller passes the state; word 0 is the counter.
-    unsafe { atomic_add_relaxed_u64(state, 1) }
-}
-
-impl Claim {
-    /// What `ticket` claims when every launch on the state hands out `per_launch` tickets:
-    /// tile `ticket mod per_launch` of epoch `ticket / per_launch + 1`.
-    #[inline(always)]
-    pub fn of_ticket(ticket: u64, per_launch: u64) -> Self {
-        Claim { tile: (ticket % per_launch) as u32, epoch: status::epoch(ticket, per_launch) }
-    }
+    let ticket = unsafe { atomic_add_relaxed_u64(state, 1) };
+    let tiles = u64::from(grid_dim());
+    Claim { tile: (ticket % tiles) as u32, epoch: status::epoch(ticket, tiles) }
 }
 
 /// The block's claim, for every thread: thread 0 takes the ticket ([`claim_tile`]) and hands

@@ -191,7 +191,10 @@ fn shuffled_and_reused(step: &'static ScanStep, code: Code) -> Result<(), String
         // The smallest block too, where the step takes one: more tiles, longer look-backs.
         for launch in [
             Launch::of(step),
-            Launch { block: if step.block_at_launch() { MIN_BLOCK } else { step.threads }, jitter: JITTER_NS },
+            Launch {
+                block: if step.block_at_launch() { MIN_BLOCK } else { step.threads },
+                jitter: JITTER_NS,
+            },
             Launch { jitter: JITTER_NS, ..Launch::of(step) },
         ] {
             let jitter = launch.jitter;

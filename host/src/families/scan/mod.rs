@@ -52,11 +52,13 @@ impl Family for Scan {
         for s in selected {
             step(s).block_size(options.block).map_err(Error::new)?;
         }
-        let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);
-        if let Some(&n) = options.n.iter().find(|&&n| compaction && n > COMPACTION_MAX_N) {
+        let compaction: Vec<&str> =
+            selected.iter().filter(|s| step(s).scheme == Scheme::Compaction).map(|s| s.id).collect();
+        if let Some(&n) = options.n.iter().find(|&&n| !compaction.is_empty() && n > COMPACTION_MAX_N) {
             return Err(Error::new(format!(
-                "-n {n}: compaction (s12, s13) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave it \
-                 out (-k s01-s11) or pass a smaller -n"
+                "-n {n}: compaction ({}) counts in 32 bits and takes n ≤ {COMPACTION_MAX_N}; leave it out \
+                 or pass a smaller -n",
+                compaction.join(", ")
             )));
         }
         Ok(())
@@ -190,7 +192,7 @@ fn element_types(options: &Options) -> Result<Vec<ElementType>> {
 }
 
 /// The tables a run of `selected` makes at size `n`: the scans of each element type, then
-/// compaction (on i32) when s12 or s13 is selected.
+/// compaction (on i32) when a compaction step is selected.
 fn settings(selected: &[Step], types: &[ElementType], exclusive: bool, n: usize) -> Vec<Setting> {
     let scans = selected.iter().any(|s| step(s).scheme != Scheme::Compaction);
     let compaction = selected.iter().any(|s| step(s).scheme == Scheme::Compaction);

@@ -6,7 +6,7 @@
 /// `b·batch + h·head + s·row + d` elements from its start (head-dim columns are contiguous in
 /// both layouts the family takes).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Strides {
     pub batch: u64,
     pub head: u64,
@@ -23,7 +23,7 @@ impl Strides {
 
 /// One forward pass's shape, mask and strides.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Dims {
     pub batch: u32,
     /// Query heads.
@@ -74,4 +74,7 @@ pub mod a01 {
     /// Threads per block (x by y) of its two products, one output element per thread.
     pub const TILE_X: u32 = 32;
     pub const TILE_Y: u32 = 8;
+    /// The largest head dim the host launches it with (its loops take any; the bound keeps
+    /// the reference's and the tests' sizes sane).
+    pub const MAX_HEAD_DIM: u32 = 512;
 }

@@ -54,6 +54,50 @@ pub struct Options {
     #[arg(long)]
     pub exclusive: bool,
 
+    /// Attention: sequence lengths (queries and keys alike), comma separated: a number, `2^K`,
+    /// or `Nk` (N × 1024).
+    #[arg(long, value_delimiter = ',', value_parser = parse_length, default_value = "1k,4k,16k")]
+    pub seq: Vec<usize>,
+
+    /// Attention: the keys' length when it differs from the queries' (`--seq`).
+    #[arg(long, value_parser = parse_length)]
+    pub seq_k: Option<usize>,
+
+    /// Attention: head dims, comma separated (the tensor-core steps take 64 and 128).
+    #[arg(long, value_delimiter = ',', default_value = "64,128")]
+    pub head_dim: Vec<u32>,
+
+    /// Attention: masks, comma separated: `none`, `causal` (aligned at the bottom right:
+    /// query i sees keys j ≤ i + seq_k − seq_q).
+    #[arg(long, value_delimiter = ',', value_parser = ["none", "causal"], default_value = "none,causal")]
+    pub mask: Vec<String>,
+
+    /// Attention: input types, comma separated: `bf16`, `f16` (softmax statistics in f32).
+    #[arg(long, value_delimiter = ',', value_parser = ["bf16", "f16"], default_value = "bf16")]
+    pub attn_type: Vec<String>,
+
+    /// Attention: tokens per problem; batch = tokens / seq (at least 1) unless --batch.
+    /// With --hidden, FlashAttention-3's benchmark setting.
+    #[arg(long, default_value_t = 16384)]
+    pub tokens: usize,
+
+    /// Attention: the model width; query heads = hidden / head dim.
+    #[arg(long, default_value_t = 2048)]
+    pub hidden: usize,
+
+    /// Attention: the batch, instead of tokens / seq.
+    #[arg(long)]
+    pub batch: Option<usize>,
+
+    /// Attention: query heads per key/value head (grouped-query attention; 1: every head its own).
+    #[arg(long, default_value_t = 1)]
+    pub group: usize,
+
+    /// Attention: the tensors' layout: `bshd` ([batch, seq, heads, head dim], what a QKV
+    /// projection writes) or `bhsd` ([batch, heads, seq, head dim]).
+    #[arg(long, value_parser = ["bshd", "bhsd"], default_value = "bshd")]
+    pub layout: String,
+
     /// Block size for the kernels that take one at launch (h0–h6); others ignore it.
     #[arg(long)]
     pub block: Option<u32>,
@@ -245,6 +289,19 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
     }
     let value = (1i128 << exponent) + offset;
     usize::try_from(value).map_err(|_| format!("`{text}` is negative"))
+}
+
+/// Parses a sequence length: `1000`, `2^12`, `4k` (4 × 1024).
+pub fn parse_length(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    match trimmed.strip_suffix(['k', 'K']) {
+        Some(thousands) => thousands
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| k.checked_mul(1024))
+            .ok_or_else(|| format!("`{text}` is not a length: write a number, 2^K, or Nk (N × 1024)")),
+        None => parse_size(trimmed),
+    }
 }
 
 /// Parses `4096` (a cube) or `4096x1x777` (M×N×K).

@@ -98,6 +98,8 @@ pub unsafe trait Plain: Copy + Default {}
 // SAFETY: primitive integers and floats have no padding and accept any bit pattern.
 unsafe impl Plain for i32 {}
 // SAFETY: as above.
+unsafe impl Plain for u16 {}
+// SAFETY: as above.
 unsafe impl Plain for u32 {}
 // SAFETY: as above.
 unsafe impl Plain for u64 {}

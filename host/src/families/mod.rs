@@ -16,7 +16,8 @@ use crate::base::error::{Error, Result};
 use family::{Family, Step};
 
 /// Every family, in the order a run takes them.
-pub const FAMILIES: &[&dyn Family] = &[&reduce::Reduce, &scan::Scan, &probe::Probes, &gemm::Gemm];
+pub const FAMILIES: &[&dyn Family] =
+    &[&reduce::Reduce, &scan::Scan, &probe::Probes, &gemm::Gemm, &attention::Attention];
 
 /// The family called `name`.
 pub fn family(name: &str) -> Option<&'static dyn Family> {

@@ -1,0 +1,133 @@
+//! The attention ladder as data: one entry per step, saying how its kernels make the forward
+//! pass and which shapes they take. The runner, the tests and the report iterate over
+//! [`ATTENTION_STEPS`]; adding a step is adding an entry here (and its kernel file and twin).
+
+use crate::base::precision::Precision;
+use crate::base::ptx::Arch;
+use common::attention::a01;
+
+/// How a step's kernels make the forward pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// a01: the scores to memory, `(q, k, s, dims)` on a grid of `a01::TILE_X × TILE_Y`
+    /// threads per block over (keys, query rows, batch · heads); a softmax per row in place,
+    /// `(s, lse, seq_k)`, a block of `a01::SOFTMAX_THREADS` per row; then P·V,
+    /// `(p, v, o, dims)`, over (head-dim columns, query rows, batch · heads).
+    ThreeKernels,
+    /// One kernel `(q, k, v, o, lse, dims)`: a block of `threads` per `block_q` query rows of
+    /// one (batch, head), grid (⌈seq_q / block_q⌉, batch · heads).
+    Fused { block_q: u32, threads: u32 },
+}
+
+/// The head dims a step takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadDims {
+    /// Any from 1 to this.
+    UpTo(u32),
+    /// These alone (a kernel compiled for each).
+    Only(&'static [u32]),
+}
+
+/// The entry points of a step for one input type and head dim (`None`: every head dim it
+/// takes), in the order of its scheme's launches.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub precision: Precision,
+    pub head_dim: Option<u32>,
+    pub symbols: &'static [&'static str],
+}
+
+/// One step of the ladder.
+#[derive(Clone, Copy, Debug)]
+pub struct AttentionStep {
+    /// Stable name on the command line and in the records; the kernel file's name.
+    pub id: &'static str,
+    /// The step's idea in a few words.
+    pub summary: &'static str,
+    pub scheme: Scheme,
+    pub head_dims: HeadDims,
+    /// Dynamic shared memory of its (fused) kernel at a head dim, in bytes.
+    pub shared_bytes: fn(u32) -> u32,
+    pub entries: &'static [Entry],
+    /// The oldest PTX target that holds its entry points.
+    pub arch: Arch,
+}
+
+/// The PTX target of the portable steps.
+pub const SM80: Arch = Arch::new(80, false);
+
+/// The input types every step takes, in the order the tables take them.
+pub const PRECISIONS: [Precision; 2] = [Precision::Bf16, Precision::F16];
+
+fn no_dynamic_shared(_head_dim: u32) -> u32 {
+    0
+}
+
+impl AttentionStep {
+    /// Its entry points for `precision` at `head_dim`, or `None` when it has no kernel for them.
+    pub fn entries(&self, precision: Precision, head_dim: u32) -> Option<&'static [&'static str]> {
+        self.entries
+            .iter()
+            .find(|e| e.precision == precision && e.head_dim.is_none_or(|d| d == head_dim))
+            .map(|e| e.symbols)
+            .filter(|_| self.takes(head_dim).is_ok())
+    }
+
+    /// Why it does not take head dim `head_dim`, or `Ok`.
+    pub fn takes(&self, head_dim: u32) -> Result<(), String> {
+        match self.head_dims {
+            HeadDims::UpTo(max) if (1..=max).contains(&head_dim) => Ok(()),
+            HeadDims::UpTo(max) => Err(format!("{} takes head dims 1 to {max}, not {head_dim}", self.id)),
+            HeadDims::Only(dims) if dims.contains(&head_dim) => Ok(()),
+            HeadDims::Only(dims) => Err(format!(
+                "{} is compiled for head dims {} alone, not {head_dim}",
+                self.id,
+                dims.iter().map(u32::to_string).collect::<Vec<_>>().join(" and ")
+            )),
+        }
+    }
+
+    /// Every entry point, each once, in the registry's order.
+    pub fn symbols(&self) -> Vec<&'static str> {
+        let mut symbols: Vec<&'static str> = Vec::new();
+        for &symbol in self.entries.iter().flat_map(|e| e.symbols) {
+            if !symbols.contains(&symbol) {
+                symbols.push(symbol);
+            }
+        }
+        symbols
+    }
+
+    /// Why it cannot run on a device of compute capability `device` that loaded the PTX for
+    /// `loaded`, or `None` when it can.
+    pub fn unavailable(&self, device: (u32, u32), loaded: Arch) -> Option<String> {
+        crate::base::ptx::unavailable(self.id, self.arch, device, loaded)
+    }
+}
+
+/// Every step, in ladder order.
+pub const ATTENTION_STEPS: &[AttentionStep] = &[AttentionStep {
+    id: "a01_three_kernels",
+    summary: "scores to memory, a softmax per row, then P·V: what fusion removes",
+    scheme: Scheme::ThreeKernels,
+    head_dims: HeadDims::UpTo(a01::MAX_HEAD_DIM),
+    shared_bytes: no_dynamic_shared,
+    entries: &[
+        Entry {
+            precision: Precision::Bf16,
+            head_dim: None,
+            symbols: &["a01_scores_bf16", "a01_softmax", "a01_output_bf16"],
+        },
+        Entry {
+            precision: Precision::F16,
+            head_dim: None,
+            symbols: &["a01_scores_f16", "a01_softmax", "a01_output_f16"],
+        },
+    ],
+    arch: SM80,
+}];
+
+/// The step called `id`.
+pub fn step(id: &str) -> Option<&'static AttentionStep> {
+    ATTENTION_STEPS.iter().find(|s| s.id == id)
+}

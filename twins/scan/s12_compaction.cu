@@ -1,8 +1,9 @@
 // Twin of kernels/src/scan/s12_compaction.rs (step s12): stream compaction on s10's scan.
 // Each thread tests its 16 elements as they load (keep_i32: greater than zero) and counts
-// the kept ones; the block scans the counts (s04's block_exclusive_scan) and warp 0 looks
-// back over the tiles' counts (s09's WarpWindow), after s10's prefetch of the tile AHEAD; then each thread writes its kept elements
-// at its offset, one after the other. The last tile writes the total count. Written out in
+// the kept ones; the block scans the counts (s04's block_exclusive_scan) and learns the
+// count before its tile (s07's tile_prefix with s09's WarpWindow), after s10's prefetch of
+// the tile AHEAD; then each thread writes its kept elements at its offset, one after the
+// other. The last tile writes the total count. Written out in
 // full, as the Rust step is (single_pass stores a scan, this stores the kept elements);
 // `#pragma unroll` keeps the items in registers where the Rust writes two unroll!(8).
 //
@@ -26,24 +27,12 @@ extern "C" __global__ void __launch_bounds__(s12::THREADS)
 #pragma unroll
     for (u32 k = 0; k < tile::N; ++k) kept += keep_i32(items.at[k]);
     const auto [before_thread, aggregate] = block_exclusive_scan<I32>(kept);
-    if (warp_idx() == 0) {
-        int before_tile = 0;
-        if (claim.tile != 0) {
-            state::pause(jitter, 1);
-            before_tile = WarpWindow<I32>::prefix_before(state, claim, aggregate, jitter);
-        }
-        if (lane_idx() == 0) {
-            const int through = I32::add(before_tile, aggregate);
-            state::publish(state, claim, status::PREFIX, (u32)through);
-            compaction_words[2] = (u32)before_tile;
-            // The last tile's block alone writes the count.
-            if (claim.tile == gridDim.x - 1) *count = (u32)through;
-        }
-    }
-    __syncthreads();
+    const int before_tile = tile_prefix<I32, WarpWindow>(state, claim, aggregate, jitter, &compaction_words[2]);
+    // The last tile's thread 0 alone writes the count.
+    if (threadIdx.x == 0 && claim.tile == gridDim.x - 1) *count = (u32)I32::add(before_tile, aggregate);
     // The kept elements before this thread's first: below n, and below every element of this
     // tile and the next not yet loaded (in place, nothing is overwritten before it is read).
-    u64 at = compaction_words[2] + (u32)before_thread;
+    u64 at = (u32)I32::add(before_tile, before_thread);
     auto put = [&](int x) {
         if (keep_i32(x)) {
             output[at] = (u32)x;

@@ -5,7 +5,8 @@
 //!       among its 16 as they load, the block scans the counts as s10 scans sums, and each
 //!       thread writes its kept elements from its offset. The last tile writes the count.
 //! Changes from s10: flags and counts instead of values, scattered stores, the count; claim,
-//!       block scan, look-back and prefetch are s07's, s04's, s09's and s10's.
+//!       block scan, the tile's prefix (s07's `tile_prefix` with s09's warp look-back) and
+//!       prefetch are s07's, s04's, s09's and s10's.
 //! Bottleneck: the scattered 4-byte stores, which fill no sector in one instruction.
 //! Cost: s10's; one more `u32` of output (the count).
 //! Result: 1053 GB/s (6.12 ms) at n = 2^30, 39 % of CUB's DeviceSelect::If, H200, 2026-11-25.
@@ -13,16 +14,15 @@
 //! More: docs/lessons.md#s12
 
 use super::s04_warp_shuffles::block_exclusive_scan;
-use super::s07_chained::LookBack;
+use super::s07_chained::tile_prefix;
 use super::s09_warp_lookback::WarpWindow;
 use super::state::{self, Claim};
 use super::tile;
-use crate::device::index::{block_dim, grid_dim, lane_idx, thread_idx, warp_idx};
+use crate::device::index::{block_dim, grid_dim, thread_idx};
 use crate::device::shared::SharedArray;
-use crate::device::sync::sync_threads;
 use crate::static_shared;
 use common::scan::s12::{AHEAD, ITEMS, THREADS};
-use common::scan::{keep_i32, status::PREFIX};
+use common::scan::keep_i32;
 use kernel_macros::kernel;
 
 static_shared! {
@@ -55,30 +55,13 @@ pub unsafe fn s12_compaction(input: *const u32, output: *mut u32, n: usize, stat
     let kept = items.iter().filter(|&&x| keep_i32(x)).count() as i32;
     // SAFETY: every thread of the block, once.
     let (before_thread, aggregate) = unsafe { block_exclusive_scan(kept) };
-    if warp_idx() == 0 {
-        let before_tile = if claim.tile == 0 {
-            0
-        } else {
-            state::pause(jitter, 1);
-            // SAFETY: all of warp 0, once; the state as the caller promises.
-            unsafe { WarpWindow::prefix_before(state, claim, aggregate, jitter) }
-        };
-        if lane_idx() == 0 {
-            let through = before_tile.wrapping_add(aggregate);
-            // SAFETY: the state as the caller promises; word 2 of three; the last tile's
-            // block alone writes the count.
-            unsafe {
-                state::publish(state, claim, PREFIX, through as u32);
-                words.store(2, before_tile as u32);
-                if claim.tile == grid_dim() - 1 {
-                    *count = through as u32;
-                }
-            }
-        }
+    // SAFETY: every thread, once; word 2 of three; the state as the caller promises.
+    let before_tile = unsafe { tile_prefix::<i32, WarpWindow>(state, claim, aggregate, jitter, words, 2) };
+    if claim.tile == grid_dim() - 1 && thread_idx() == 0 {
+        // SAFETY: the last tile's thread 0 alone writes the count.
+        unsafe { *count = before_tile.wrapping_add(aggregate) as u32 };
     }
-    sync_threads();
-    // SAFETY: written before the barrier.
-    let mut at = unsafe { words.load(2) }.wrapping_add(before_thread as u32) as usize;
+    let mut at = (before_tile as u32).wrapping_add(before_thread as u32) as usize;
     let mut put = |x: i32| {
         if keep_i32(x) {
             // SAFETY: `at` counts the kept elements before this one: below n, and below

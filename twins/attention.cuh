@@ -41,6 +41,13 @@ constexpr u32 TILE_X = 32;
 constexpr u32 TILE_Y = 8;
 }  // namespace a01
 
+namespace a02 {
+constexpr u32 BLOCK_Q = 8;                  // query rows per block: one per warp
+constexpr u32 BLOCK_K = 32;                 // keys per tile: one per lane
+constexpr u32 THREADS = BLOCK_Q * 32;       // a warp per query row
+constexpr u32 MAX_HEAD_DIM = 256;           // sizes the shared tiles and a lane's accumulators
+}  // namespace a02
+
 // ---- kernels/src/attention/mod.rs: the 16-bit types ----------------------------------------
 
 struct F16 {

@@ -78,3 +78,17 @@ pub mod a01 {
     /// the reference's and the tests' sizes sane).
     pub const MAX_HEAD_DIM: u32 = 512;
 }
+
+/// a02 (one fused kernel, the online softmax in f32 on CUDA cores): a warp per query row, a
+/// lane per key of a tile.
+pub mod a02 {
+    /// Query rows per block: one per warp.
+    pub const BLOCK_Q: u32 = 8;
+    /// Keys per tile: one per lane.
+    pub const BLOCK_K: u32 = 32;
+    /// Threads per block: a warp per query row.
+    pub const THREADS: u32 = BLOCK_Q * 32;
+    /// The widest head the step takes (the host refuses wider): it sizes the static shared
+    /// tiles and a lane's accumulators (columns `lane + 32·t`, `t < MAX_HEAD_DIM / 32`).
+    pub const MAX_HEAD_DIM: u32 = 256;
+}

@@ -5,12 +5,14 @@
 //! | step | idea |
 //! | --- | --- |
 //! | [`a01_three_kernels`] | S = Q·Kᵀ written to memory, a softmax per row, then P·V: what fusion removes |
+//! | [`a02_fused`] | one kernel, no scores in memory: the online softmax, tile by tile over the keys, f32 on CUDA cores |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
 //! and a `_bf16` entry point per kernel that reads or writes the tensors.
 
 pub mod a01_three_kernels;
+pub mod a02_fused;
 
 use crate::device::convert::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
 

@@ -55,3 +55,14 @@ pub fn log2_approx(x: f32) -> f32 {
     unsafe { asm!("lg2.approx.ftz.f32 {o}, {x};", o = out(reg32) out, x = in(reg32) x, options(pure, nomem, nostack)) };
     out
 }
+
+/// `rcp.approx.ftz.f32 %o, %x;`: 1/x (at most 1 ulp off; subnormal inputs and results
+/// flushed to 0). One instruction where `1.0 / x` compiles to the IEEE-rounded `rcp.rn`,
+/// a subroutine with a slow path that ptxas calls.
+#[inline(always)]
+pub fn reciprocal_approx(x: f32) -> f32 {
+    let out: f32;
+    // SAFETY: a register operation; reads no memory.
+    unsafe { asm!("rcp.approx.ftz.f32 {o}, {x};", o = out(reg32) out, x = in(reg32) x, options(pure, nomem, nostack)) };
+    out
+}

@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::a01;
+use common::attention::{a01, a02};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,26 +106,40 @@ impl AttentionStep {
 }
 
 /// Every step, in ladder order.
-pub const ATTENTION_STEPS: &[AttentionStep] = &[AttentionStep {
-    id: "a01_three_kernels",
-    summary: "scores to memory, a softmax per row, then P·V: what fusion removes",
-    scheme: Scheme::ThreeKernels,
-    head_dims: HeadDims::UpTo(a01::MAX_HEAD_DIM),
-    shared_bytes: no_dynamic_shared,
-    entries: &[
-        Entry {
-            precision: Precision::Bf16,
-            head_dim: None,
-            symbols: &["a01_scores_bf16", "a01_softmax", "a01_output_bf16"],
-        },
-        Entry {
-            precision: Precision::F16,
-            head_dim: None,
-            symbols: &["a01_scores_f16", "a01_softmax", "a01_output_f16"],
-        },
-    ],
-    arch: SM80,
-}];
+pub const ATTENTION_STEPS: &[AttentionStep] = &[
+    AttentionStep {
+        id: "a01_three_kernels",
+        summary: "scores to memory, a softmax per row, then P·V: what fusion removes",
+        scheme: Scheme::ThreeKernels,
+        head_dims: HeadDims::UpTo(a01::MAX_HEAD_DIM),
+        shared_bytes: no_dynamic_shared,
+        entries: &[
+            Entry {
+                precision: Precision::Bf16,
+                head_dim: None,
+                symbols: &["a01_scores_bf16", "a01_softmax", "a01_output_bf16"],
+            },
+            Entry {
+                precision: Precision::F16,
+                head_dim: None,
+                symbols: &["a01_scores_f16", "a01_softmax", "a01_output_f16"],
+            },
+        ],
+        arch: SM80,
+    },
+    AttentionStep {
+        id: "a02_fused",
+        summary: "one kernel, the online softmax: no scores in memory (f32 on CUDA cores)",
+        scheme: Scheme::Fused { block_q: a02::BLOCK_Q, threads: a02::THREADS },
+        head_dims: HeadDims::UpTo(a02::MAX_HEAD_DIM),
+        shared_bytes: no_dynamic_shared,
+        entries: &[
+            Entry { precision: Precision::Bf16, head_dim: None, symbols: &["a02_fused_bf16"] },
+            Entry { precision: Precision::F16, head_dim: None, symbols: &["a02_fused_f16"] },
+        ],
+        arch: SM80,
+    },
+];
 
 /// The step called `id`.
 pub fn step(id: &str) -> Option<&'static AttentionStep> {

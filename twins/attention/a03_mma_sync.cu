@@ -8,7 +8,7 @@
 //
 // Launch: a03::THREADS threads, grid (⌈seq_q / BLOCK_Q⌉, batch · heads_q), a03::shared_bytes(head
 // dim) bytes of dynamic shared memory. Requires head dim 64 or 128 (the entry point's),
-// strides multiples of 8 elements, scale > 0.
+// tensors 16-byte aligned and all strides multiples of 8 elements, scale > 0.
 // The same fragment addresses as the Rust: a lane's bases at 4 chunk pairs per tile, every
 // fragment a constant offset from one of them (LaneRows).
 #include "attention.cuh"
@@ -61,7 +61,8 @@ struct HeadRows {
 // rows past the head's last are zero-filled (src_bytes 0, nothing read).
 template <u32 ROWS, u32 D>
 __device__ __forceinline__ void copy_tile(Tile<D> tile, HeadRows head, u32 row0) {
-    constexpr u32 STEP = THREADS / Tile<D>::ROW_CHUNKS;
+    constexpr u32 STEP = THREADS / Tile<D>::ROW_CHUNKS;  // rows per pass, a chunk per thread
+    static_assert(THREADS % Tile<D>::ROW_CHUNKS == 0 && ROWS % STEP == 0, "whole rows per pass");
     const u32 first = threadIdx.x / Tile<D>::ROW_CHUNKS, chunk = threadIdx.x % Tile<D>::ROW_CHUNKS;
 #pragma unroll
     for (u32 pass = 0; pass < ROWS / STEP; ++pass) {
@@ -250,6 +251,7 @@ template <class T, u32 D>
 __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, const u16* v, u16* o, float* lse,
                                                     const Dims* dims) {
     using namespace a03;
+    static_assert(D == 64 || D == 128, "the chunk-pair patterns of LaneRows assume rows of 8 or 16 chunks");
     extern __shared__ __align__(16) unsigned char smem[];
     const u32 base = smem_u32(smem);
     const Dims d = *dims;

@@ -124,6 +124,8 @@ struct Tile<const D16: usize> {
 impl<const D16: usize> Tile<D16> {
     const ROW_CHUNKS: u32 = 2 * D16 as u32;
     const ROW_BYTES: u32 = Self::ROW_CHUNKS * CHUNK_BYTES;
+    /// Rows the block copies in one pass, a chunk per thread.
+    const COPY_STEP: u32 = THREADS / Self::ROW_CHUNKS;
 
     /// The tile that starts `offset_rows` rows into the dynamic shared memory.
     #[inline(always)]
@@ -209,10 +211,10 @@ struct HeadRows {
 #[inline(always)]
 unsafe fn copy_tile<const ROWS: u32, const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32) {
     // A thread copies one chunk column of rows `first`, `first + step`, …: THREADS is a
-    // multiple of a row's chunks, so the column (and the row's swizzle, step being a
-    // multiple of 8) stays the same on every pass.
-    let step = THREADS / Tile::<D16>::ROW_CHUNKS;
-    let (first, chunk) = (thread_idx() / Tile::<D16>::ROW_CHUNKS, thread_idx() % Tile::<D16>::ROW_CHUNKS);
+    // multiple of a row's chunks, so the column stays the same on every pass.
+    let (chunks, step) = (Tile::<D16>::ROW_CHUNKS, Tile::<D16>::COPY_STEP);
+    const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0 && ROWS % Tile::<D16>::COPY_STEP == 0) };
+    let (first, chunk) = (thread_idx() / chunks, thread_idx() % chunks);
     for pass in 0..ROWS / step {
         let r = first + pass * step;
         let row = row0 + r;

@@ -3,8 +3,11 @@
 // (kernels/src/attention/mod.rs, kernels/src/device/convert.rs). Tensors travel as their
 // 16 bits (`unsigned short`), as in the Rust.
 // No system headers (NVRTC compiles this without a toolkit include path): the conversions
-// are the Rust's cvt instructions, written out.
+// are the Rust's cvt instructions, written out; the tensor-core instructions come from
+// tensor.cuh.
 #pragma once
+
+#include "tensor.cuh"
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -48,6 +51,48 @@ constexpr u32 THREADS = BLOCK_Q * 32;       // a warp per query row
 constexpr u32 MAX_HEAD_DIM = 256;           // sizes the shared tiles and a lane's accumulators
 }  // namespace a02
 
+// common::attention::a03: FlashAttention-2 on mma.sync.
+namespace a03 {
+constexpr u32 WARP_ROWS = 16;  // query rows per warp (16 per mma row tile)
+constexpr u32 WARPS = 4;
+constexpr u32 THREADS = WARPS * 32;
+constexpr u32 BLOCK_Q = WARPS * WARP_ROWS;  // query rows per block
+constexpr u32 BLOCK_K = 64;                 // keys per tile
+constexpr u32 STAGES = 2;                   // K and V tiles in shared memory at once
+// Dynamic shared memory: Q's tile, then STAGES stages of a K tile and a V tile.
+__host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {
+    return (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2;
+}
+}  // namespace a03
+
+// ---- kernels/src/device/convert.rs: exponentials and packed conversions --------------------
+
+// ex2.approx.ftz.f32: 2^x (2^−∞ = 0).
+__device__ __forceinline__ float exp2_approx(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+// lg2.approx.ftz.f32: log2 x.
+__device__ __forceinline__ float log2_approx(float x) {
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+// cvt.rn.f16x2.f32 d, hi, lo: two values rounded and packed, lo in bits 0-15 (the
+// instruction puts its first source in the upper half).
+__device__ __forceinline__ u32 pack_f16x2(float lo, float hi) {
+    u32 d;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+// cvt.rn.bf16x2.f32 d, hi, lo: the same to bfloat16.
+__device__ __forceinline__ u32 pack_bf16x2(float lo, float hi) {
+    u32 d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
 // ---- kernels/src/attention/mod.rs: the 16-bit types ----------------------------------------
 
 struct F16 {
@@ -61,6 +106,11 @@ struct F16 {
         asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(x));
         return bits;
     }
+    static __device__ __forceinline__ u32 pack_x2(float lo, float hi) { return pack_f16x2(lo, hi); }
+    // acc = A·B + acc on f16 fragments (tensor.cuh).
+    static __device__ __forceinline__ void mma(float (&acc)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+        mma_m16n8k16<false>(acc, a, b0, b1);
+    }
 };
 struct Bf16 {
     static __device__ __forceinline__ float to_f32(u16 bits) { return __uint_as_float((u32)bits << 16); }
@@ -68,5 +118,9 @@ struct Bf16 {
         u16 bits;
         asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(x));
         return bits;
+    }
+    static __device__ __forceinline__ u32 pack_x2(float lo, float hi) { return pack_bf16x2(lo, hi); }
+    static __device__ __forceinline__ void mma(float (&acc)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+        mma_m16n8k16<true>(acc, a, b0, b1);
     }
 };

@@ -92,3 +92,28 @@ pub mod a02 {
     /// tiles and a lane's accumulators (columns `lane + 32·t`, `t < MAX_HEAD_DIM / 32`).
     pub const MAX_HEAD_DIM: u32 = 256;
 }
+
+/// a03 (FlashAttention-2 on `mma.sync`): a block takes `BLOCK_Q` query rows of one (batch,
+/// query head), each of its `WARPS` warps `WARP_ROWS` of them; tiles of `BLOCK_K` keys and
+/// values stream through `STAGES` stages of shared memory.
+pub mod a03 {
+    /// Query rows per warp: 16 per `mma` row tile (tunable to 32: two row tiles per warp
+    /// reuse each K and V fragment twice).
+    pub const WARP_ROWS: u32 = 16;
+    pub const WARPS: u32 = 4;
+    pub const THREADS: u32 = WARPS * 32;
+    /// Query rows per block (the grid's x covers `seq_q` in steps of this).
+    pub const BLOCK_Q: u32 = WARPS * WARP_ROWS;
+    /// Keys (and value rows) per tile of the loop.
+    pub const BLOCK_K: u32 = 64;
+    /// K and V tiles in shared memory at once: the next tile's copies fly during this one's
+    /// math.
+    pub const STAGES: u32 = 2;
+
+    /// Dynamic shared memory per block: Q's tile, then `STAGES` stages of a K tile and a V
+    /// tile, 16-bit values. 40 KB at head dim 64, 80 KB at 128 (above 48 KB the host raises
+    /// the kernel's limit).
+    pub const fn shared_bytes(head_dim: u32) -> u32 {
+        (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2
+    }
+}

@@ -12,17 +12,6 @@ constexpr float LOG2_E = 1.4426950408889634f;
 constexpr float LN_2 = 0.6931471805599453f;
 constexpr u32 WARPS = a01::SOFTMAX_THREADS / 32;
 
-__device__ __forceinline__ float exp2_approx(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float log2_approx(float x) {
-    float y;
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
 template <class T>
 __device__ __forceinline__ void scores(const u16* q, const u16* k, float* s, const Dims* dims) {
     const Dims d = *dims;

@@ -28,16 +28,6 @@ static_assert(4 * (a02::BLOCK_Q * a02::MAX_HEAD_DIM + a02::BLOCK_K * TILE_STRIDE
 __shared__ __align__(16) float a02_queries[a02::BLOCK_Q * a02::MAX_HEAD_DIM];  // (BLOCK_Q, MAX_HEAD_DIM)
 __shared__ __align__(16) float a02_tile[a02::BLOCK_K * TILE_STRIDE];          // (BLOCK_K, TILE_STRIDE)
 
-__device__ __forceinline__ float exp2_approx(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float log2_approx(float x) {
-    float y;
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
 __device__ __forceinline__ float reciprocal_approx(float x) {
     float y;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));

@@ -16,7 +16,7 @@ use crate::device::convert::{exp2_approx, log2_approx};
 use crate::device::index::{block_dim, block_idx, block_idx_y, block_idx_z, lane_idx, thread_idx, thread_idx_y, warp_idx};
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_threads;
-use crate::device::warp::shuffle_xor_i32;
+use crate::device::warp::shuffle_xor_f32;
 use crate::static_shared;
 use common::attention::a01::{SOFTMAX_THREADS, TILE_X, TILE_Y};
 use common::attention::Dims;
@@ -68,12 +68,6 @@ unsafe fn scores<T: Half>(q: *const u16, k: *const u16, s: *mut f32, dims: *cons
 static_shared! {
     /// The softmax's per-warp maxima, then its per-warp sums.
     fn softmax_partials() -> [f32; 2 * WARPS as usize];
-}
-
-/// `f32` bits through a butterfly shuffle.
-#[inline(always)]
-fn shuffle_xor_f32(value: f32, lane_mask: u32) -> f32 {
-    f32::from_bits(shuffle_xor_i32(u32::MAX, value.to_bits() as i32, lane_mask) as u32)
 }
 
 /// The block's `op`-reduction of one value per thread, to every thread, through

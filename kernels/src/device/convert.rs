@@ -37,6 +37,33 @@ pub fn f32_to_bf16(x: f32) -> u16 {
     out
 }
 
+/// `cvt.rn.f16x2.f32 %d, %hi, %lo;`: `lo` and `hi` rounded to the nearest IEEE halves (ties to
+/// even) and packed into one register, `lo` in bits 0–15 (the instruction puts its first
+/// source in the upper half): the two adjacent 16-bit elements an `mma` fragment register
+/// holds, lower column first. sm_80.
+#[inline(always)]
+pub fn pack_f16x2(lo: f32, hi: f32) -> u32 {
+    let out: u32;
+    // SAFETY: a register conversion; reads no memory.
+    unsafe {
+        asm!("cvt.rn.f16x2.f32 {d}, {hi}, {lo};", d = out(reg32) out, hi = in(reg32) hi, lo = in(reg32) lo,
+             options(pure, nomem, nostack))
+    };
+    out
+}
+
+/// `cvt.rn.bf16x2.f32 %d, %hi, %lo;`: as [`pack_f16x2`], to bfloat16 (sm_80).
+#[inline(always)]
+pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
+    let out: u32;
+    // SAFETY: a register conversion; reads no memory.
+    unsafe {
+        asm!("cvt.rn.bf16x2.f32 {d}, {hi}, {lo};", d = out(reg32) out, hi = in(reg32) hi, lo = in(reg32) lo,
+             options(pure, nomem, nostack))
+    };
+    out
+}
+
 /// `ex2.approx.ftz.f32 %o, %x;`: 2^x (at most 2 ulp off; subnormal results flushed to 0;
 /// 2^−∞ = 0).
 #[inline(always)]

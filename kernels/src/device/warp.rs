@@ -42,6 +42,13 @@ pub fn shuffle_xor_i32(mask: u32, value: i32, lane_mask: u32) -> i32 {
     out
 }
 
+/// [`shuffle_xor_i32`] of an `f32`'s bits: `value` from lane `lane ^ lane_mask` of the whole
+/// warp (`shfl.sync.bfly.b32`, every lane taking part).
+#[inline(always)]
+pub fn shuffle_xor_f32(value: f32, lane_mask: u32) -> f32 {
+    f32::from_bits(shuffle_xor_i32(u32::MAX, value.to_bits() as i32, lane_mask) as u32)
+}
+
 /// `shfl.sync.up.b32 d, v, delta, 0, mask;` returns `v` from lane `lane - delta`; lanes
 /// below `delta` get their own `v` back. Repeated with delta 1, 2, 4, 8, 16, each lane adding
 /// what it receives when `lane >= delta`, it is a warp's inclusive scan (Hillis and Steele

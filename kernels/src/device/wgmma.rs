@@ -172,3 +172,95 @@ pub fn release_registers<const N: u32>() {
     // SAFETY: as `claim_registers`.
     unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, nomem)) }
 }
+
+/// Accumulator registers per thread of `m64n64k16` with f32 accumulation.
+pub const M64N64_ACC: usize = 32;
+
+/// One `wgmma.mma_async` with f32 accumulators, A and B both K-major by descriptor
+/// (`imm-trans-b` = 0): B's 16 k values of one column n lie contiguous, as the rows of K do
+/// in attention's S = Q·Kᵀ (a column of Kᵀ is a row of K). Otherwise as [`wgmma_f32`].
+macro_rules! wgmma_f32_b_k_major {
+    ($name:ident, $shape:literal, $acc:expr, $ty:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, "` with B K-major: `acc += A · B`")]
+        /// for the warpgroup, A (64 × 16) and B (16 × N, each column's 16 values contiguous in
+        /// shared memory) read through their descriptors ([`descriptor`], both as the K-major
+        /// A there); asynchronous until [`wait_group`]. With `accumulate` false the accumulators
+        /// are overwritten instead (`scale-d` = 0): no zeroing needed.
+        ///
+        /// # Safety
+        /// As [`mma_m64n256k16_f16`].
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [f32; $acc], a: u64, b: u64, accumulate: bool) {
+            // SAFETY: the caller's contract above.
+            unsafe {
+                asm!(
+                    concat!(
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {keep}, 0; ",
+                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, " {{",
+                        "{", $first, "}", $(", {", $i, "}",)*
+                        "}}, {a}, {b}, keep, 1, 1, 0, 0; }}"
+                    ),
+                    inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
+                    a = in(reg64) a, b = in(reg64) b, keep = in(reg32) u32::from(accumulate),
+                    options(nostack)
+                )
+            }
+        }
+    };
+}
+
+/// One `wgmma.mma_async` with f32 accumulators, A from registers, B N-major by descriptor
+/// (`imm-trans-b` = 1): attention's O += P·V, P straight from the softmax's registers, V's
+/// rows (one key each, the head dim contiguous) as B's k rows.
+macro_rules! wgmma_f32_a_registers {
+    ($name:ident, $shape:literal, $acc:expr, $ty:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, "` with A in registers: `acc += A · B`")]
+        /// for the warpgroup: A (64 × 16) from each thread's four registers of two 16-bit
+        /// values, laid out as `mma.sync` m16n8k16's A fragment for the warp's 16 rows (warp
+        /// `w` of the warpgroup holds rows `16w … 16w + 15`); B (16 × N) N-major in shared
+        /// memory through its descriptor ([`descriptor`], the MN-major case); asynchronous until
+        /// [`wait_group`].
+        ///
+        /// # Safety
+        /// Every thread of the warpgroup calls it, after [`fence`]; B's shared memory stays
+        /// unchanged and `acc` unread until a [`wait_group`] has seen it finish.
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [f32; $acc], a: [u32; 4], b: u64) {
+            // SAFETY: the caller's contract above.
+            unsafe {
+                asm!(
+                    concat!(
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
+                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, " {{",
+                        "{", $first, "}", $(", {", $i, "}",)*
+                        "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, keep, 1, 1, 1; }}"
+                    ),
+                    inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+                    b = in(reg64) b, one = in(reg32) 1u32,
+                    options(nostack)
+                )
+            }
+        }
+    };
+}
+
+macro_rules! attention_shapes {
+    ($ty:literal, $scores64:ident, $scores128:ident, $out64:ident, $out128:ident) => {
+        wgmma_f32_b_k_major!($scores64, "m64n64k16", M64N64_ACC, $ty,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+        wgmma_f32_b_k_major!($scores128, "m64n128k16", M64N128_ACC, $ty,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+        wgmma_f32_a_registers!($out64, "m64n64k16", M64N64_ACC, $ty,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+        wgmma_f32_a_registers!($out128, "m64n128k16", M64N128_ACC, $ty,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    };
+}
+
+attention_shapes!("f16", mma_m64n64k16_b_k_major_f16, mma_m64n128k16_b_k_major_f16, mma_m64n64k16_a_regs_f16,
+    mma_m64n128k16_a_regs_f16);
+attention_shapes!("bf16", mma_m64n64k16_b_k_major_bf16, mma_m64n128k16_b_k_major_bf16, mma_m64n64k16_a_regs_bf16,
+    mma_m64n128k16_a_regs_bf16);

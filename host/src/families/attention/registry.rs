@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::{a01, a02};
+use common::attention::{a01, a02, a03};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +136,20 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
         entries: &[
             Entry { precision: Precision::Bf16, head_dim: None, symbols: &["a02_fused_bf16"] },
             Entry { precision: Precision::F16, head_dim: None, symbols: &["a02_fused_f16"] },
+        ],
+        arch: SM80,
+    },
+    AttentionStep {
+        id: "a03_mma_sync",
+        summary: "FlashAttention-2 on mma.sync: P in registers, K and V through a cp.async pipeline",
+        scheme: Scheme::Fused { block_q: a03::BLOCK_Q, threads: a03::THREADS },
+        head_dims: HeadDims::Only(&[64, 128]),
+        shared_bytes: a03::shared_bytes,
+        entries: &[
+            Entry { precision: Precision::Bf16, head_dim: Some(64), symbols: &["a03_mma_sync_bf16_d64"] },
+            Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a03_mma_sync_bf16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a03_mma_sync_f16_d64"] },
+            Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a03_mma_sync_f16_d128"] },
         ],
         arch: SM80,
     },

@@ -1,0 +1,622 @@
+//! Step a03 — FlashAttention-2 on tensor cores (`mma.sync`, any GPU since Ampere).
+//!
+//! Idea: FlashAttention-2's forward pass. A block takes 64 query rows of one head and each of
+//!       its 4 warps 16 of them, for the whole key loop: per tile of 64 keys a warp computes its
+//!       16 × 64 scores S = Q·Kᵀ with `mma.sync` (Q's fragments stay in registers), updates its
+//!       rows' running max and sum in registers, and multiplies P, rounded to 16 bits and
+//!       still in registers, by the V tile into O's f32 accumulators. Only O and the
+//!       log-sum-exp reach memory, and no warp waits for another's statistics.
+//! Changes from a02: tensor cores for both products (a02: f32 FMAs, a thread per key); K and
+//!       V tiles shared by the block's warps, copied by `cp.async` into swizzled shared memory
+//!       two stages deep (the next tile's copies fly during this one's math); S, P and O live
+//!       as `mma` fragments; the scale folds into the exponent (`ex2`); a causal block stops
+//!       at its last visible key.
+//! Bottleneck: (expected) the `mma` pipe's waits: each K or V fragment feeds 2 `mma` (16
+//!       rows per warp), and the softmax between the two products stalls the tensor cores.
+//! Cost: 133 registers at head dim 64, 227 at 128, no spills (ptxas -v, sm_80; 137 and 231
+//!       for sm_90a); 40 KB or 80 KB of dynamic shared memory: 3 blocks of 128 threads per SM
+//!       at 64 (registers), 2 at 128 (shared memory).
+//! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
+//!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
+//! Result: not measured yet.
+//!
+//! More: docs/lessons.md#a03
+//!
+//! # The fragments, once
+//!
+//! With `g = lane / 4` and `t = lane % 4` (layouts in [`crate::device::mma`]):
+//! - **S = Q·Kᵀ** is `mma.m16n8k16` with A = 16 query rows × 16 head-dim columns and B = 16
+//!   head-dim columns × 8 keys. B's "col" layout keeps k (the head dim) inside a register,
+//!   which is how K's rows lie in memory: B comes from K's tile by a plain `ldmatrix`, and A
+//!   from Q's, once, before the loop.
+//! - Each lane ends with, of a warp's 16 × 64 scores, rows `g` and `g + 8`, columns `8n + 2t`
+//!   and `8n + 2t + 1` of each of the 8 n8 tiles `n`: a row's 64 scores lie in the 4 lanes of
+//!   a quad, 16 each. Row maxima and sums are a lane's own loop, then two xor shuffles (1, 2).
+//! - **P as an A operand.** A k16 slice of keys is two adjacent n8 tiles of S, `2j` and
+//!   `2j + 1`. Their C fragments hold row `g`, keys `2t, 2t + 1` (tile `2j`, `c[0..2]`) and
+//!   `8 + 2t, 8 + 2t + 1` (tile `2j + 1`, `c[0..2]`), and the same for row `g + 8` in
+//!   `c[2..4]`; A's fragment of that slice wants `a[0]` = row `g`, k `2t, 2t + 1`; `a[1]` =
+//!   row `g + 8`, same k; `a[2]` = row `g`, k `8 + 2t, 8 + 2t + 1`; `a[3]` = row `g + 8`,
+//!   same. The same lane holds the same elements: packing pairs to 16 bits is the whole
+//!   conversion, with no shuffle and no shared memory.
+//! - **O += P·V** has B = 16 keys × 8 head-dim columns from V's row-major tile, where k (the
+//!   key) runs across rows: `ldmatrix.trans` gives B's layout, as for the GEMM's B (t02).
+//!   O's accumulators have S's layout: rows `g`, `g + 8`, columns `8n + 2t`, `8n + 2t + 1`.
+//!
+//! # Shared memory
+//!
+//! Dynamic, [`a03::shared_bytes`] bytes: Q's tile (`BLOCK_Q` rows), then `STAGES` stages of
+//! a K tile and a V tile (`BLOCK_K` rows each). Every row is the head dim's 16-bit values, 128
+//! or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at position `c ^ (r % 8)`
+//! of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase reads are 8 consecutive
+//! rows starting at a multiple of 8, at one logical chunk: the swizzle spreads them over the
+//! 8 positions of a 128-byte line of banks, so no two collide; the 8 chunks of one row that
+//! 8 consecutive threads copy land in 8 positions too.
+
+use super::{Bf16, F16, Half};
+use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
+use crate::device::convert::{exp2_approx, log2_approx};
+use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
+use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans};
+use crate::device::shared::dynamic_shared;
+use crate::device::sync::sync_threads;
+use crate::device::warp::shuffle_xor_f32;
+use common::attention::Dims;
+use common::attention::a03::{self, BLOCK_K, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
+use core::num::NonZeroU32;
+use kernel_macros::kernel;
+
+/// log2(e): exp(x) = 2^(x·log2 e).
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// ln(2): ln(x) = log2(x)·ln 2.
+const LN_2: f32 = core::f32::consts::LN_2;
+
+/// Rows of an `mma` tile (m16) and columns of an n8 tile.
+const MMA_M: u32 = 16;
+const MMA_N: u32 = 8;
+
+/// 16-row `mma` tiles of query rows per warp.
+const M_TILES: usize = (WARP_ROWS / MMA_M) as usize;
+
+/// n8 tiles of S per key tile (a row tile's score accumulators) and k16 slices of P (its A
+/// fragments for P·V).
+const KEY_N8: usize = (BLOCK_K / MMA_N) as usize;
+const KEY_K16: usize = KEY_N8 / 2;
+
+/// A copy's and an `ldmatrix` row's unit: 16 bytes, eight 16-bit values.
+const CHUNK_BYTES: u32 = 16;
+const CHUNK_VALUES: u32 = 8;
+
+/// Rows of a swizzle pattern: chunk positions are XORed with `row % SWIZZLE_ROWS`.
+const SWIZZLE_ROWS: u32 = 8;
+
+/// Q's A fragments of one warp, kept for the whole loop: [row tile][k16 slice of the head dim].
+type QFragments<const D16: usize> = [[[u32; 4]; D16]; M_TILES];
+
+/// One key tile's scores S (then probabilities) of one warp: [row tile][n8 tile of keys].
+type Scores = [[[f32; 4]; KEY_N8]; M_TILES];
+
+/// P rounded to 16 bits as A fragments: [row tile][k16 slice of keys].
+type PFragments = [[[u32; 4]; KEY_K16]; M_TILES];
+
+/// O's accumulators of one warp: [row tile][16 head-dim columns][n8 half].
+type Output<const D16: usize> = [[[[f32; 4]; 2]; D16]; M_TILES];
+
+/// One value per row of this lane: [row tile][rows g, g + 8].
+type RowValues<V> = [[V; 2]; M_TILES];
+
+/// The online softmax's running state of this lane's rows: `m`, the largest score seen so far
+/// (unscaled; −∞ until a visible key), and `l`, this lane's part of the row's Σ 2^((s − m)·scale·
+/// log2 e).
+struct RowStats {
+    m: RowValues<f32>,
+    l: RowValues<f32>,
+}
+
+/// A swizzled tile in shared memory: rows of `16·D16` 16-bit values (the head dim), that is
+/// `2·D16` chunks of 16 bytes, chunk `c` of row `r` stored at position `c ^ (r % 8)`.
+#[derive(Clone, Copy)]
+struct Tile<const D16: usize> {
+    base: u32,
+}
+
+impl<const D16: usize> Tile<D16> {
+    const ROW_CHUNKS: u32 = 2 * D16 as u32;
+    const ROW_BYTES: u32 = Self::ROW_CHUNKS * CHUNK_BYTES;
+    /// Rows the block copies in one pass, a chunk per thread.
+    const COPY_STEP: u32 = THREADS / Self::ROW_CHUNKS;
+
+    /// The tile that starts `offset_rows` rows into the dynamic shared memory.
+    #[inline(always)]
+    fn at_row(offset_rows: u32) -> Self {
+        Self { base: dynamic_shared::<u8>().address(0) + offset_rows * Self::ROW_BYTES }
+    }
+
+    /// The shared address of chunk `chunk` of row `row`.
+    #[inline(always)]
+    fn chunk(self, row: u32, chunk: u32) -> u32 {
+        self.base + (row * Self::ROW_CHUNKS + (chunk ^ (row % SWIZZLE_ROWS))) * CHUNK_BYTES
+    }
+}
+
+/// Chunk pairs (k16 slices) in one swizzle pattern: chunks `c` and `c + 8` of a row share
+/// `c ^ (r % 8)`'s low bits, so fragments 4 pairs apart lie 128 bytes apart.
+const PAIRS_PER_PATTERN: usize = (SWIZZLE_ROWS / 2) as usize;
+
+/// Where this lane's `ldmatrix` rows lie in one tile: its row `row` (of the tile's first 16)
+/// at the 4 chunk pairs of one swizzle pattern, chunk `2p + odd` of pair `p`. Every other
+/// fragment of the lane is a constant away: 16 rows further is `16·ROW_BYTES` (the swizzle
+/// repeats every 8 rows), 4 pairs further 128 bytes; the constant becomes the instruction's
+/// offset (`ldmatrix [reg+imm]`). With each fragment's address written out instead
+/// (`tile.chunk(row, chunk)`), LLVM hoists "this lane's part + a constant" of every
+/// fragment out of the key loop, one register each held for the whole loop (ptxas -v: 164
+/// registers instead of 133 at head dim 64, 245 instead of 227 at 128).
+#[derive(Clone, Copy)]
+struct LaneRows<const D16: usize> {
+    at: [u32; PAIRS_PER_PATTERN],
+}
+
+impl<const D16: usize> LaneRows<D16> {
+    #[inline(always)]
+    fn new(tile: Tile<D16>, row: u32, odd: u32) -> Self {
+        Self { at: core::array::from_fn(|p| tile.chunk(row, 2 * p as u32 + odd)) }
+    }
+
+    /// The lane's row 16·`rows16` further, chunk `2·pair + odd`.
+    #[inline(always)]
+    fn address(self, rows16: usize, pair: usize) -> u32 {
+        self.at[pair % PAIRS_PER_PATTERN]
+            + (rows16 as u32 * MMA_M) * Tile::<D16>::ROW_BYTES
+            + (pair / PAIRS_PER_PATTERN) as u32 * SWIZZLE_ROWS * CHUNK_BYTES
+    }
+}
+
+/// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's).
+#[derive(Clone, Copy)]
+struct SharedTiles<const D16: usize>;
+
+impl<const D16: usize> SharedTiles<D16> {
+    #[inline(always)]
+    fn q(self) -> Tile<D16> {
+        Tile::at_row(0)
+    }
+
+    #[inline(always)]
+    fn k(self, stage: u32) -> Tile<D16> {
+        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K)
+    }
+
+    #[inline(always)]
+    fn v(self, stage: u32) -> Tile<D16> {
+        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K + BLOCK_K)
+    }
+}
+
+/// One head of Q, K or V in global memory: its row 0, its row stride (elements) and its rows.
+#[derive(Clone, Copy)]
+struct HeadRows {
+    start: *const u16,
+    stride: u64,
+    rows: u32,
+}
+
+/// Starts (does not commit) the block's copies of rows `row0..row0 + ROWS` of `head` into
+/// `tile`, a 16-byte chunk per copy; rows past the head's last are zero-filled by the copy
+/// (`src_bytes` = 0, nothing read).
+///
+/// # Safety
+/// Every thread of the block calls it; `head` describes readable memory whose rows are
+/// 16-byte aligned; `tile` has `ROWS` rows of dynamic shared memory.
+#[inline(always)]
+unsafe fn copy_tile<const ROWS: u32, const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32) {
+    // A thread copies one chunk column of rows `first`, `first + step`, …: THREADS is a
+    // multiple of a row's chunks, so the column stays the same on every pass.
+    let (chunks, step) = (Tile::<D16>::ROW_CHUNKS, Tile::<D16>::COPY_STEP);
+    const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0 && ROWS % Tile::<D16>::COPY_STEP == 0) };
+    let (first, chunk) = (thread_idx() / chunks, thread_idx() % chunks);
+    for pass in 0..ROWS / step {
+        let r = first + pass * step;
+        let row = row0 + r;
+        let inside = row < head.rows;
+        let offset = row as u64 * head.stride + u64::from(chunk * CHUNK_VALUES);
+        let src = if inside { head.start.wrapping_add(offset as usize) } else { head.start };
+        // SAFETY: 16 aligned readable bytes when inside (the caller's head), none read
+        // otherwise; the destination chunk lies in the tile.
+        unsafe { cp_async_16(tile.chunk(r, chunk), src, if inside { 16 } else { 0 }) };
+    }
+}
+
+/// Loads Q's A fragments of this warp's rows from Q's tile (after its copies landed and a
+/// barrier): for row tile `mi` and k16 slice `kk`, lanes 0–15 give rows 0–15 at chunk `2kk`
+/// and lanes 16–31 the same rows at chunk `2kk + 1`, so the four 8 × 8 matrices are (rows
+/// 0–7, k 0–7), (8–15, k 0–7), (0–7, k 8–15), (8–15, k 8–15): `a[0..4]`.
+///
+/// # Safety
+/// The whole warp calls it; Q's tile holds the block's rows.
+#[inline(always)]
+unsafe fn q_fragments<const D16: usize>(q: Tile<D16>, warp: u32, lane: u32) -> QFragments<D16> {
+    let mut frags = [[[0u32; 4]; D16]; M_TILES];
+    for (mi, tile) in frags.iter_mut().enumerate() {
+        let row = warp * WARP_ROWS + mi as u32 * MMA_M + lane % 16;
+        for (kk, frag) in tile.iter_mut().enumerate() {
+            // SAFETY: the whole warp; an aligned chunk inside Q's tile.
+            *frag = unsafe { ldmatrix_x4(q.chunk(row, 2 * kk as u32 + lane / 16)) };
+        }
+    }
+    frags
+}
+
+/// S = Q·Kᵀ for one key tile (unscaled): for each k16 slice `kk` of the head dim and each 16
+/// keys `pair`, one `ldmatrix.x4` of K gives the B fragments of two n8 tiles of keys. Lane
+/// `l` points at key `pair·16 + (l / 16)·8 + l % 8`, chunk `2kk + (l / 8) % 2`: the matrices are
+/// (keys 0–7, k 0–7), (keys 0–7, k 8–15) = `b[0]`, `b[1]` of n8 tile `2·pair`, then the same
+/// for keys 8–15, n8 tile `2·pair + 1`.
+///
+/// # Safety
+/// The whole warp calls it; `k` holds the key tile.
+#[inline(always)]
+unsafe fn tile_scores<T: Half, const D16: usize>(q: &QFragments<D16>, k: Tile<D16>, lane: u32) -> Scores {
+    let mut s = [[[0.0f32; 4]; KEY_N8]; M_TILES];
+    let rows = LaneRows::new(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
+    for kk in 0..D16 {
+        for pair in 0..KEY_K16 {
+            // SAFETY: the whole warp; an aligned chunk inside the K tile.
+            let b = unsafe { ldmatrix_x4(rows.address(pair, kk)) };
+            for mi in 0..M_TILES {
+                s[mi][2 * pair] = T::mma_m16n8k16(q[mi][kk], [b[0], b[1]], s[mi][2 * pair]);
+                s[mi][2 * pair + 1] = T::mma_m16n8k16(q[mi][kk], [b[2], b[3]], s[mi][2 * pair + 1]);
+            }
+        }
+    }
+    s
+}
+
+/// Sets to −∞ the scores of keys a row does not see: element `e` of n8 tile `n` is key
+/// `k0 + 8n + 2t + e % 2` of row `g` (e < 2) or `g + 8`, masked when it is at or past that
+/// row's visible count (past `seq_k`, or past the causal diagonal).
+#[inline(always)]
+fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
+    for (mi, tile) in s.iter_mut().enumerate() {
+        for (n, c) in tile.iter_mut().enumerate() {
+            for (e, score) in c.iter_mut().enumerate() {
+                let key = k0 + n as u32 * MMA_N + 2 * t + e as u32 % 2;
+                if key >= visible[mi][e / 2] {
+                    *score = f32::NEG_INFINITY;
+                }
+            }
+        }
+    }
+}
+
+/// The online-softmax step for one key tile: each row's new maximum `m` (over its quad, two
+/// xor shuffles), the factor `alpha = 2^((m_old − m_new)·scale·log2 e)` that rescales what was
+/// accumulated under the old maximum, the probabilities `p = 2^((s − m_new)·scale·log2 e)`
+/// (one `fma` and one `ex2` each), and the running sum `l ← l·alpha + Σp`. A lane keeps its
+/// own part of `l` (alpha is the same in the 4 lanes of a row); the epilogue adds the parts.
+///
+/// A row that has seen only masked keys keeps `m = −∞`; its exponentials are then taken
+/// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 2^−∞ = 0, `alpha` = 0.
+///
+/// Returns P rounded to `T` as A fragments (the identity in the module comment), and alpha.
+#[inline(always)]
+fn online_softmax<T: Half>(
+    s: &Scores,
+    stats: &mut RowStats,
+    scale_log2: f32,
+) -> (PFragments, RowValues<f32>) {
+    let RowStats { m, l } = stats;
+    let mut alpha = [[0.0f32; 2]; M_TILES];
+    let mut p = [[[0.0f32; 4]; KEY_N8]; M_TILES];
+    for mi in 0..M_TILES {
+        for half in 0..2 {
+            let mut row_max = m[mi][half];
+            for c in &s[mi] {
+                row_max = row_max.max(c[2 * half]).max(c[2 * half + 1]);
+            }
+            row_max = row_max.max(shuffle_xor_f32(row_max, 1));
+            row_max = row_max.max(shuffle_xor_f32(row_max, 2));
+            let reference = if row_max == f32::NEG_INFINITY { 0.0 } else { row_max };
+            let offset = -reference * scale_log2;
+            alpha[mi][half] = exp2_approx(core::f32::math::mul_add(m[mi][half], scale_log2, offset));
+            m[mi][half] = row_max;
+            let mut sum = 0.0f32;
+            for (pc, c) in p[mi].iter_mut().zip(&s[mi]) {
+                for e in 2 * half..2 * half + 2 {
+                    pc[e] = exp2_approx(core::f32::math::mul_add(c[e], scale_log2, offset));
+                    sum += pc[e];
+                }
+            }
+            l[mi][half] = core::f32::math::mul_add(l[mi][half], alpha[mi][half], sum);
+        }
+    }
+    let mut frags = [[[0u32; 4]; KEY_K16]; M_TILES];
+    for mi in 0..M_TILES {
+        for (j, a) in frags[mi].iter_mut().enumerate() {
+            let (lo, hi) = (p[mi][2 * j], p[mi][2 * j + 1]);
+            *a = [
+                T::pack_x2(lo[0], lo[1]),
+                T::pack_x2(lo[2], lo[3]),
+                T::pack_x2(hi[0], hi[1]),
+                T::pack_x2(hi[2], hi[3]),
+            ];
+        }
+    }
+    (frags, alpha)
+}
+
+/// O ← O·alpha, row by row: what was summed under the old maximum, brought to the new one.
+#[inline(always)]
+fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>) {
+    for mi in 0..M_TILES {
+        for pair in 0..D16 {
+            for c in &mut o[mi][pair] {
+                c[0] *= alpha[mi][0];
+                c[1] *= alpha[mi][0];
+                c[2] *= alpha[mi][1];
+                c[3] *= alpha[mi][1];
+            }
+        }
+    }
+}
+
+/// O += P·V for one key tile: for each k16 slice `kk` of keys and each 16 head-dim columns
+/// `pair`, one `ldmatrix.x4.trans` of V gives the B fragments of two n8 tiles of columns. Lane
+/// `l` points at key `16kk + l % 16`, chunk `2·pair + l / 16`: the matrices are (keys 0–7,
+/// columns 0–7), (keys 8–15, columns 0–7) = `b[0]`, `b[1]` of n8 tile 0, then columns 8–15.
+///
+/// # Safety
+/// The whole warp calls it; `v` holds the value tile.
+#[inline(always)]
+unsafe fn accumulate_pv<T: Half, const D16: usize>(
+    o: &mut Output<D16>,
+    p: &PFragments,
+    v: Tile<D16>,
+    lane: u32,
+) {
+    let rows = LaneRows::new(v, lane % 16, lane / 16);
+    for kk in 0..KEY_K16 {
+        for pair in 0..D16 {
+            // SAFETY: the whole warp; an aligned chunk inside the V tile.
+            let b = unsafe { ldmatrix_x4_trans(rows.address(kk, pair)) };
+            for mi in 0..M_TILES {
+                o[mi][pair][0] = T::mma_m16n8k16(p[mi][kk], [b[0], b[1]], o[mi][pair][0]);
+                o[mi][pair][1] = T::mma_m16n8k16(p[mi][kk], [b[2], b[3]], o[mi][pair][1]);
+            }
+        }
+    }
+}
+
+/// The epilogue: each row's sum completed over its quad, O / l rounded to `T` and stored (two
+/// columns, 4 bytes, per store), and the log-sum-exp `m·scale + ln l` written by the quad's
+/// lane 0. A row that saw no key (l = 0) gets O = 0 and −∞. Rows at or past `seq_q` (the last
+/// block's padding) store nothing.
+///
+/// # Safety
+/// The whole warp calls it; `o_rows` is row 0 of this head's O (row stride `d.o.row`) and
+/// `lse_rows` its `seq_q` log-sum-exps; `rows` are this lane's rows.
+#[inline(always)]
+unsafe fn store_output<T: Half, const D16: usize>(
+    o: &Output<D16>,
+    stats: &RowStats,
+    rows: &RowValues<u32>,
+    d: &Dims,
+    o_rows: *mut u16,
+    lse_rows: *mut f32,
+    t: u32,
+) {
+    // The shuffles first, with every lane, before any lane-dependent branch.
+    let mut sum = stats.l;
+    for row_sums in sum.iter_mut() {
+        for s in row_sums.iter_mut() {
+            *s += shuffle_xor_f32(*s, 1);
+            *s += shuffle_xor_f32(*s, 2);
+        }
+    }
+    for mi in 0..M_TILES {
+        for half in 0..2 {
+            let row = rows[mi][half];
+            if row >= d.seq_q {
+                continue;
+            }
+            let l = sum[mi][half];
+            let inverse = if l > 0.0 { 1.0 / l } else { 0.0 };
+            let out = o_rows.wrapping_add((row as u64 * d.o.row) as usize);
+            for (pair, columns) in o[mi].iter().enumerate() {
+                for (n8, c) in columns.iter().enumerate() {
+                    let column = pair as u32 * 16 + n8 as u32 * MMA_N + 2 * t;
+                    let packed = T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
+                    // SAFETY: row < seq_q, column + 1 < head dim: inside O; 4-byte aligned
+                    // (even column, row offsets multiples of 8 elements).
+                    unsafe { *(out.wrapping_add(column as usize) as *mut u32) = packed };
+                }
+            }
+            if t == 0 {
+                let lse = if l > 0.0 {
+                    stats.m[mi][half] * d.scale + log2_approx(l) * LN_2
+                } else {
+                    f32::NEG_INFINITY
+                };
+                // SAFETY: row < seq_q.
+                unsafe { *lse_rows.add(row as usize) = lse };
+            }
+        }
+    }
+}
+
+/// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
+/// dim `16·D16`, 16-bit type `T`.
+///
+/// # Safety
+/// `dims` points to the problem, whose head dim is `16·D16` and whose strides are multiples
+/// of 8 elements; `q`, `k`, `v`, `o` hold its tensors and `lse` batch · heads_q · seq_q f32.
+/// Launched with `THREADS` threads, a grid of ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks, and
+/// [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
+#[inline(always)]
+unsafe fn flash_attention<T: Half, const D16: usize>(
+    q: *const u16,
+    k: *const u16,
+    v: *const u16,
+    o: *mut u16,
+    lse: *mut f32,
+    dims: *const Dims,
+) {
+    // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8 or 16 chunks.
+    const { assert!(D16 == 4 || D16 == 8, "head dim 64 or 128") };
+    // SAFETY: the caller's problem.
+    let d = unsafe { *dims };
+    let (warp, lane) = (thread_idx() / WARP_SIZE, thread_idx() % WARP_SIZE);
+    let (g, t) = (lane / 4, lane % 4);
+    let (q0, y) = (block_idx() * BLOCK_Q, block_idx_y());
+    // SAFETY: a problem has at least one query head, and one per key/value head. (Divisors
+    // known to be non-zero: no division-by-zero panic, whose call would cost registers.)
+    let (heads_q, group) =
+        unsafe { (NonZeroU32::new_unchecked(d.heads_q), NonZeroU32::new_unchecked(d.group)) };
+    let (b, h) = (y / heads_q, y % heads_q);
+    let kv_head = h / group;
+    let tiles = SharedTiles::<D16>;
+    let head = |start: *const u16, offset: u64, stride: u64, rows: u32| HeadRows {
+        start: start.wrapping_add(offset as usize),
+        stride,
+        rows,
+    };
+    let q_head = head(q, d.q.row_offset(b, h, 0), d.q.row, d.seq_q);
+    let k_head = head(k, d.k.row_offset(b, kv_head, 0), d.k.row, d.seq_k);
+    let v_head = head(v, d.v.row_offset(b, kv_head, 0), d.v.row, d.seq_k);
+
+    // The key tiles this block reads: up to the last key its last row sees (all keys, or
+    // fewer under the causal mask; none when every row's keys are masked).
+    let last_row = (q0 + BLOCK_Q).min(d.seq_q) - 1;
+    let key_tiles = d.visible_keys(last_row).div_ceil(BLOCK_K);
+    // Starts the copies of key tile `j` into stage `j % STAGES` (none past the last tile; the
+    // group is committed either way, so that group counts stay uniform).
+    let load_kv = |j: u32| {
+        if j < key_tiles {
+            let stage = j % STAGES;
+            // SAFETY: the whole block; K's and V's heads, 16-byte aligned rows; the stage's
+            // tiles of BLOCK_K rows.
+            unsafe {
+                copy_tile::<BLOCK_K, D16>(tiles.k(stage), k_head, j * BLOCK_K);
+                copy_tile::<BLOCK_K, D16>(tiles.v(stage), v_head, j * BLOCK_K);
+            }
+        }
+        cp_async_commit();
+    };
+
+    // Prologue: Q's tile (its own group, the oldest), then the first STAGES − 1 key tiles.
+    // SAFETY: the whole block; Q's head; Q's tile of BLOCK_Q rows.
+    unsafe { copy_tile::<BLOCK_Q, D16>(tiles.q(), q_head, q0) };
+    cp_async_commit();
+    for j in 0..STAGES - 1 {
+        load_kv(j);
+    }
+    cp_async_wait_group::<{ STAGES - 1 }>();
+    sync_threads();
+    // SAFETY: the whole warp; Q's tile landed and is visible after the barrier.
+    let q_frags = unsafe { q_fragments(tiles.q(), warp, lane) };
+
+    // This lane's rows (g and g + 8 of each row tile) and the keys each sees; and the keys
+    // every row of the warp sees (its first row's: the count grows with the row), below
+    // which a tile needs no mask.
+    let warp_row0 = q0 + warp * WARP_ROWS;
+    let rows: RowValues<u32> =
+        core::array::from_fn(|mi| [0, 8].map(|dr| warp_row0 + mi as u32 * MMA_M + g + dr));
+    let visible = rows.map(|r| r.map(|row| d.visible_keys(row)));
+    let unmasked_keys = d.visible_keys(warp_row0);
+    let scale_log2 = d.scale * LOG2_E;
+
+    let mut stats = RowStats { m: [[f32::NEG_INFINITY; 2]; M_TILES], l: [[0.0; 2]; M_TILES] };
+    let mut acc = [[[[0.0f32; 4]; 2]; D16]; M_TILES];
+    for j in 0..key_tiles {
+        // Tile j's group is the oldest but STAGES − 2 of those in flight: wait for it, then
+        // make every thread's copies visible (and every warp done with tile j − 1, whose
+        // stage the next load reuses).
+        cp_async_wait_group::<{ STAGES - 2 }>();
+        sync_threads();
+        load_kv(j + STAGES - 1);
+        let stage = j % STAGES;
+        // SAFETY: the whole warp; the stage's K tile landed.
+        let mut s = unsafe { tile_scores::<T, D16>(&q_frags, tiles.k(stage), lane) };
+        let k0 = j * BLOCK_K;
+        if k0 + BLOCK_K > unmasked_keys {
+            mask_scores(&mut s, k0, &visible, t);
+        }
+        let (p, alpha) = online_softmax::<T>(&s, &mut stats, scale_log2);
+        rescale_output(&mut acc, &alpha);
+        // SAFETY: the whole warp; the stage's V tile landed.
+        unsafe { accumulate_pv::<T, D16>(&mut acc, &p, tiles.v(stage), lane) };
+    }
+
+    let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);
+    let lse_rows = lse.wrapping_add(y as usize * d.seq_q as usize);
+    // SAFETY: the whole warp; this head's O and log-sum-exps.
+    unsafe { store_output::<T, D16>(&acc, &stats, &rows, &d, o_rows, lse_rows, t) };
+}
+
+/// a03 on f16, head dim 64.
+///
+/// # Safety
+/// As [`flash_attention`], head dim 64.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn a03_mma_sync_f16_d64(
+    q: *const u16,
+    k: *const u16,
+    v: *const u16,
+    o: *mut u16,
+    lse: *mut f32,
+    dims: *const Dims,
+) {
+    // SAFETY: forwarded.
+    unsafe { flash_attention::<F16, 4>(q, k, v, o, lse, dims) }
+}
+
+/// a03 on bf16, head dim 64.
+///
+/// # Safety
+/// As [`flash_attention`], head dim 64.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn a03_mma_sync_bf16_d64(
+    q: *const u16,
+    k: *const u16,
+    v: *const u16,
+    o: *mut u16,
+    lse: *mut f32,
+    dims: *const Dims,
+) {
+    // SAFETY: forwarded.
+    unsafe { flash_attention::<Bf16, 4>(q, k, v, o, lse, dims) }
+}
+
+/// a03 on f16, head dim 128.
+///
+/// # Safety
+/// As [`flash_attention`], head dim 128.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn a03_mma_sync_f16_d128(
+    q: *const u16,
+    k: *const u16,
+    v: *const u16,
+    o: *mut u16,
+    lse: *mut f32,
+    dims: *const Dims,
+) {
+    // SAFETY: forwarded.
+    unsafe { flash_attention::<F16, 8>(q, k, v, o, lse, dims) }
+}
+
+/// a03 on bf16, head dim 128.
+///
+/// # Safety
+/// As [`flash_attention`], head dim 128.
+#[kernel(max_threads = THREADS)]
+pub unsafe fn a03_mma_sync_bf16_d128(
+    q: *const u16,
+    k: *const u16,
+    v: *const u16,
+    o: *mut u16,
+    lse: *mut f32,
+    dims: *const Dims,
+) {
+    // SAFETY: forwarded.
+    unsafe { flash_attention::<Bf16, 8>(q, k, v, o, lse, dims) }
+}

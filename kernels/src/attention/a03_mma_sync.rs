@@ -1,21 +1,17 @@
 //! Step a03 — FlashAttention-2 on tensor cores (`mma.sync`, any GPU since Ampere).
 //!
-//! Idea: FlashAttention-2's forward pass. A block takes 64 query rows of one head and each of
-//!       its 4 warps 16 of them, for the whole key loop: per tile of 64 keys a warp computes its
-//!       16 × 64 scores S = Q·Kᵀ with `mma.sync` (Q's fragments stay in registers), updates its
-//!       rows' running max and sum in registers, and multiplies P, rounded to 16 bits and
-//!       still in registers, by the V tile into O's f32 accumulators. Only O and the
-//!       log-sum-exp reach memory, and no warp waits for another's statistics.
-//! Changes from a02: tensor cores for both products (a02: f32 FMAs, a thread per key); K and
-//!       V tiles shared by the block's warps, copied by `cp.async` into swizzled shared memory
-//!       two stages deep (the next tile's copies fly during this one's math); S, P and O live
-//!       as `mma` fragments; the scale folds into the exponent (`ex2`); a causal block stops
-//!       at its last visible key.
+//! Idea: FlashAttention-2's forward pass: a block takes 64 query rows of one head, each of its
+//!       4 warps 16 of them for the whole key loop; per tile of 64 keys a warp computes its
+//!       16 × 64 scores with `mma.sync` (Q's fragments stay in registers), updates its rows'
+//!       running max and sum, and multiplies P, rounded to 16 bits and still in registers, by
+//!       the V tile into O's f32 accumulators. No warp waits for another's statistics.
+//! Changes from a02: tensor cores for both products; K and V tiles by `cp.async` into swizzled
+//!       shared memory two stages deep; S, P and O live as `mma` fragments; the scale folds
+//!       into the exponent (`ex2`); a causal block stops at its last visible key.
 //! Bottleneck: (expected) the `mma` pipe's waits: each K or V fragment feeds 2 `mma` (16
 //!       rows per warp), and the softmax between the two products stalls the tensor cores.
-//! Cost: 133 registers at head dim 64, 227 at 128, no spills (ptxas -v, sm_80; 137 and 231
-//!       for sm_90a); 40 KB or 80 KB of dynamic shared memory: 3 blocks of 128 threads per SM
-//!       at 64 (registers), 2 at 128 (shared memory).
+//! Cost: 137 registers at head dim 64, 231 at 128 (sm_90a; no spills); 40 or 80 KB of dynamic
+//!       shared memory: 3 blocks of 128 threads per SM at 64 (registers), 2 at 128.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
 //! Result: not measured yet.

@@ -474,7 +474,11 @@ impl Book {
     /// The charts of a chapter's ladder, per GPU kind that kept them: the first inline, the
     /// others linked.
     fn charts(&self, chapter: &Chapter, page: &str) -> String {
-        let keys = ChartKeys { precisions: self.precisions(chapter), settings: self.scan_settings(chapter) };
+        let keys = ChartKeys {
+            precisions: self.precisions(chapter),
+            settings: self.scan_settings(chapter),
+            attention: self.attention_charts(chapter),
+        };
         let mut out = String::new();
         for gpu in &self.gpus {
             let mut mine: Vec<&String> =
@@ -541,6 +545,15 @@ impl Book {
         }
         let records = self.gpus.iter().flat_map(|g| g.runs.iter().flat_map(|r| r.records.iter()));
         results::scan::settings_of(records, &chapter.ids())
+    }
+
+    /// The attention charts of a chapter's kernels: those of the panels they ran on any GPU
+    /// kind ([`results::attention::charts_of`]); none for another family's chapter.
+    fn attention_charts(&self, chapter: &Chapter) -> Vec<String> {
+        if chapter.family != host::families::attention::NAME {
+            return vec![];
+        }
+        results::attention::charts_of(&self.gpus, &chapter.ids(), &self.order)
     }
 
     /// The device library's wrappers `code` calls, each linked to its section.
@@ -987,19 +1000,24 @@ fn first_sentence(doc: &str) -> String {
 }
 
 /// What picks a chapter's charts from its records: the input types its kernels ran with,
-/// and for a scan step the settings (operation and type) they ran.
+/// for a scan step the settings (operation and type) they ran, for an attention step the
+/// charts of the panels it ran, in page order ([`results::attention::charts_of`]).
 struct ChartKeys {
     precisions: Vec<String>,
     settings: Vec<results::scan::Setting>,
+    attention: Vec<String>,
 }
 
 /// Whether chart `file` is of `chapter`'s ladder: a probe's charts by its id (`p6-…`), a
 /// scan step's by the settings it ran (`scan-compaction-i32-…` for a compaction step, the
-/// scans' for the others), another family's by its name and, for GEMM, the input type
-/// (`gemm-f16-…`).
+/// scans' for the others), an attention step's by the panels it ran, another family's by
+/// its name and, for GEMM, the input type (`gemm-f16-…`).
 fn chart_belongs(file: &str, chapter: &Chapter, keys: &ChartKeys) -> bool {
     if let Some((setting, _)) = results::scan::Setting::from_chart(file) {
         return chapter.family == host::families::scan::NAME && keys.settings.contains(&setting);
+    }
+    if results::attention::is_chart(file) {
+        return chapter.family == host::families::attention::NAME && keys.attention.iter().any(|c| c == file);
     }
     let parts: Vec<&str> = file.trim_end_matches(".svg").split('-').collect();
     match parts.as_slice() {
@@ -1014,11 +1032,15 @@ fn chart_belongs(file: &str, chapter: &Chapter, keys: &ChartKeys) -> bool {
 }
 
 /// Which chart of a chapter shows first: its first setting (a scan step: i32 inclusive
-/// first) or input type, then the largest problem.
+/// first), attention panel (in page order) or input type, then the largest problem.
 fn chart_rank(file: &str, keys: &ChartKeys) -> (usize, std::cmp::Reverse<u128>, String) {
     if let Some((setting, n)) = results::scan::Setting::from_chart(file) {
         let first = keys.settings.iter().position(|s| *s == setting).unwrap_or(usize::MAX);
         return (first, std::cmp::Reverse(u128::from(n)), file.to_string());
+    }
+    if results::attention::is_chart(file) {
+        let first = keys.attention.iter().position(|c| c == file).unwrap_or(usize::MAX);
+        return (first, std::cmp::Reverse(0), file.to_string());
     }
     let parts: Vec<&str> = file.trim_end_matches(".svg").split('-').collect();
     let precision =
@@ -1199,6 +1221,7 @@ mod tests {
         let keys = |chapter: &Chapter| ChartKeys {
             precisions: vec![],
             settings: results::scan::settings_of(std::iter::empty(), &chapter.ids()),
+            attention: vec![],
         };
         let shown = picked(CHARTS, &scan, &keys(&scan));
         assert_eq!(shown.first(), Some(&"scan-inclusive-i32-n2p30.svg"), "{shown:?}");
@@ -1248,6 +1271,7 @@ mod tests {
         let keys = ChartKeys {
             precisions: vec![],
             settings: results::scan::settings_of(records.iter(), &scan.ids()),
+            attention: vec![],
         };
         assert_eq!(
             picked(CHARTS, &scan, &keys),
@@ -1262,7 +1286,7 @@ mod tests {
 
     #[test]
     fn other_chapters_show_no_scan_chart() {
-        let keys = ChartKeys { precisions: vec!["f16".into()], settings: vec![] };
+        let keys = ChartKeys { precisions: vec!["f16".into()], settings: vec![], attention: vec![] };
         for family in host::families::FAMILIES.iter().filter(|f| f.name() != host::families::scan::NAME) {
             let step = family.steps().into_iter().next().unwrap();
             let shown = picked(CHARTS, &chapter(*family, step), &keys);

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: book <command>
 
 commands:
-  results [--check]               docs/results/<gpu>.md from the records in docs/results/<gpu>/;
-                                  --check: write nothing, fail if a page is not up to date
+  results [--check]               docs/results/<gpu>.md and the attention charts in
+                                  docs/results/<gpu>/charts/ from the records in docs/results/<gpu>/;
+                                  --check: write nothing, fail if a page or chart is not up to date
   build [--out DIR] [--screenshot [PNG]]
                                   the course as a book in DIR (default target/book; its Markdown
                                   in target/book-src); --screenshot: a PNG of a chapter
@@ -53,18 +54,15 @@ fn results_command(repo: &Repo, args: &[String]) -> Result<(), String> {
             Ok(())
         }
         [flag] if flag == "--check" => {
-            let stale: Vec<String> = results::pages(repo)?
-                .into_iter()
-                .filter(|(name, text)| std::fs::read_to_string(dir.join(name)).ok().as_deref() != Some(text))
-                .map(|(name, _)| format!("{}/{name}", book::records::RESULTS_DIR))
-                .collect();
+            let stale = results::stale(repo, &dir)?;
             if stale.is_empty() {
-                println!("the results pages are up to date with the records");
+                println!("the results pages and charts are up to date with the records");
                 Ok(())
             } else {
                 Err(format!(
-                    "not up to date with the records: {} (run `cargo xtask results`)",
-                    stale.join(", ")
+                    "not up to date with the records in {}/: {} (run `cargo xtask results`)",
+                    book::records::RESULTS_DIR,
+                    stale.join("; ")
                 ))
             }
         }

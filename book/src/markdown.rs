@@ -67,6 +67,15 @@ impl Table {
         self
     }
 
+    /// The table with `text` in every empty cell (after [`Table::without_empty_columns`], a
+    /// mark for a figure that is missing where others of its column are not).
+    pub fn with_blank_cells(mut self, text: &str) -> Self {
+        for cell in self.rows.iter_mut().flatten().filter(|c| c.is_empty()) {
+            *cell = text.to_string();
+        }
+        self
+    }
+
     /// The table without column `index`.
     pub fn without_column(mut self, index: usize) -> Self {
         if index < self.header.len() {

@@ -126,7 +126,7 @@ pub fn load(repo: &Repo, kind: &str) -> Result<GpuResults> {
 
 /// What the host stamps on a chart before its run's date: `NVIDIA H200, run of 2026-11-25
 /// 02:56 UTC` (`host::run`, `LadderChart::subtitle`).
-const DRAWN_IN: &str = ", run of ";
+pub const DRAWN_IN: &str = ", run of ";
 
 /// The run's date a chart's subtitle gives ([`DRAWN_IN`]): up to the end of its line, or
 /// to the `;` before a note.

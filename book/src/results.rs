@@ -5,8 +5,12 @@
 //! is the ladder's or the file's, every number is formatted here.
 //!
 //! The tables the book's chapters show of one step ([`step_tables`]) are made here too.
-//! The scan family's parts are in [`scan`].
+//! The scan family's parts are in [`scan`], the attention family's in [`attention`]. The
+//! attention charts are drawn here, from the records ([`attention::charts`]): the figures of
+//! cuDNN and FlashAttention-2 reach the records after the host's run, so the host cannot
+//! draw them. [`write()`] writes them beside the pages and [`stale`] checks both.
 
+pub mod attention;
 pub mod scan;
 
 use crate::markdown::{Align, Table, micros, one_decimal, ratio};
@@ -14,6 +18,7 @@ use crate::records::{self, GpuResults, Run, precision_name, precision_rank, size
 use crate::{Repo, Result};
 use host::report::records::Record;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// How a page links to what is outside it.
@@ -60,18 +65,89 @@ pub fn pages(repo: &Repo) -> Result<Vec<(String, String)>> {
         .collect())
 }
 
-/// Writes every page into `dir` (`docs/results/` for the committed ones); returns their
-/// paths.
+/// Every file the generator makes, as (path from the results folder, text): each GPU kind's
+/// page (`h100.md`) and its attention charts (`h100/charts/attention-….svg`).
+pub fn outputs(repo: &Repo) -> Result<Vec<(String, String)>> {
+    let order = StepOrder::new();
+    let links = committed_links();
+    let mut out = vec![];
+    for gpu in records::load_all(repo)? {
+        out.push((format!("{}.md", gpu.kind), page(&gpu, &order, &links)));
+        for (name, svg) in attention::charts(&gpu, &order)? {
+            out.push((format!("{}/charts/{name}", gpu.kind), svg));
+        }
+    }
+    Ok(out)
+}
+
+/// Writes every page and chart into `dir` (`docs/results/` for the committed ones), and
+/// removes the charts drawn here earlier of records no longer there; returns the paths
+/// written.
 pub fn write(repo: &Repo, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    pages(repo)?
-        .into_iter()
-        .map(|(name, text)| {
-            let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            Ok(path)
-        })
-        .collect()
+    let outputs = outputs(repo)?;
+    let mut written = vec![];
+    for (name, text) in &outputs {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    for name in orphans(dir, &outputs)? {
+        let path = dir.join(name);
+        std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+    }
+    Ok(written)
+}
+
+/// What in `dir` is not what [`write()`] would make of the records: each page or chart that
+/// is missing or differs (with its first line that differs), and each chart drawn here of
+/// records no longer there. Empty where `dir` is up to date.
+pub fn stale(repo: &Repo, dir: &Path) -> Result<Vec<String>> {
+    let outputs = outputs(repo)?;
+    let mut stale = vec![];
+    for (name, fresh) in &outputs {
+        match std::fs::read_to_string(dir.join(name)) {
+            Err(_) => stale.push(format!("{name} is missing")),
+            Ok(old) if old != *fresh => {
+                let line = old
+                    .lines()
+                    .zip(fresh.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(old.lines().count().min(fresh.lines().count()));
+                stale.push(format!("{name} differs from what the records give, first at line {}", line + 1));
+            }
+            Ok(_) => {}
+        }
+    }
+    for name in orphans(dir, &outputs)? {
+        stale.push(format!("{name} is a chart of records no longer there"));
+    }
+    Ok(stale)
+}
+
+/// The charts drawn here ([`attention::is_chart`]) in the charts folders of `outputs`' GPU
+/// kinds in `dir` that `outputs` no longer hold, as paths from `dir`.
+fn orphans(dir: &Path, outputs: &[(String, String)]) -> Result<Vec<String>> {
+    let mut orphans = vec![];
+    for kind in outputs.iter().filter_map(|(path, _)| path.strip_suffix(".md")) {
+        let charts = dir.join(kind).join("charts");
+        let Ok(entries) = std::fs::read_dir(&charts) else { continue };
+        let mut names: Vec<String> = entries
+            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| format!("cannot read {}: {e}", charts.display()))?;
+        names.sort();
+        for name in names.into_iter().filter(|n| attention::is_chart(n)) {
+            let path = format!("{kind}/charts/{name}");
+            if !outputs.iter().any(|(p, _)| *p == path) {
+                orphans.push(path);
+            }
+        }
+    }
+    Ok(orphans)
 }
 
 /// The page of one GPU kind.
@@ -83,12 +159,13 @@ pub fn page(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         gpu.dir()
     );
     out += &files_section(gpu);
-    out += &best_section(gpu, links);
+    out += &best_section(gpu, order, links);
     out += &reduction_section(gpu, order, links);
     out += &scan::section(gpu, order, links);
     out += &gemm_section(gpu, order, links);
+    out += &attention::section(gpu, order, links);
     out += &probes_section(gpu, order);
-    out += &charts_section(gpu, links);
+    out += &charts_section(gpu, order, links);
     out
 }
 
@@ -176,10 +253,15 @@ fn contents(run: &Run) -> String {
     if !shapes.is_empty() {
         parts.push(format!("GEMM {}", shapes.iter().map(|r| short_shape(r)).collect::<Vec<_>>().join(", ")));
     }
+    parts.extend(attention::contents(run));
     let other: usize = run
         .records
         .iter()
-        .filter(|r| !matches!(r.family.as_str(), "reduce" | "probe" | "gemm") && !scan::is_scan(r))
+        .filter(|r| {
+            !matches!(r.family.as_str(), "reduce" | "probe" | "gemm")
+                && !scan::is_scan(r)
+                && !attention::is_shown(r)
+        })
         .count();
     if other > 0 {
         parts.push(format!("{other} other records"));
@@ -227,8 +309,8 @@ fn median(record: &Record) -> String {
 }
 
 /// The best step of each problem: the reductions' sizes, the scans' operations × types ×
-/// sizes and GEMM's precisions × shapes, over every file.
-fn best_section(gpu: &GpuResults, links: &Links) -> String {
+/// sizes, GEMM's precisions × shapes and attention's panels × lengths, over every file.
+fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     let mut out = String::from("## Which step is fastest on this GPU?\n\n");
     out += "The step with the highest figure for each problem, over every file above (a step whose \
             check failed is never chosen). The ladders' tables below show every step.\n\n";
@@ -297,6 +379,7 @@ fn best_section(gpu: &GpuResults, links: &Links) -> String {
         ]);
     }
     let scan = scan::best_table(gpu, links);
+    let attention = attention::best_part(gpu, order, links);
     if !reduce.is_empty() {
         out += "The reduction (GB/s, % of the theoretical bandwidth):\n\n";
         out += &reduce.render();
@@ -313,7 +396,8 @@ fn best_section(gpu: &GpuResults, links: &Links) -> String {
         out += &gemm.render();
         out += "\n";
     }
-    if reduce.is_empty() && scan.is_empty() && gemm.is_empty() {
+    out += &attention;
+    if reduce.is_empty() && scan.is_empty() && gemm.is_empty() && attention.is_empty() {
         out += "No ladder step was timed in these files.\n\n";
     }
     out
@@ -414,6 +498,50 @@ fn sorted<'a>(records: impl Iterator<Item = &'a Record>, order: &StepOrder) -> V
         )
     });
     list
+}
+
+/// The tables `build` makes of `count` columns cut into consecutive ranges: the fewest
+/// tables that each fit the page, the columns shared out evenly; one column a table where
+/// none fits.
+fn fitting(count: usize, build: impl Fn(Range<usize>) -> Table) -> Vec<Table> {
+    let mut tables = vec![];
+    for parts in 1..=count {
+        tables = even_ranges(count, parts).into_iter().map(&build).collect();
+        if tables.iter().all(Table::fits) {
+            break;
+        }
+    }
+    tables
+}
+
+/// `0..count` cut into `parts` consecutive ranges whose lengths differ by one at most, the
+/// longer first.
+fn even_ranges(count: usize, parts: usize) -> Vec<Range<usize>> {
+    let (base, longer) = (count / parts, count % parts);
+    let mut start = 0;
+    (0..parts)
+        .map(|part| {
+            let end = start + base + usize::from(part < longer);
+            let range = start..end;
+            start = end;
+            range
+        })
+        .collect()
+}
+
+/// Values in a line of text: each of them where there are `listed` at most (`2^20, 2^30`),
+/// else the first and the last as a range (`2^16–2^30`).
+fn list_or_range(names: &[String], listed: usize) -> String {
+    match names {
+        [first, .., last] if names.len() > listed => format!("{first}–{last}"),
+        _ => names.join(", "),
+    }
+}
+
+/// `text` with its first letter a capital.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 /// GEMM: a table per precision, shape and file.
@@ -637,10 +765,17 @@ fn probes_section(gpu: &GpuResults, order: &StepOrder) -> String {
     out
 }
 
-/// Every chart of the GPU kind, linked, under the file of the run that drew it
-/// ([`chart_run`]).
-fn charts_section(gpu: &GpuResults, links: &Links) -> String {
-    if gpu.charts.is_empty() {
+/// Every chart the host drew for the GPU kind, linked, under the file of the run that drew
+/// it ([`chart_run`]); the attention charts, drawn here, are in the attention section.
+fn charts_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
+    let charts: Vec<&String> = gpu.charts.iter().filter(|c| !attention::is_chart(c)).collect();
+    let drawn_here = attention::has_charts(gpu, order);
+    let attention_charts = "The attention charts are drawn from the records by `cargo xtask results`; they \
+                            are in the attention section.\n";
+    if charts.is_empty() {
+        if drawn_here {
+            return format!("## Charts\n\nThe host drew no chart kept here (`--plots`). {attention_charts}");
+        }
         return format!(
             "## Charts\n\nNo charts were kept for the {} (`{}/charts/`).\n",
             gpu.device(),
@@ -650,13 +785,12 @@ fn charts_section(gpu: &GpuResults, links: &Links) -> String {
     let mut out = String::from("## Charts\n\n");
     out += "Drawn by the host (`--plots`), each under the file of the run that drew it (the run's date is on \
             the chart):\n\n";
-    let owners: Vec<Option<&Run>> = gpu.charts.iter().map(|chart| chart_run(gpu, chart)).collect();
+    let owners: Vec<Option<&Run>> = charts.iter().map(|chart| chart_run(gpu, chart)).collect();
     // A list per run that drew some, in the files' order; then those of no file here.
     let mut lists = vec![];
     for owner in gpu.runs.iter().map(Some).chain([None]) {
         let file = owner.map(|r| r.file.as_str());
-        let items: Vec<String> = gpu
-            .charts
+        let items: Vec<String> = charts
             .iter()
             .zip(&owners)
             .filter(|(_, o)| o.map(|r| r.file.as_str()) == file)
@@ -672,6 +806,10 @@ fn charts_section(gpu: &GpuResults, links: &Links) -> String {
         lists.push(format!("{heading}\n\n{}", items.concat()));
     }
     out += &lists.join("\n");
+    if drawn_here {
+        out += "\n";
+        out += attention_charts;
+    }
     out
 }
 
@@ -688,11 +826,15 @@ pub fn chart_run<'a>(gpu: &'a GpuResults, file: &str) -> Option<&'a Run> {
 
 /// Whether chart `file` (named as the host names them: [`chart_title`]) shows `record`: a
 /// GEMM chart its precision and shape, the reduction's its size, a scan chart its setting
-/// and size, a probe's (`p1-…`) its records.
+/// and size, an attention chart its panel ([`attention::chart_shows`]), a probe's (`p1-…`)
+/// its records.
 fn chart_shows(file: &str, record: &Record) -> bool {
     let stem = file.trim_end_matches(".svg");
     if let Some((setting, n)) = scan::Setting::from_chart(file) {
         return scan::is_scan(record) && scan::Setting::of(record) == setting && record.n == Some(n);
+    }
+    if attention::is_chart(file) {
+        return attention::chart_shows(file, record);
     }
     match stem.split('-').collect::<Vec<_>>().as_slice() {
         ["gemm", precision, shape] => {
@@ -712,8 +854,12 @@ fn chart_shows(file: &str, record: &Record) -> bool {
 
 /// What a chart shows, from its file name: `gemm-f16-4096x4096x4096.svg` → `FP16 GEMM at
 /// 4096×4096×4096`, `reduce-ladder-n2p30.svg` → `the reduction ladder at n = 2^30`,
-/// `scan-inclusive-i32-n2p30.svg` → `the inclusive scan of i32 at n = 2^30`.
+/// `scan-inclusive-i32-n2p30.svg` → `the inclusive scan of i32 at n = 2^30`, an attention
+/// chart as [`attention::chart_title`] says.
 pub fn chart_title(file: &str) -> String {
+    if let Some(title) = attention::chart_title(file) {
+        return title;
+    }
     let stem = file.trim_end_matches(".svg");
     let parts: Vec<&str> = stem.split('-').collect();
     match parts.as_slice() {
@@ -733,14 +879,22 @@ pub fn chart_title(file: &str) -> String {
 }
 
 /// The figures of one chapter's kernels on one GPU kind: a table per file that has
-/// records of them, each row one size (and precision) of the step; `None` where no file of
-/// the GPU has one.
+/// records of them, each row one size (and precision) of the step; for attention steps, a
+/// table per panel across files ([`attention::step_tables`]); `None` where no file of the
+/// GPU has one.
 pub fn step_tables(gpu: &GpuResults, kernels: &[&str], order: &StepOrder, links: &Links) -> Option<String> {
     let mut out = String::new();
     let mut files: Vec<String> = vec![];
+    if let Some((runs, text)) = attention::step_tables(gpu, kernels, order, links) {
+        files.extend(runs.iter().map(|run| format!("`{}` of {}", run.file, run.date())));
+        out += &text;
+    }
     for run in &gpu.runs {
-        let mut mine: Vec<&Record> =
-            run.records.iter().filter(|r| kernels.contains(&r.kernel.as_str())).collect();
+        let mut mine: Vec<&Record> = run
+            .records
+            .iter()
+            .filter(|r| kernels.contains(&r.kernel.as_str()) && !attention::is_attention(r))
+            .collect();
         if mine.is_empty() {
             continue;
         }

@@ -1,8 +1,9 @@
 //! The results pages and the book, checked.
 //!
-//! - `results/…`: the committed pages `docs/results/<gpu>.md` are what `cargo xtask results`
-//!   makes of the committed records today (regenerated in a temporary folder and compared
-//!   byte for byte), and their tables fit 120 columns.
+//! - `results/…`: the committed pages `docs/results/<gpu>.md` and the attention charts in
+//!   `docs/results/<gpu>/charts/` are what `cargo xtask results` makes of the committed
+//!   records today (regenerated and compared byte for byte), and the pages' tables fit 120
+//!   columns.
 //! - `book/…`: the book builds from the sources; every registered step (every `Step` of
 //!   every family in `FAMILIES`) has a chapter in its table of contents; no link of its HTML
 //!   is broken; a chapter's HTML holds its card, figures, chart, diff, code and twin.
@@ -82,33 +83,12 @@ fn read(path: &Path) -> Result<String, Failed> {
 
 fn pages_are_up_to_date() -> Result<(), Failed> {
     let repo = Repo::locate();
-    let dir = scratch().join("results");
-    let _ = std::fs::remove_dir_all(&dir);
-    let written = book::results::write(&repo, &dir)?;
     let committed = repo.root.join(book::records::RESULTS_DIR);
-    let mut stale = vec![];
-    for path in &written {
-        let name = path.file_name().expect("a page has a name").to_string_lossy().to_string();
-        let fresh = read(path)?;
-        match std::fs::read_to_string(committed.join(&name)) {
-            Err(_) => stale.push(format!("docs/results/{name} is missing")),
-            Ok(old) if old != fresh => {
-                let line = old
-                    .lines()
-                    .zip(fresh.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(old.lines().count().min(fresh.lines().count()));
-                stale.push(format!(
-                    "docs/results/{name} differs from what the records give, first at line {}",
-                    line + 1
-                ));
-            }
-            Ok(_) => {}
-        }
-    }
+    // Every page and chart, as `cargo xtask results` would write them today.
+    let mut stale: Vec<String> =
+        book::results::stale(&repo, &committed)?.into_iter().map(|s| format!("docs/results/{s}")).collect();
     // A page of a GPU kind whose records are gone.
-    let names: BTreeSet<String> =
-        written.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into()).collect();
+    let names: BTreeSet<String> = book::results::pages(&repo)?.into_iter().map(|(name, _)| name).collect();
     for entry in std::fs::read_dir(&committed).map_err(|e| format!("{}: {e}", committed.display()))? {
         let name = entry.map_err(|e| e.to_string())?.file_name().to_string_lossy().to_string();
         if name.ends_with(".md") && !names.contains(&name) {
@@ -121,7 +101,7 @@ fn pages_are_up_to_date() -> Result<(), Failed> {
     if stale.is_empty() {
         Ok(())
     } else {
-        Err(format!("{}; run `cargo xtask results` and commit the pages", stale.join("; ")).into())
+        Err(format!("{}; run `cargo xtask results` and commit the pages and charts", stale.join("; ")).into())
     }
 }
 

@@ -12,7 +12,8 @@
 //! the largest size ([`table`]) and the host's charts.
 
 use super::{
-    Links, REGS, StepOrder, chart_run, chart_title, figure, median, percent, registers, step_name, twins_note,
+    Links, REGS, StepOrder, capitalised, chart_run, chart_title, figure, fitting, list_or_range, median,
+    percent, registers, step_name, twins_note,
 };
 use crate::markdown::{Align, Table, micros, one_decimal, ratio};
 use crate::records::{GpuResults, Run, precision_rank};
@@ -151,11 +152,6 @@ pub fn settings_of<'a>(records: impl Iterator<Item = &'a Record>, kernels: &[&st
     settings
 }
 
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
-}
-
 /// Whether `record` is of the scan family.
 pub fn is_scan(record: &Record) -> bool {
     record.family == NAME
@@ -194,10 +190,7 @@ fn sizes(records: &[&Record]) -> Vec<u64> {
 /// `n = 2^16–2^30`.
 fn sizes_text(sizes: &[u64]) -> String {
     let names: Vec<String> = sizes.iter().map(|&n| human_size(n)).collect();
-    match names.as_slice() {
-        [first, .., last] if names.len() > LISTED_SIZES => format!("n = {first}–{last}"),
-        _ => format!("n = {}", names.join(", ")),
-    }
+    format!("n = {}", list_or_range(&names, LISTED_SIZES))
 }
 
 /// What a run's scans measured, for the files table: `scan n = 2^16–2^30 (i32 inclusive,
@@ -408,35 +401,6 @@ pub fn size_tables(records: &[&Record], order: &StepOrder, links: &Links) -> Vec
         table
     };
     fitting(sizes.len(), build)
-}
-
-/// The tables `build` makes of `count` columns cut into consecutive ranges: the fewest
-/// tables that each fit the page, the columns shared out evenly; one column a table where
-/// none fits.
-fn fitting(count: usize, build: impl Fn(Range<usize>) -> Table) -> Vec<Table> {
-    let mut tables = vec![];
-    for parts in 1..=count {
-        tables = even_ranges(count, parts).into_iter().map(&build).collect();
-        if tables.iter().all(Table::fits) {
-            break;
-        }
-    }
-    tables
-}
-
-/// `0..count` cut into `parts` consecutive ranges whose lengths differ by one at most, the
-/// longer first.
-fn even_ranges(count: usize, parts: usize) -> Vec<Range<usize>> {
-    let (base, longer) = (count / parts, count % parts);
-    let mut start = 0;
-    (0..parts)
-        .map(|part| {
-            let end = start + base + usize::from(part < longer);
-            let range = start..end;
-            start = end;
-            range
-        })
-        .collect()
 }
 
 /// A scan table: one row per record (of one setting and size on the results page, of one
@@ -1086,7 +1050,7 @@ mod tests {
 
     #[test]
     fn chart_titles_and_even_ranges() {
-        use crate::results::chart_title;
+        use crate::results::{chart_title, even_ranges};
         assert_eq!(chart_title("scan-inclusive-i32-n2p30.svg"), "the inclusive scan of i32 at n = 2^30");
         assert_eq!(chart_title("scan-exclusive-f32-n1000.svg"), "the exclusive scan of f32 at n = 1000");
         assert_eq!(chart_title("scan-compaction-i32-n2p20.svg"), "the compaction of i32 at n = 2^20");

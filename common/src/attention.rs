@@ -117,3 +117,25 @@ pub mod a03 {
         (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2
     }
 }
+
+/// a04 (Hopper's `wgmma` for both products): the block's shape and shared memory.
+pub mod a04 {
+    /// Consumer warpgroups per block, each 64 query rows (one `wgmma` m64 tile).
+    pub const WARPGROUPS: u32 = 2;
+    pub const THREADS: u32 = WARPGROUPS * 128;
+    /// Query rows per block.
+    pub const BLOCK_Q: u32 = WARPGROUPS * 64;
+    /// Keys per tile: the N of the scores' `wgmma` (m64n128k16).
+    pub const BLOCK_K: u32 = 128;
+    /// K and V tiles in shared memory at once.
+    pub const STAGES: u32 = 2;
+    /// The 128-byte swizzle's atoms must start on 1024-byte boundaries: the launch gives this
+    /// much more than the tiles need, and the kernel rounds its base up.
+    pub const ALIGN_SLACK: u32 = 1024;
+
+    /// Dynamic shared memory per block: Q's tile, then `STAGES` stages of a K and a V tile,
+    /// 16-bit values, and the alignment slack: 81 KB at head dim 64, 161 KB at 128.
+    pub const fn shared_bytes(head_dim: u32) -> u32 {
+        (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2 + ALIGN_SLACK
+    }
+}

@@ -134,6 +134,26 @@ pub unsafe fn copy_tensor_2d(dst: u32, map: *const u8, x: u32, y: u32, bar: u32)
     }
 }
 
+/// `cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [dst],
+/// [map, {x, y, z, w}], [bar];`: the box of a 4-dimensional tensor map at coordinates
+/// (`x` innermost … `w`), as [`copy_tensor_2d`] (attention's tiles: column, row, head,
+/// batch).
+///
+/// # Safety
+/// As [`copy_tensor_2d`].
+#[inline(always)]
+pub unsafe fn copy_tensor_4d(dst: u32, map: *const u8, [x, y, z, w]: [u32; 4], bar: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{x}, {y}, {z}, {w}}}], [{b}];",
+            d = in(reg32) dst, m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
+            b = in(reg32) bar,
+            options(nostack)
+        )
+    }
+}
+
 /// [`copy_tensor_2d`] into every block of the cluster named in `cta_mask` (bit r: the block
 /// of rank r), `.multicast::cluster`: the box is read from global memory once and written
 /// at the same shared offset `dst` in each of those blocks, and each one's barrier at the

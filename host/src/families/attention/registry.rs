@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::{a01, a02, a03};
+use common::attention::{a01, a02, a03, a04};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +55,9 @@ pub struct AttentionStep {
 
 /// The PTX target of the portable steps.
 pub const SM80: Arch = Arch::new(80, false);
+
+/// The PTX target of the steps on Hopper's own instructions (`wgmma`).
+pub const SM90A: Arch = Arch::new(90, true);
 
 /// The input types every step takes, in the order the tables take them.
 pub const PRECISIONS: [Precision; 2] = [Precision::Bf16, Precision::F16];
@@ -152,6 +155,20 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
             Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a03_mma_sync_f16_d128"] },
         ],
         arch: SM80,
+    },
+    AttentionStep {
+        id: "a04_wgmma",
+        summary: "Hopper's wgmma for both products: Q and K from shared memory, P from registers",
+        scheme: Scheme::Fused { block_q: a04::BLOCK_Q, threads: a04::THREADS },
+        head_dims: HeadDims::Only(&[64, 128]),
+        shared_bytes: a04::shared_bytes,
+        entries: &[
+            Entry { precision: Precision::Bf16, head_dim: Some(64), symbols: &["a04_wgmma_bf16_d64"] },
+            Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a04_wgmma_bf16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a04_wgmma_f16_d64"] },
+            Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a04_wgmma_f16_d128"] },
+        ],
+        arch: SM90A,
     },
 ];
 

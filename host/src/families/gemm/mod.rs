@@ -12,7 +12,6 @@ pub mod reference;
 pub mod registry;
 pub mod runner;
 pub mod suite;
-pub mod tensor_map;
 #[cfg(test)]
 mod tests;
 

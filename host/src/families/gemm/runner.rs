@@ -3,12 +3,12 @@
 use super::cublas::Cublas;
 use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
 use super::registry::{GemmKernel, GridMap, Operands};
-use super::tensor_map::{Element, TensorMaps, encode};
 use crate::base::error::{Context, Error, Result};
 use crate::base::gpu::{Arg, Gpu};
 use crate::base::inputs::fill_random;
 use crate::base::memory::DeviceBuffer;
 use crate::base::precision::Precision;
+use crate::base::tensor_map::{Element, TensorMaps, encode};
 use crate::measure::timing::{Timer, Timing};
 use crate::twins::Code;
 use cudarc::driver::{CudaEvent, CudaFunction, LaunchConfig};

@@ -1,6 +1,7 @@
 //! TMA tensor maps: the 128-byte descriptors that Hopper's copy engine reads to move boxes
 //! of a tensor between global and shared memory (`cuTensorMapEncodeTiled`), uploaded for
-//! the kernels that take them (t06 on: A and B; t09 on: C too).
+//! the kernels that take them (the GEMM steps from t06: A and B, from t09 C too; the
+//! attention steps from a05: Q, K and V, by head).
 
 use crate::base::error::{Context, Error, Result};
 use crate::base::gpu::Gpu;
@@ -78,8 +79,51 @@ pub fn encode(
     Ok(map.opaque)
 }
 
-/// Tensor maps of A, B and (for the steps that store through the copy engine) C, one after
-/// the other in device memory.
+/// Encodes the map of a 4-dimensional tensor of 16-bit values at `ptr`: `dims` elements
+/// along each dimension, innermost first (contiguous), `strides` the elements between
+/// consecutive indices of dimensions 1 to 3 (any order of sizes: the heads of a
+/// [batch, seq, heads, dim] tensor lie closer than its rows), copied in boxes of `boxes`
+/// with the 128-byte swizzle; loads past any dimension's end fill zeros. Attention's Q, K and
+/// V by (column, row, head, batch): a box is 64 columns of some rows of one head.
+pub fn encode_4d(ptr: u64, dims: [u64; 4], strides: [u64; 3], boxes: [u32; 4]) -> Result<[u64; 16]> {
+    const SWIZZLE_ROW_BYTES: u64 = 128;
+    const BYTES: u64 = 2;
+    if strides.iter().any(|s| !(s * BYTES).is_multiple_of(16))
+        || u64::from(boxes[0]) * BYTES > SWIZZLE_ROW_BYTES
+    {
+        return Err(Error::new(format!(
+            "a tensor map of dims {dims:?}, strides {strides:?} (elements) and boxes {boxes:?}: strides must be \
+             multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
+        )));
+    }
+    let mut map = sys::CUtensorMap { opaque: [0; 16] };
+    let byte_strides = strides.map(|s| s * BYTES);
+    let element_strides = [1u32; 4];
+    // SAFETY: every pointer names a local array of the rank (4) the call is told (3 strides),
+    // the output a CUtensorMap; the driver only reads `ptr`'s value.
+    unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+            4,
+            ptr as *mut std::ffi::c_void,
+            dims.as_ptr(),
+            byte_strides.as_ptr(),
+            boxes.as_ptr(),
+            element_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    }
+    .result()
+    .context("encoding a 4-dimensional TMA tensor map (cuTensorMapEncodeTiled)")?;
+    Ok(map.opaque)
+}
+
+/// Tensor maps in device memory, one after the other: the GEMM's A, B and (for the steps
+/// that store through the copy engine) C; attention's Q, K and V.
 pub struct TensorMaps {
     buffer: DeviceBuffer,
     count: usize,

@@ -124,3 +124,130 @@ struct Bf16 {
         mma_m16n8k16<true>(acc, a, b0, b1);
     }
 };
+
+// ---- common/src/attention.rs: a04 ----------------------------------------------------------
+
+// common::attention::a04: Hopper's wgmma for both products.
+namespace a04 {
+constexpr u32 WARPGROUPS = 2;             // consumer warpgroups per block, 64 query rows each
+constexpr u32 THREADS = WARPGROUPS * 128;
+constexpr u32 BLOCK_Q = WARPGROUPS * 64;  // query rows per block
+constexpr u32 BLOCK_K = 128;              // keys per tile: the N of the scores' wgmma (m64n128k16)
+constexpr u32 STAGES = 2;                 // K and V tiles in shared memory at once
+// The 128-byte swizzle's atoms start on 1024-byte boundaries: the launch gives this much more
+// than the tiles need, and the kernel rounds its base up.
+constexpr u32 ALIGN_SLACK = 1024;
+// Dynamic shared memory: Q's tile, then STAGES stages of a K and a V tile, and the slack.
+__host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {
+    return (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2 + ALIGN_SLACK;
+}
+}  // namespace a04
+
+// ---- kernels/src/attention/fragments.rs: the online softmax on accumulator fragments --------
+
+// A warp's 16 rows of an f32 accumulator, mma.sync m16n8's or wgmma's (whose warp w holds rows
+// 16w … 16w + 15 in the same layout), as N8 n8 tiles of 4 floats per lane: with g = lane / 4,
+// t = lane % 4, tile n holds row g, columns 8n + 2t and 8n + 2t + 1 in [0], [1], the same
+// columns of row g + 8 in [2], [3]. A row's values are spread over the 4 lanes of a quad.
+// Every loop here is unrolled and every index a constant, so that the caller's arrays stay in
+// registers.
+namespace fragments {
+constexpr float LN_2 = 0.6931471805599453f;
+
+// The column of element e of n8 tile n for the lane with t = lane % 4.
+__host__ __device__ constexpr u32 column(u32 n, u32 e, u32 t) { return 8 * n + 2 * t + e % 2; }
+
+// The running state of a lane's two rows: m, the largest score seen (unscaled; −∞ until a
+// visible key), and l, this lane's part of the row's Σ 2^((s − m)·scale·log2 e).
+struct RowStats {
+    float m[2], l[2];
+    // RowStats::EMPTY.
+    static __device__ __forceinline__ RowStats empty() {
+        const float NEG_INF = -__int_as_float(0x7f800000);
+        return RowStats{{NEG_INF, NEG_INF}, {0.0f, 0.0f}};
+    }
+};
+
+// −∞ for the keys a row does not see: element e of tile n is key k0 + column(n, e, t) of row g
+// (e < 2) or g + 8, hidden at or past that row's visible count. A select, not a branch.
+template <u32 N8>
+__device__ __forceinline__ void mask(float (&s)[N8][4], u32 k0, const u32 (&visible)[2], u32 t) {
+    const float NEG_INF = -__int_as_float(0x7f800000);
+#pragma unroll
+    for (u32 n = 0; n < N8; ++n)
+#pragma unroll
+        for (u32 e = 0; e < 4; ++e) {
+            const bool hidden = k0 + column(n, e, t) >= visible[e / 2];
+            s[n][e] = hidden ? NEG_INF : s[n][e];
+        }
+}
+
+// One key tile's online-softmax step, in place: each row's new maximum over its quad (two xor
+// shuffles), p = 2^((s − m_new)·scale·log2 e) over the scores (one fma, one ex2 each),
+// l ← l·alpha + Σp; alpha = 2^((m_old − m_new)·scale·log2 e) per row. A row with m still −∞
+// takes 0 as its reference (no −∞ − (−∞)): p = 0, alpha = 0. Every lane of the warp calls it.
+template <u32 N8>
+__device__ __forceinline__ void softmax_step(float (&s)[N8][4], RowStats& stats, float scale_log2,
+                                             float (&alpha)[2]) {
+    const float NEG_INF = -__int_as_float(0x7f800000);
+#pragma unroll
+    for (u32 half = 0; half < 2; ++half) {
+        float row_max = stats.m[half];
+#pragma unroll
+        for (u32 n = 0; n < N8; ++n) row_max = fmaxf(fmaxf(row_max, s[n][2 * half]), s[n][2 * half + 1]);
+        row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 1));
+        row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 2));
+        const float reference = row_max == NEG_INF ? 0.0f : row_max;
+        const float offset = -reference * scale_log2;
+        alpha[half] = exp2_approx(__fmaf_rn(stats.m[half], scale_log2, offset));
+        stats.m[half] = row_max;
+        float sum = 0.0f;
+#pragma unroll
+        for (u32 n = 0; n < N8; ++n)
+#pragma unroll
+            for (u32 e = 2 * half; e < 2 * half + 2; ++e) {
+                s[n][e] = exp2_approx(__fmaf_rn(s[n][e], scale_log2, offset));
+                sum += s[n][e];
+            }
+        stats.l[half] = __fmaf_rn(stats.l[half], alpha[half], sum);
+    }
+}
+
+// O ← O·alpha, row by row.
+template <u32 N8>
+__device__ __forceinline__ void rescale(float (&o)[N8][4], const float (&alpha)[2]) {
+#pragma unroll
+    for (u32 n = 0; n < N8; ++n) {
+        o[n][0] *= alpha[0];
+        o[n][1] *= alpha[0];
+        o[n][2] *= alpha[1];
+        o[n][3] *= alpha[1];
+    }
+}
+
+// The A fragment of k16 slice kk of P, rounded to T: n8 tiles 2kk and 2kk + 1 of the
+// probabilities are what an m16 × k16 A fragment asks of this lane, pair by pair.
+template <class T, u32 N8>
+__device__ __forceinline__ void p_fragment(u32 (&a)[4], const float (&p)[N8][4], u32 kk) {
+    const float *lo = p[2 * kk], *hi = p[2 * kk + 1];
+    a[0] = T::pack_x2(lo[0], lo[1]);
+    a[1] = T::pack_x2(lo[2], lo[3]);
+    a[2] = T::pack_x2(hi[0], hi[1]);
+    a[3] = T::pack_x2(hi[2], hi[3]);
+}
+
+// Each row's whole sum l, over its quad (every lane of the warp calls it).
+__device__ __forceinline__ void row_sums(float (&sums)[2], const RowStats& stats) {
+#pragma unroll
+    for (u32 half = 0; half < 2; ++half) {
+        float l = stats.l[half];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        sums[half] = l + __shfl_xor_sync(0xffffffffu, l, 2);
+    }
+}
+
+// The natural log-sum-exp of a row: m·scale + ln l, or −∞ for a row that saw no key (l = 0).
+__device__ __forceinline__ float log_sum_exp(float m, float l, float scale) {
+    return l > 0.0f ? m * scale + log2_approx(l) * LN_2 : -__int_as_float(0x7f800000);
+}
+}  // namespace fragments

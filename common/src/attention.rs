@@ -139,3 +139,38 @@ pub mod a04 {
         (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2 + ALIGN_SLACK
     }
 }
+
+/// a05 (a04's math, the tiles by TMA from a producer warpgroup): the block's shape, shared
+/// memory and the registers each role keeps.
+pub mod a05 {
+    /// Consumer warpgroups per block, each 64 query rows; a producer warpgroup after them.
+    pub const CONSUMER_WARPGROUPS: u32 = 2;
+    pub const THREADS: u32 = (CONSUMER_WARPGROUPS + 1) * 128;
+    /// Query rows per block.
+    pub const BLOCK_Q: u32 = CONSUMER_WARPGROUPS * 64;
+    /// Keys per tile.
+    pub const BLOCK_K: u32 = 128;
+    /// K and V tiles in shared memory at once.
+    pub const STAGES: u32 = 2;
+    /// Registers per thread after `setmaxnreg`: the producer gives back what its one copying
+    /// thread does not need, the consumers take it (40·128 + 232·256 ≤ 65536).
+    pub const PRODUCER_REGISTERS: u32 = 40;
+    pub const CONSUMER_REGISTERS: u32 = 232;
+    /// The 128-byte swizzle's atoms (and TMA's boxes) start on 1024-byte boundaries.
+    pub const ALIGN_SLACK: u32 = 1024;
+
+    /// Dynamic shared memory per block: Q's tile, then `STAGES` stages of a K and a V tile,
+    /// and the alignment slack: 81 KB at head dim 64, 161 KB at 128.
+    pub const fn shared_bytes(head_dim: u32) -> u32 {
+        (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2 + ALIGN_SLACK
+    }
+}
+
+/// a06 (a05's pipeline; the consumers take turns and overlap each tile's softmax with the
+/// previous tile's P·V): a05's shape.
+pub mod a06 {
+    pub use super::a05::{
+        ALIGN_SLACK, BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, PRODUCER_REGISTERS, STAGES,
+        THREADS, shared_bytes,
+    };
+}

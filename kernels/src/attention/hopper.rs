@@ -55,6 +55,9 @@ const KEY_K16: usize = (KEYS / MMA_K) as usize;
 /// A warpgroup's scores of one key tile, as one thread holds them.
 pub type Scores = Tiles<S_N8>;
 
+/// P rounded to 16 bits as the A fragments of P·V, one per k16 slice of keys.
+pub type Probabilities = [[u32; 4]; KEY_K16];
+
 /// A warpgroup's output accumulators, `PANELS` panels of 64 columns.
 pub type Output<const PANELS: usize> = [Tiles<PANEL_N8>; PANELS];
 
@@ -185,23 +188,36 @@ pub unsafe fn issue_scores<T: Wgmma, const Q_ROWS: u32, const PANELS: usize>(
     wgmma::commit_group();
 }
 
-/// Issues (does not wait for) O += P·V for one key tile: P's k16 slices from the
-/// probabilities `p` (rounded to `T` here), V's panels from shared memory.
-///
-/// # Safety
-/// The whole warpgroup calls it; V's tile has landed and stays unchanged, and `out` unread,
-/// until a `wait_group` has seen the group finish.
+/// The probabilities `p` rounded to `T` as P·V's A fragments.
 #[inline(always)]
-pub unsafe fn issue_output<T: Wgmma, const PANELS: usize>(out: &mut Output<PANELS>, p: &Scores, v: Panels<KEYS, PANELS>) {
-    wgmma::fence();
+pub fn pack_probabilities<T: Half>(p: &Scores) -> Probabilities {
+    let mut a = [[0u32; 4]; KEY_K16];
     // (Written out: as a loop, LLVM keeps it one and moves the scores to local memory to
     // index them.)
     const { assert!(KEY_K16 == 8, "the unroll! below covers 8 slices") };
     unroll!(8, kk => {
-        let a = fragments::p_fragment::<T, S_N8>(p, kk);
+        a[kk] = fragments::p_fragment::<T, S_N8>(p, kk);
+    });
+    a
+}
+
+/// Issues (does not wait for) O += P·V for one key tile: P's k16 slices from registers, V's
+/// panels from shared memory.
+///
+/// # Safety
+/// The whole warpgroup calls it; V's tile has landed and stays unchanged, and `p` unchanged
+/// and `out` unread, until a `wait_group` has seen the group finish.
+#[inline(always)]
+pub unsafe fn issue_output<T: Wgmma, const PANELS: usize>(
+    out: &mut Output<PANELS>,
+    p: &Probabilities,
+    v: Panels<KEYS, PANELS>,
+) {
+    wgmma::fence();
+    unroll!(8, kk => {
         for (panel, acc) in out.iter_mut().enumerate() {
-            // SAFETY: the caller's contract; `a` lives in registers until the wait.
-            unsafe { T::output(fragments::flat(acc), a, v.n_major(panel, kk)) };
+            // SAFETY: the caller's contract.
+            unsafe { T::output(fragments::flat(acc), p[kk], v.n_major(panel, kk)) };
         }
     });
     wgmma::commit_group();
@@ -209,20 +225,18 @@ pub unsafe fn issue_output<T: Wgmma, const PANELS: usize>(out: &mut Output<PANEL
 
 /// The online softmax of one key tile's scores `s` (in place, into probabilities), keys from
 /// `k0`: masked where a row of the warp does not see them all, then the step of
-/// [`fragments::softmax_step`]; `out` rescaled by the returned factors.
+/// [`fragments::softmax_step`]; returns the factors that bring the output to the new maxima.
 #[inline(always)]
-pub fn softmax<const PANELS: usize>(
-    s: &mut Scores,
-    out: &mut Output<PANELS>,
-    stats: &mut RowStats,
-    lane: &LaneRows,
-    k0: u32,
-    scale_log2: f32,
-) {
+pub fn softmax(s: &mut Scores, stats: &mut RowStats, lane: &LaneRows, k0: u32, scale_log2: f32) -> [f32; 2] {
     if k0 + KEYS > lane.unmasked_keys {
         fragments::mask(s, k0, lane.visible, lane.t);
     }
-    let alpha = fragments::softmax_step(s, stats, scale_log2);
+    fragments::softmax_step(s, stats, scale_log2)
+}
+
+/// O ← O·alpha, row by row.
+#[inline(always)]
+pub fn rescale<const PANELS: usize>(out: &mut Output<PANELS>, alpha: [f32; 2]) {
     for panel in out.iter_mut() {
         fragments::rescale(panel, alpha);
     }

@@ -8,6 +8,8 @@
 //! | [`a02_fused`] | one kernel, no scores in memory: the online softmax, tile by tile over the keys, f32 on CUDA cores |
 //! | [`a03_mma_sync`] | FlashAttention-2 on tensor cores: warps split the query rows, S and P in registers, `mma.sync` for both products, K and V through a `cp.async` pipeline |
 //! | `a04_wgmma` (sm_90a) | Hopper: `wgmma` for both products, Q and K read by the tensor cores from shared memory, P from registers |
+//! | `a05_tma_producer` (sm_90a) | the tiles by TMA from a producer warpgroup through `mbarrier` stages; `setmaxnreg` |
+//! | `a06_pingpong` (sm_90a) | the consumers take turns; each tile's softmax under the previous tile's P·V |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
@@ -18,6 +20,10 @@ pub mod a02_fused;
 pub mod a03_mma_sync;
 #[cfg(target_feature = "sm_90a")]
 pub mod a04_wgmma;
+#[cfg(target_feature = "sm_90a")]
+pub mod a05_tma_producer;
+#[cfg(target_feature = "sm_90a")]
+pub mod a06_pingpong;
 pub mod fragments;
 #[cfg(target_feature = "sm_90a")]
 pub mod hopper;

@@ -9,6 +9,7 @@ use crate::base::gpu::{Arg, Gpu};
 use crate::base::inputs::fill_random;
 use crate::base::memory::{DeviceBuffer, Plain};
 use crate::base::precision::Precision;
+use crate::base::tensor_map::{TensorMaps, encode_4d};
 use crate::measure::timing::{Timer, Timing};
 use crate::twins::Code;
 use common::attention::{Dims, a01};
@@ -49,6 +50,8 @@ pub struct Plan {
     pub block: u32,
     /// a01's scores.
     _workspaces: Vec<DeviceBuffer>,
+    /// The TMA steps' tensor maps of Q, K and V.
+    _maps: Option<TensorMaps>,
 }
 
 /// One problem's inputs on the device, and the output and log-sum-exps every plan writes.
@@ -127,6 +130,7 @@ impl<'g> AttentionBench<'g> {
             (self.q.ptr(), self.k.ptr(), self.v.ptr(), self.o.ptr(), self.lse.ptr(), self.dims.ptr());
         let mut ops = Vec::new();
         let mut workspaces = Vec::new();
+        let mut tensor_maps = None;
         let (block, main) = match step.scheme {
             Scheme::ThreeKernels => {
                 let scores_bytes = p.rows().checked_mul(p.seq_k * F32_BYTES);
@@ -166,6 +170,24 @@ impl<'g> AttentionBench<'g> {
                 });
                 (a01::TILE_X * a01::TILE_Y, &functions[0])
             }
+            Scheme::FusedTma { block_q, threads, box_rows } => {
+                let shared = (step.shared_bytes)(head_dim);
+                self.gpu.allow_dynamic_shared(&functions[0], shared)?;
+                let maps = TensorMaps::upload(self.gpu, &self.tensor_maps(box_rows)?)?;
+                let x = grid_axis(p.seq_q.div_ceil(block_q as usize) as u64, MAX_GRID_X, "query tiles")?;
+                let y = grid_axis(pairs, MAX_GRID_YZ, "batch × heads")?;
+                ops.push(Op {
+                    function: functions[0].clone(),
+                    cfg: LaunchConfig {
+                        grid_dim: (x, y, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: shared,
+                    },
+                    args: vec![Arg::U64(maps.address(0)), Arg::U64(o), Arg::U64(lse), Arg::U64(dims)],
+                });
+                tensor_maps = Some(maps);
+                (threads, &functions[0])
+            }
             Scheme::Fused { block_q, threads } => {
                 let shared = (step.shared_bytes)(head_dim);
                 if shared > 0 {
@@ -199,7 +221,28 @@ impl<'g> AttentionBench<'g> {
             let (x, y, z) = op.cfg.grid_dim;
             x > 0 && y > 0 && z > 0
         });
-        Ok(Plan { launches: ops.len(), ops, registers, block, _workspaces: workspaces })
+        Ok(Plan { launches: ops.len(), ops, registers, block, _workspaces: workspaces, _maps: tensor_maps })
+    }
+
+    /// The tensor maps of Q, K and V as [column, row, head, batch], boxes of 64 columns ×
+    /// `box_rows` rows of one head: the problem's own strides, so either layout. (A length of
+    /// 0 is mapped as 1: nothing is then copied through the map.)
+    fn tensor_maps(&self, box_rows: u32) -> Result<Vec<[u64; 16]>> {
+        let (p, d) = (&self.problem, self.problem.dims());
+        const BOX_COLUMNS: u32 = 64;
+        let map = |buffer: &DeviceBuffer, seq: usize, heads: usize, strides: common::attention::Strides| {
+            encode_4d(
+                buffer.ptr(),
+                [p.head_dim as u64, seq.max(1) as u64, heads as u64, p.batch as u64],
+                [strides.row, strides.head, strides.batch],
+                [BOX_COLUMNS, box_rows, 1, 1],
+            )
+        };
+        Ok(vec![
+            map(&self.q, p.seq_q, p.heads_q, d.q)?,
+            map(&self.k, p.seq_k, p.heads_kv, d.k)?,
+            map(&self.v, p.seq_k, p.heads_kv, d.v)?,
+        ])
     }
 
     /// Queues every launch of `plan`.

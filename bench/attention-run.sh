@@ -6,11 +6,15 @@
 #   info        the GPU, its driver, clocks and power now
 #   tests       the attention family's GPU tests (every step and twin, past 2^31 elements)
 #   tests-small the same but the test past 2^31 elements (14 GiB)
-#   quick       every step at seq 1k and 4k, head dim 64 and 128, both masks, bf16 (no SDPA)
-#   ladder      the ladder in FlashAttention-3's setting (16k tokens, hidden 2048): seq 512 to 16k,
-#               head dims 64 and 128, both masks, bf16 then f16 at 1k, 4k, 16k, the steps from
-#               a02 on (a01's scores need seq² memory), then SDPA's backends on the same shapes,
-#               records (JSON) and tables in OUTDIR/ladder
+#   quick       a02–a06 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
+#   ladder      the ladder in FlashAttention-3's setting (16k tokens, hidden 2048), with cuDNN and
+#               FlashAttention-2 timed beside it by bench/attention-sdpa.py, records (JSON) and
+#               tables in OUTDIR/ladder: a02–a06 in bf16 at seq 512 to 16k, head dims 64 and 128,
+#               both masks; a02–a06 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
+#               seq² memory)
+#   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
+#               three times over under steady load (each at the power cap; the one timed first on a
+#               cool GPU would get the better clock)
 #   batch1      batch 1, 16 heads of 128, seq 512 to 16k: launch and tail effects
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
@@ -19,8 +23,6 @@ out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
 mkdir -p "$out"
-# The steps timed at full size: every one from a02 on (a01 keeps seq² scores in memory).
-timed=$($b/host --list | awk '/^  a[0-9]/ && $1 != "a01_three_kernels" { printf "%s%s", sep, $1; sep = "," }')
 for part in "$@"; do
   echo "===== $part"
   case $part in
@@ -30,21 +32,46 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     tests) $b/tests/gpu --test-threads=1 attention/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
-    quick) $b/host -k attention --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
+    quick) $b/host -k a02-a06 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
     ladder) mkdir -p "$out/ladder"
-            $b/host -k "$timed" --seq 512,1k,2k,4k,8k,16k --json "$out/ladder/bf16.json" \
-              > "$out/ladder/bf16.txt" 2> "$out/ladder/bf16.progress"
-            echo "bf16: host exit $?"
-            $b/host -k "$timed" --seq 1k,4k,16k --attn-type f16 --json "$out/ladder/f16.json" \
-              > "$out/ladder/f16.txt" 2> "$out/ladder/f16.progress"
-            echo "f16: host exit $?"
-            for f in bf16 f16; do
-              python3 bench/attention-sdpa.py "$out/ladder/$f.json" > "$out/ladder/$f-sdpa.txt" 2>&1
-              echo "$f sdpa: exit $?"; cat "$out/ladder/$f-sdpa.txt"
-            done
+            run() { # name, then host options
+              local name=$1; shift
+              $b/host --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
+              echo "$name: host exit $?"
+              python3 bench/attention-sdpa.py "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
+              echo "$name sdpa: exit $?"
+            }
+            run bf16 -k a02-a06 --seq 512,1k,2k,4k,8k,16k
+            run f16 -k a02-a06 --seq 1k,4k,16k --attn-type f16
+            run a01 -k a01 --seq 512,1k,4k
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
-    batch1) $b/host -k "$timed" --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
+    interleave) mkdir -p "$out/interleave"
+            for round in 1 2 3; do
+              $b/host -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \
+                > "$out/interleave/$round.txt" 2> /dev/null
+              python3 bench/attention-sdpa.py --backends cudnn "$out/interleave/$round.json" \
+                > "$out/interleave/$round-sdpa.txt" 2>&1
+              echo "round $round: $(grep -c '' "$out/interleave/$round-sdpa.txt") lines"
+            done
+            python3 - "$out/interleave" <<'PY'
+import json, statistics, sys
+from pathlib import Path
+rows = {}
+for f in sorted(Path(sys.argv[1]).glob("[0-9].json")):
+    for r in json.load(open(f))["records"]:
+        if r.get("kernel") == "a06_pingpong":
+            d = r["details"]
+            key = (d["head_dim"], d["mask"], d["seq_q"])
+            cudnn = (d.get("sdpa") or {}).get("cudnn", {}).get("tflops")
+            rows.setdefault(key, []).append((r["figure"], cudnn))
+print("head dim, mask, seq: a06 TFLOP/s and cuDNN TFLOP/s per round (a06 first, then cuDNN), median a06 / cuDNN")
+for key, pairs in sorted(rows.items()):
+    ratio = statistics.median(a / c for a, c in pairs if a and c)
+    print(key, " ".join(f"{a:.0f}/{c:.0f}" for a, c in pairs), f"{100 * ratio:.1f} %")
+PY
+            ;;
+    batch1) $b/host -k a03-a06 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
               > "$out/batch1.txt" 2> "$out/batch1.progress"
             echo "batch1: host exit $?"
             python3 bench/attention-sdpa.py "$out/batch1.json" 2>&1 | tail -30 ;;

@@ -329,7 +329,9 @@ def table_lines(shapes, steps, results, backends, header):
         keys = []
         for shape in group:
             for record in steps.get(shape, []):
-                key = (record.get("kernel"), record.get("variant"))
+                # A column per step: its variant names the batch and heads, which change
+                # with the length (the row says them).
+                key = (record.get("kernel"), None)
                 if key not in keys:
                     keys.append(key)
         keys.sort(key=lambda k: (str(k[0]), str(k[1] or "")))
@@ -349,7 +351,7 @@ def table_lines(shapes, steps, results, backends, header):
         for shape in group:
             by_key = {}
             for record in steps.get(shape, []):
-                by_key.setdefault((record.get("kernel"), record.get("variant")), record)
+                by_key.setdefault((record.get("kernel"), None), record)
             entries = results.get(shape, {})
             row = [shape.label(mixed)]
             for key in keys:

@@ -11,7 +11,7 @@
 #               FlashAttention-2 timed beside it by bench/attention-sdpa.py, records (JSON) and
 #               tables in OUTDIR/ladder: a02–a06 in bf16 at seq 512 to 16k, head dims 64 and 128,
 #               both masks; a02–a06 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
-#               seq² memory)
+#               seq² memory); ladder-bf16, ladder-f16, ladder-a01: one of the three
 #   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
 #               three times over under steady load (each at the power cap; the one timed first on a
 #               cool GPU would get the better clock)
@@ -34,7 +34,7 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     quick) $b/host -k a02-a06 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
-    ladder) mkdir -p "$out/ladder"
+    ladder|ladder-bf16|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
             run() { # name, then host options
               local name=$1; shift
               $b/host --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
@@ -42,9 +42,9 @@ for part in "$@"; do
               python3 bench/attention-sdpa.py "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
-            run bf16 -k a02-a06 --seq 512,1k,2k,4k,8k,16k
-            run f16 -k a02-a06 --seq 1k,4k,16k --attn-type f16
-            run a01 -k a01 --seq 512,1k,4k
+            case $part in ladder|ladder-bf16) run bf16 -k a02-a06 --seq 512,1k,2k,4k,8k,16k ;; esac
+            case $part in ladder|ladder-f16) run f16 -k a02-a06 --seq 1k,4k,16k --attn-type f16 ;; esac
+            case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do

@@ -251,3 +251,37 @@ __device__ __forceinline__ float log_sum_exp(float m, float l, float scale) {
     return l > 0.0f ? m * scale + log2_approx(l) * LN_2 : -__int_as_float(0x7f800000);
 }
 }  // namespace fragments
+
+// ---- common/src/attention.rs: a05 and a06 --------------------------------------------------
+
+// common::attention::a05: a04's math, the tiles by TMA from a producer warpgroup.
+namespace a05 {
+constexpr u32 CONSUMER_WARPGROUPS = 2;  // consumer warpgroups, 64 query rows each; a producer's after
+constexpr u32 THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
+constexpr u32 BLOCK_Q = CONSUMER_WARPGROUPS * 64;  // query rows per block
+constexpr u32 BLOCK_K = 128;                       // keys per tile
+constexpr u32 STAGES = 2;                          // K and V tiles in shared memory at once
+// Registers per thread after setmaxnreg: the producer gives back what its one copying thread
+// does not need, the consumers take it (40·128 + 232·256 ≤ 65536).
+constexpr u32 PRODUCER_REGISTERS = 40;
+constexpr u32 CONSUMER_REGISTERS = 232;
+// The 128-byte swizzle's atoms (and TMA's boxes) start on 1024-byte boundaries.
+constexpr u32 ALIGN_SLACK = 1024;
+// Dynamic shared memory: Q's tile, then STAGES stages of a K and a V tile, and the slack.
+__host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {
+    return (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2 + ALIGN_SLACK;
+}
+}  // namespace a05
+
+// common::attention::a06: a05's shape (its consumers take turns).
+namespace a06 {
+using a05::ALIGN_SLACK;
+using a05::BLOCK_K;
+using a05::BLOCK_Q;
+using a05::CONSUMER_REGISTERS;
+using a05::CONSUMER_WARPGROUPS;
+using a05::PRODUCER_REGISTERS;
+using a05::shared_bytes;
+using a05::STAGES;
+using a05::THREADS;
+}  // namespace a06

@@ -17,137 +17,26 @@
 // 8 elements, scale > 0.
 // What C++ needed that Rust did not: attention.cuh and hopper.cuh cannot both be included (each
 // defines smem_u32 and the cp.async wrappers), so the wgmma pieces kernels/src/device/wgmma.rs
-// gives the attention step (the B-K-major and A-from-registers forms, the descriptor, the
-// fences) are written out below under the Rust names, as hopper.cuh writes the GEMM's. The
-// accumulators are the Rust's nested arrays (n8 tiles of 4), passed to the asm element by
-// element (the Rust's `fragments::flat` view). Where the Rust works around LLVM's unrolling
-// (the mask by groups of 8 tiles, `unroll!` over P's slices), the C++ has plain
-// `#pragma unroll` loops doing the same arithmetic.
-#include "attention.cuh"
+// gives the attention steps (the B-K-major and A-from-registers forms, the descriptor, the
+// fences) are written out in attention_hopper.cuh under the Rust names, as hopper.cuh writes the
+// GEMM's, beside the constants, Wgmma and Panels of kernels/src/attention/hopper.rs (namespace
+// hopper), which a05 and a06 share. The accumulators are the Rust's nested arrays (n8 tiles of
+// 4), passed to the asm element by element (the Rust's `fragments::flat` view). The key-tile
+// math is written out in the loop below (P packed slice by slice inside the P·V loop), where the
+// Rust calls hopper::issue_scores, softmax, rescale, pack_probabilities and issue_output, as the
+// a05 and a06 twins do. Where the Rust works around LLVM's unrolling (the mask by groups of 8
+// tiles, `unroll!` over P's slices), the C++ has plain `#pragma unroll` loops doing the same
+// arithmetic.
+#include "attention_hopper.cuh"
 
 namespace a04 {
+// hopper.rs's constants (WARPGROUP, WARPGROUP_ROWS, ROW_BYTES, S_N8, …), Wgmma and Panels, and
+// the wgmma wrappers: attention_hopper.cuh.
+using namespace hopper;
 constexpr float LOG2_E = 1.4426950408889634f;
-constexpr u32 WARP_SIZE = 32;
-constexpr u32 WARPGROUP = 4 * WARP_SIZE;  // threads of a warpgroup
-constexpr u32 WARPGROUP_ROWS = 64;        // query rows a warpgroup owns: one wgmma m64 tile
-constexpr u32 WARP_ROWS = 16;             // rows of one warp within its warpgroup's accumulators
+// mod.rs's tile-copy unit: 16 bytes, eight 16-bit values.
 constexpr u32 CHUNK_BYTES = 16, CHUNK_VALUES = 8;
-// A swizzle row: 128 bytes, 64 16-bit values, 8 chunks; an atom: 8 rows.
-constexpr u32 ROW_BYTES = 128;
-constexpr u32 ROW_CHUNKS = ROW_BYTES / CHUNK_BYTES;
-constexpr u32 ATOM_BYTES = 8 * ROW_BYTES;
-// k values per wgmma, and its bytes along a K-major row; k16 steps per 128-byte row.
-constexpr u32 MMA_K = 16;
-constexpr u32 MMA_K_BYTES = MMA_K * 2;
-constexpr u32 STEPS_PER_ROW = ROW_BYTES / MMA_K_BYTES;
-// Scores per thread of one key tile (m64n128) and output per thread of one 64-column panel
-// (m64n64), as n8 tiles of 4.
-constexpr u32 M64N128_ACC = 64, M64N64_ACC = 32;
-constexpr u32 S_N8 = M64N128_ACC / 4;
-constexpr u32 PANEL_N8 = M64N64_ACC / 4;
-static_assert(BLOCK_K == 128 && WARPGROUP_ROWS * WARPGROUPS == BLOCK_Q, "a04's shape");
-// k16 slices of keys in a tile: the A fragments of P·V.
-constexpr u32 KEY_K16 = BLOCK_K / MMA_K;
-
-// ---- kernels/src/device/wgmma.rs: the pieces a04 uses ---------------------------------------
-
-// The 64-bit shared-memory matrix descriptor, 128-byte swizzle: start >> 4 in bits 0-13,
-// leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, swizzle mode 1 in 62-63.
-__device__ __forceinline__ u64 descriptor(u32 address, u32 leading_bytes, u32 stride_bytes) {
-    auto encode = [](u32 x) { return static_cast<u64>((x & 0x3FFFF) >> 4); };
-    return encode(address) | encode(leading_bytes) << 16 | encode(stride_bytes) << 32 | (1ull << 62);
-}
-// wgmma.fence.sync.aligned: orders earlier accumulator register writes before the next wgmma.
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-// wgmma.commit_group.sync.aligned: closes the group of wgmma issued since the last commit.
-__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-// wgmma.wait_group.sync.aligned N: at most N of this warpgroup's wgmma groups unfinished.
-template <u32 N>
-__device__ __forceinline__ void wgmma_wait_group() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-// fence.proxy.async.shared::cta: this thread's generic-proxy shared writes (cp.async included)
-// become visible to the async proxy that wgmma reads through.
-__device__ __forceinline__ void fence_proxy_async_shared() {
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-// The asm operands of n8 tiles n … n + 7 of an accumulator: 32 floats.
-#define A04_N8(d, n) "+f"(d[n][0]), "+f"(d[n][1]), "+f"(d[n][2]), "+f"(d[n][3])
-#define A04_N8_X8(d, n)                                                                                   \
-    A04_N8(d, n + 0), A04_N8(d, n + 1), A04_N8(d, n + 2), A04_N8(d, n + 3), A04_N8(d, n + 4), A04_N8(d, n + 5), \
-        A04_N8(d, n + 6), A04_N8(d, n + 7)
-
-// wgmma.mma_async.sync.aligned.m64n128k16.f32.TY.TY with B K-major (imm-trans-b 0): d (+)= A·B
-// for the warpgroup, A (64 × 16) and B (16 × 128, each column's 16 values contiguous) by
-// descriptor; scale-d is a predicate set from `accumulate` (0: d is overwritten).
-#define A04_WGMMA_M64N128K16_B_K_MAJOR(TY)                                                      \
-    asm volatile(                                                                               \
-        "{ .reg .pred keep; setp.ne.b32 keep, %66, 0; "                                         \
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {"                           \
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                \
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "      \
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "      \
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"        \
-        "}, %64, %65, keep, 1, 1, 0, 0; }"                                                      \
-        : A04_N8_X8(d, 0), A04_N8_X8(d, 8)                                                      \
-        : "l"(a), "l"(b), "r"(static_cast<u32>(accumulate))                                     \
-        : "memory")
-
-// wgmma.mma_async.sync.aligned.m64n64k16.f32.TY.TY with A in registers: d += A·B for the
-// warpgroup, A (64 × 16) from each thread's four registers (an mma.sync m16n8k16 A fragment of
-// its warp's 16 rows), B (16 × 64) N-major by descriptor (imm-trans-b 1); scale-d from a
-// register holding 1, as in the Rust.
-#define A04_WGMMA_M64N64K16_A_REGS(TY)                                                          \
-    asm volatile(                                                                               \
-        "{ .reg .pred keep; setp.ne.b32 keep, %37, 0; "                                         \
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {"                            \
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                \
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"        \
-        "}, {%32, %33, %34, %35}, %36, keep, 1, 1, 1; }"                                        \
-        : A04_N8_X8(d, 0)                                                                       \
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1u)                           \
-        : "memory")
-
-__device__ __forceinline__ void mma_m64n128k16_b_k_major_f16(float (&d)[S_N8][4], u64 a, u64 b, bool accumulate) {
-    A04_WGMMA_M64N128K16_B_K_MAJOR("f16");
-}
-__device__ __forceinline__ void mma_m64n128k16_b_k_major_bf16(float (&d)[S_N8][4], u64 a, u64 b, bool accumulate) {
-    A04_WGMMA_M64N128K16_B_K_MAJOR("bf16");
-}
-__device__ __forceinline__ void mma_m64n64k16_a_regs_f16(float (&d)[PANEL_N8][4], const u32 (&a)[4], u64 b) {
-    A04_WGMMA_M64N64K16_A_REGS("f16");
-}
-__device__ __forceinline__ void mma_m64n64k16_a_regs_bf16(float (&d)[PANEL_N8][4], const u32 (&a)[4], u64 b) {
-    A04_WGMMA_M64N64K16_A_REGS("bf16");
-}
-#undef A04_WGMMA_M64N128K16_B_K_MAJOR
-#undef A04_WGMMA_M64N64K16_A_REGS
-#undef A04_N8_X8
-#undef A04_N8
-
-// The wgmma forms of a 16-bit type (the Rust's trait Wgmma): the scores, m64n128k16, A and B
-// K-major by descriptor; one output panel, m64n64k16, A from registers, B N-major.
-template <class T>
-struct Wgmma;
-template <>
-struct Wgmma<F16> {
-    static __device__ __forceinline__ void scores(float (&acc)[S_N8][4], u64 a, u64 b, bool accumulate) {
-        mma_m64n128k16_b_k_major_f16(acc, a, b, accumulate);
-    }
-    static __device__ __forceinline__ void output(float (&acc)[PANEL_N8][4], const u32 (&a)[4], u64 b) {
-        mma_m64n64k16_a_regs_f16(acc, a, b);
-    }
-};
-template <>
-struct Wgmma<Bf16> {
-    static __device__ __forceinline__ void scores(float (&acc)[S_N8][4], u64 a, u64 b, bool accumulate) {
-        mma_m64n128k16_b_k_major_bf16(acc, a, b, accumulate);
-    }
-    static __device__ __forceinline__ void output(float (&acc)[PANEL_N8][4], const u32 (&a)[4], u64 b) {
-        mma_m64n64k16_a_regs_bf16(acc, a, b);
-    }
-};
+static_assert(BLOCK_K == KEYS && WARPGROUP_ROWS * WARPGROUPS == BLOCK_Q, "a04's shape");
 
 // ---- kernels/src/attention/mod.rs: the heads a block reads ---------------------------------
 
@@ -184,38 +73,12 @@ struct BlockHeads {
 
 // ---- the step ------------------------------------------------------------------------------
 
-// A tile of ROWS rows of the head dim (PANELS × 64 columns) in swizzled panels.
-template <u32 ROWS, u32 PANELS>
-struct Panels {
-    static constexpr u32 PANEL_BYTES = ROWS * ROW_BYTES;
-    static constexpr u32 BYTES = PANEL_BYTES * PANELS;
-    static constexpr u32 ROW_CHUNKS = PANELS * a04::ROW_CHUNKS;
-    static constexpr u32 COPY_STEP = THREADS / ROW_CHUNKS;  // rows per pass, a chunk per thread
-    u32 base;
-
-    // The shared address of chunk `chunk` (of the whole head-dim row) of row `row`.
-    __device__ __forceinline__ u32 chunk(u32 row, u32 chunk) const {
-        const u32 panel = chunk / a04::ROW_CHUNKS, c = chunk % a04::ROW_CHUNKS;
-        return base + panel * PANEL_BYTES + row * ROW_BYTES + (c ^ (row % 8)) * CHUNK_BYTES;
-    }
-    // The descriptor of this tile as a K-major operand at k16 step kk, from row row0 (a
-    // multiple of 8): 32 bytes into the rows per step, the next panel every 4.
-    __device__ __forceinline__ u64 k_major(u32 row0, u32 kk) const {
-        const u32 panel = kk / STEPS_PER_ROW, step = kk % STEPS_PER_ROW;
-        return descriptor(base + panel * PANEL_BYTES + row0 * ROW_BYTES + step * MMA_K_BYTES, 0, ATOM_BYTES);
-    }
-    // The descriptor of panel `panel` of this tile as an N-major operand at k16 step kk (rows
-    // 16kk …): atoms along N a panel apart, along K 1 KB apart.
-    __device__ __forceinline__ u64 n_major(u32 panel, u32 kk) const {
-        return descriptor(base + panel * PANEL_BYTES + kk * MMA_K * ROW_BYTES, PANEL_BYTES, ATOM_BYTES);
-    }
-};
-
 // Starts (does not commit) the block's copies of rows row0 .. row0 + ROWS of head into tile;
 // rows past the head's last are zero-filled by the copy.
 template <u32 ROWS, u32 PANELS>
 __device__ __forceinline__ void copy_tile(Panels<ROWS, PANELS> tile, HeadRows head, u32 row0) {
-    constexpr u32 CHUNKS = Panels<ROWS, PANELS>::ROW_CHUNKS, STEP = Panels<ROWS, PANELS>::COPY_STEP;
+    // Chunks per row, and rows per pass: a chunk per thread.
+    constexpr u32 CHUNKS = Panels<ROWS, PANELS>::ROW_CHUNKS, STEP = THREADS / CHUNKS;
     static_assert(THREADS % CHUNKS == 0 && ROWS % STEP == 0, "whole rows per pass");
     const u32 first = threadIdx.x / CHUNKS, chunk = threadIdx.x % CHUNKS;
 #pragma unroll

@@ -8,8 +8,8 @@
 //!       take 232); Q, K and V by 4-dimensional tensor maps; no block barrier in the loop.
 //! Bottleneck: (expected) as in a04 each warpgroup's tensor cores wait during its softmax;
 //!       the warpgroups now drift apart, so one's softmax may run under the other's products.
-//! Cost: 384 threads; a04's shared memory and 9 barriers: 2 blocks per SM at head dim 64, 1
-//!       at 128.
+//! Cost: 384 threads of 168 registers (the producer's given to the consumers): one block per
+//!       SM at either head dim; a04's shared memory and 9 barriers.
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
 //! Result: not measured yet.
 //!

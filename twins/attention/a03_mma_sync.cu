@@ -1,7 +1,8 @@
 // Twin of kernels/src/attention/a03_mma_sync.rs (step a03): FlashAttention-2's forward pass on
-// mma.sync. A block takes a03::BLOCK_Q query rows of one (batch, query head), each warp 16 of
-// them for the whole key loop; per tile of BLOCK_K keys a warp computes S = Q·Kᵀ (Q's A
-// fragments kept in registers), the online softmax in f32 registers (row max over a quad by
+// mma.sync. A block takes a03::BLOCK_Q query rows of one (batch, query head), each warp WARP_ROWS
+// of them (M_TILES mma row tiles) for the whole key loop; per tile of BLOCK_K keys a warp computes
+// S = Q·Kᵀ (Q's A fragments kept in registers, or read from shared memory per key tile where
+// q_in_registers says no), the online softmax in f32 registers (row max over a quad by
 // two xor shuffles, the scale folded into ex2), P rounded to 16 bits and used as the A
 // operand of O += P·V as it is, O in f32 registers. K and V tiles stream through STAGES
 // cp.async stages in swizzled dynamic shared memory (chunk c of row r at c ^ (r % 8)).
@@ -73,23 +74,42 @@ __device__ __forceinline__ void copy_tile(Tile<D> tile, HeadRows head, u32 row0)
     }
 }
 
-// Q's A fragments of this warp's rows: lanes 0-15 rows 0-15 at chunk 2kk, lanes 16-31 the same
-// rows at chunk 2kk + 1.
+// Q's A fragments of this warp's rows, kept in registers (q_in_registers) or read again from
+// Q's tile per key tile: lanes 0-15 rows 0-15 at chunk 2kk, lanes 16-31 the same rows at chunk
+// 2kk + 1.
 template <u32 D>
-__device__ __forceinline__ void q_fragments(u32 (&q)[M_TILES][D / 16][4], Tile<D> tile, u32 warp, u32 lane) {
+struct QOperand {
+    static constexpr bool IN_REGISTERS = q_in_registers(D);
+    u32 frags[IN_REGISTERS ? M_TILES : 1][D / 16][4];
+    LaneRows<D> rows;
+    __device__ __forceinline__ QOperand(Tile<D> tile, u32 warp, u32 lane)
+        : rows(tile, warp * WARP_ROWS + lane % 16, lane / 16) {
+        if constexpr (IN_REGISTERS) {
 #pragma unroll
-    for (u32 mi = 0; mi < M_TILES; ++mi) {
-        const u32 row = warp * WARP_ROWS + mi * MMA_M + lane % 16;
+            for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
-        for (u32 kk = 0; kk < D / 16; ++kk) ldmatrix_x4(q[mi][kk], tile.chunk(row, 2 * kk + lane / 16));
+                for (u32 kk = 0; kk < D / 16; ++kk) ldmatrix_x4(frags[mi][kk], rows.address(mi, kk));
+        }
     }
-}
+    // The A fragments of k16 slice kk, one per row tile.
+    __device__ __forceinline__ void slice(u32 (&a)[M_TILES][4], u32 kk) const {
+#pragma unroll
+        for (u32 mi = 0; mi < M_TILES; ++mi) {
+            if constexpr (IN_REGISTERS) {
+#pragma unroll
+                for (u32 e = 0; e < 4; ++e) a[mi][e] = frags[mi][kk][e];
+            } else {
+                ldmatrix_x4(a[mi], rows.address(mi, kk));
+            }
+        }
+    }
+};
 
 // S = Q·Kᵀ for one key tile: lane l points at key pair·16 + (l / 16)·8 + l % 8, chunk
 // 2kk + (l / 8) % 2; the x4 gives b[0], b[1] of n8 tiles 2·pair and 2·pair + 1.
 template <class T, u32 D>
-__device__ __forceinline__ void tile_scores(float (&s)[M_TILES][KEY_N8][4], const u32 (&q)[M_TILES][D / 16][4],
-                                            Tile<D> k, u32 lane) {
+__device__ __forceinline__ void tile_scores(float (&s)[M_TILES][KEY_N8][4], const QOperand<D>& q, Tile<D> k,
+                                            u32 lane) {
 #pragma unroll
     for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
@@ -99,14 +119,16 @@ __device__ __forceinline__ void tile_scores(float (&s)[M_TILES][KEY_N8][4], cons
     const LaneRows<D> rows(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
 #pragma unroll
     for (u32 kk = 0; kk < D / 16; ++kk) {
+        u32 a[M_TILES][4];
+        q.slice(a, kk);
 #pragma unroll
         for (u32 pair = 0; pair < KEY_K16; ++pair) {
             u32 b[4];
             ldmatrix_x4(b, rows.address(pair, kk));
 #pragma unroll
             for (u32 mi = 0; mi < M_TILES; ++mi) {
-                T::mma(s[mi][2 * pair], q[mi][kk], b[0], b[1]);
-                T::mma(s[mi][2 * pair + 1], q[mi][kk], b[2], b[3]);
+                T::mma(s[mi][2 * pair], a[mi], b[0], b[1]);
+                T::mma(s[mi][2 * pair + 1], a[mi], b[2], b[3]);
             }
         }
     }
@@ -287,8 +309,7 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
     for (u32 j = 0; j < STAGES - 1; ++j) load_kv(j);
     cp_async_wait_group<STAGES - 1>();
     __syncthreads();
-    u32 q_frags[M_TILES][D / 16][4];
-    q_fragments(q_frags, q_tile, warp, lane);
+    const QOperand<D> q_frags(q_tile, warp, lane);
 
     // This lane's rows and the keys each sees; the keys every row of the warp sees.
     const u32 warp_row0 = q0 + warp * WARP_ROWS;

@@ -1,17 +1,17 @@
 //! Step a03 — FlashAttention-2 on tensor cores (`mma.sync`, any GPU since Ampere).
 //!
-//! Idea: FlashAttention-2's forward pass: a block takes 64 query rows of one head, each of its
-//!       4 warps 16 of them for the whole key loop; per tile of 64 keys a warp computes its
-//!       16 × 64 scores with `mma.sync` (Q's fragments stay in registers), updates its rows'
-//!       running max and sum, and multiplies P, rounded to 16 bits and still in registers, by
-//!       the V tile into O's f32 accumulators. No warp waits for another's statistics.
+//! Idea: FlashAttention-2's forward pass: a block takes 128 query rows of one head, each of its
+//!       4 warps 32 of them (two `mma` row tiles) for the whole key loop; per tile of 64 keys a
+//!       warp computes its 32 × 64 scores with `mma.sync`, each K fragment feeding both row
+//!       tiles, updates its rows' running max and sum, and multiplies P, rounded to 16 bits and
+//!       still in registers, by the V tile into O's f32 accumulators.
 //! Changes from a02: tensor cores for both products; K and V tiles by `cp.async` into swizzled
 //!       shared memory two stages deep; S, P and O live as `mma` fragments; the scale folds
 //!       into the exponent (`ex2`); a causal block stops at its last visible key.
-//! Bottleneck: (expected) the `mma` pipe's waits: each K or V fragment feeds 2 `mma` (16
-//!       rows per warp), and the softmax between the two products stalls the tensor cores.
-//! Cost: 137 registers at head dim 64, 231 at 128 (sm_90a; no spills); 40 or 80 KB of dynamic
-//!       shared memory: 3 blocks of 128 threads per SM at 64 (registers), 2 at 128.
+//! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
+//!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
+//! Cost: 248 registers at head dim 64, 255 at 128 (Q's fragments from shared memory; 108 bytes
+//!       of spills; sm_90a); 48 or 96 KB of dynamic shared memory: 2 blocks of 128 threads/SM.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
 //! Result: not measured yet.
@@ -24,10 +24,12 @@
 //! - **S = Q·Kᵀ** is `mma.m16n8k16` with A = 16 query rows × 16 head-dim columns and B = 16
 //!   head-dim columns × 8 keys. B's "col" layout keeps k (the head dim) inside a register,
 //!   which is how K's rows lie in memory: B comes from K's tile by a plain `ldmatrix`, and A
-//!   from Q's, once, before the loop.
-//! - Each lane ends with, of a warp's 16 × 64 scores, rows `g` and `g + 8`, columns `8n + 2t`
-//!   and `8n + 2t + 1` of each of the 8 n8 tiles `n`: a row's 64 scores lie in the 4 lanes of
-//!   a quad, 16 each. Row maxima and sums are a lane's own loop, then two xor shuffles (1, 2).
+//!   from Q's (once, before the loop, where [`a03::q_in_registers`]; else per key tile). A
+//!   warp's 32 rows are two such row tiles `mi`, 16 rows apart, which share every B fragment.
+//! - Each lane ends with, of a row tile's 16 × 64 scores, rows `g` and `g + 8`, columns
+//!   `8n + 2t` and `8n + 2t + 1` of each of the 8 n8 tiles `n`: a row's 64 scores lie in the 4
+//!   lanes of a quad, 16 each. Row maxima and sums are a lane's own loop, then two xor shuffles
+//!   (1, 2).
 //! - **P as an A operand.** A k16 slice of keys is two adjacent n8 tiles of S, `2j` and
 //!   `2j + 1`. Their C fragments hold row `g`, keys `2t, 2t + 1` (tile `2j`, `c[0..2]`) and
 //!   `8 + 2t, 8 + 2t + 1` (tile `2j + 1`, `c[0..2]`), and the same for row `g + 8` in
@@ -57,6 +59,7 @@ use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans};
 use crate::device::shared::dynamic_shared;
 use crate::device::sync::sync_threads;
 use crate::device::warp::shuffle_xor_f32;
+use crate::unroll;
 use common::attention::Dims;
 use common::attention::a03::{self, BLOCK_K, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
 use core::num::NonZeroU32;
@@ -72,7 +75,9 @@ const LN_2: f32 = core::f32::consts::LN_2;
 const MMA_M: u32 = 16;
 const MMA_N: u32 = 8;
 
-/// 16-row `mma` tiles of query rows per warp.
+/// 16-row `mma` tiles of query rows per warp. Every loop over them is written out
+/// (`unroll!`): left to LLVM, the softmax's stayed a loop, and S and O, indexed by a variable,
+/// went to local memory.
 const M_TILES: usize = (WARP_ROWS / MMA_M) as usize;
 
 /// n8 tiles of S per key tile (a row tile's score accumulators) and k16 slices of P (its A
@@ -127,6 +132,12 @@ impl<const D16: usize> Tile<D16> {
     #[inline(always)]
     fn at_row(offset_rows: u32) -> Self {
         Self { base: dynamic_shared::<u8>().address(0) + offset_rows * Self::ROW_BYTES }
+    }
+
+    /// The tile of this one's rows from `rows` on (a multiple of 8: the same swizzle).
+    #[inline(always)]
+    fn offset_rows(self, rows: u32) -> Self {
+        Self { base: self.base + rows * Self::ROW_BYTES }
     }
 
     /// The shared address of chunk `chunk` of row `row`.
@@ -223,27 +234,64 @@ unsafe fn copy_tile<const ROWS: u32, const D16: usize>(tile: Tile<D16>, head: He
     }
 }
 
-/// Loads Q's A fragments of this warp's rows from Q's tile (after its copies landed and a
-/// barrier): for row tile `mi` and k16 slice `kk`, lanes 0–15 give rows 0–15 at chunk `2kk`
-/// and lanes 16–31 the same rows at chunk `2kk + 1`, so the four 8 × 8 matrices are (rows
-/// 0–7, k 0–7), (8–15, k 0–7), (0–7, k 8–15), (8–15, k 8–15): `a[0..4]`.
-///
-/// # Safety
-/// The whole warp calls it; Q's tile holds the block's rows.
-#[inline(always)]
-unsafe fn q_fragments<const D16: usize>(q: Tile<D16>, warp: u32, lane: u32) -> QFragments<D16> {
-    let mut frags = [[[0u32; 4]; D16]; M_TILES];
-    for (mi, tile) in frags.iter_mut().enumerate() {
-        let row = warp * WARP_ROWS + mi as u32 * MMA_M + lane % 16;
-        for (kk, frag) in tile.iter_mut().enumerate() {
-            // SAFETY: the whole warp; an aligned chunk inside Q's tile.
-            *frag = unsafe { ldmatrix_x4(q.chunk(row, 2 * kk as u32 + lane / 16)) };
-        }
-    }
-    frags
+/// Q's A fragments of this warp's rows: loaded once and kept in registers for the whole loop,
+/// or, where [`a03::q_in_registers`] says no, read again from Q's tile for each key tile (their
+/// registers go to S and O). For row tile `mi` and k16 slice `kk`, lanes 0–15 point at rows
+/// 0–15 at chunk `2kk` and lanes 16–31 at the same rows at chunk `2kk + 1`, so the four 8 × 8
+/// matrices are (rows 0–7, k 0–7), (8–15, k 0–7), (0–7, k 8–15), (8–15, k 8–15): `a[0..4]`.
+#[derive(Clone, Copy)]
+struct QOperand<const D16: usize> {
+    frags: QFragments<D16>,
+    /// The warp's rows of Q's tile, as a tile of their own.
+    rows: Tile<D16>,
+    lane: u32,
 }
 
-/// S = Q·Kᵀ for one key tile (unscaled): for each k16 slice `kk` of the head dim and each 16
+impl<const D16: usize> QOperand<D16> {
+    const IN_REGISTERS: bool = a03::q_in_registers(16 * D16 as u32);
+
+    /// # Safety
+    /// The whole warp calls it; Q's tile holds the block's rows (copies landed, a barrier).
+    #[inline(always)]
+    unsafe fn new(q: Tile<D16>, warp: u32, lane: u32) -> Self {
+        let mut operand =
+            Self { frags: [[[0u32; 4]; D16]; M_TILES], rows: q.offset_rows(warp * WARP_ROWS), lane };
+        if Self::IN_REGISTERS {
+            let rows = operand.lane_rows();
+            unroll!(M_TILES, at most 2, mi => {
+                for (kk, frag) in operand.frags[mi].iter_mut().enumerate() {
+                    // SAFETY: the whole warp; an aligned chunk inside Q's tile.
+                    *frag = unsafe { ldmatrix_x4(rows.address(mi, kk)) };
+                }
+            });
+        }
+        operand
+    }
+
+    /// Where this lane's `ldmatrix` rows lie in the warp's rows.
+    #[inline(always)]
+    fn lane_rows(&self) -> LaneRows<D16> {
+        LaneRows::new(self.rows, self.lane % 16, self.lane / 16)
+    }
+
+    /// The A fragments of k16 slice `kk`, one per row tile.
+    ///
+    /// # Safety
+    /// The whole warp calls it; Q's tile still holds the block's rows.
+    #[inline(always)]
+    unsafe fn slice(&self, kk: usize) -> [[u32; 4]; M_TILES] {
+        if Self::IN_REGISTERS {
+            core::array::from_fn(|mi| self.frags[mi][kk])
+        } else {
+            let rows = self.lane_rows();
+            // SAFETY: the whole warp; an aligned chunk inside Q's tile.
+            core::array::from_fn(|mi| unsafe { ldmatrix_x4(rows.address(mi, kk)) })
+        }
+    }
+}
+
+/// S = Q·Kᵀ for one key tile (unscaled): for each k16 slice `kk` of the head dim (Q's A
+/// fragments of both row tiles, from registers or from Q's tile) and each 16
 /// keys `pair`, one `ldmatrix.x4` of K gives the B fragments of two n8 tiles of keys. Lane
 /// `l` points at key `pair·16 + (l / 16)·8 + l % 8`, chunk `2kk + (l / 8) % 2`: the matrices are
 /// (keys 0–7, k 0–7), (keys 0–7, k 8–15) = `b[0]`, `b[1]` of n8 tile `2·pair`, then the same
@@ -252,19 +300,21 @@ unsafe fn q_fragments<const D16: usize>(q: Tile<D16>, warp: u32, lane: u32) -> Q
 /// # Safety
 /// The whole warp calls it; `k` holds the key tile.
 #[inline(always)]
-unsafe fn tile_scores<T: Half, const D16: usize>(q: &QFragments<D16>, k: Tile<D16>, lane: u32) -> Scores {
+unsafe fn tile_scores<T: Half, const D16: usize>(q: &QOperand<D16>, k: Tile<D16>, lane: u32) -> Scores {
     let mut s = [[[0.0f32; 4]; KEY_N8]; M_TILES];
     let rows = LaneRows::new(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
-    for kk in 0..D16 {
-        for pair in 0..KEY_K16 {
+    unroll!(D16, at most 8, kk => {
+        // SAFETY: the whole warp; Q's tile holds the block's rows.
+        let a = unsafe { q.slice(kk) };
+        unroll!(KEY_K16, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the K tile.
             let b = unsafe { ldmatrix_x4(rows.address(pair, kk)) };
             for mi in 0..M_TILES {
-                s[mi][2 * pair] = T::mma_m16n8k16(q[mi][kk], [b[0], b[1]], s[mi][2 * pair]);
-                s[mi][2 * pair + 1] = T::mma_m16n8k16(q[mi][kk], [b[2], b[3]], s[mi][2 * pair + 1]);
+                s[mi][2 * pair] = T::mma_m16n8k16(a[mi], [b[0], b[1]], s[mi][2 * pair]);
+                s[mi][2 * pair + 1] = T::mma_m16n8k16(a[mi], [b[2], b[3]], s[mi][2 * pair + 1]);
             }
-        }
-    }
+        });
+    });
     s
 }
 
@@ -273,8 +323,8 @@ unsafe fn tile_scores<T: Half, const D16: usize>(q: &QFragments<D16>, k: Tile<D1
 /// row's visible count (past `seq_k`, or past the causal diagonal).
 #[inline(always)]
 fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
-    for (mi, tile) in s.iter_mut().enumerate() {
-        for (n, c) in tile.iter_mut().enumerate() {
+    unroll!(M_TILES, at most 2, mi => {
+        for (n, c) in s[mi].iter_mut().enumerate() {
             for (e, score) in c.iter_mut().enumerate() {
                 let key = k0 + n as u32 * MMA_N + 2 * t + e as u32 % 2;
                 if key >= visible[mi][e / 2] {
@@ -282,7 +332,7 @@ fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
                 }
             }
         }
-    }
+    });
 }
 
 /// The online-softmax step for one key tile: each row's new maximum `m` (over its quad, two
@@ -304,7 +354,7 @@ fn online_softmax<T: Half>(
     let RowStats { m, l } = stats;
     let mut alpha = [[0.0f32; 2]; M_TILES];
     let mut p = [[[0.0f32; 4]; KEY_N8]; M_TILES];
-    for mi in 0..M_TILES {
+    unroll!(M_TILES, at most 2, mi => {
         for half in 0..2 {
             let mut row_max = m[mi][half];
             for c in &s[mi] {
@@ -325,9 +375,9 @@ fn online_softmax<T: Half>(
             }
             l[mi][half] = core::f32::math::mul_add(l[mi][half], alpha[mi][half], sum);
         }
-    }
+    });
     let mut frags = [[[0u32; 4]; KEY_K16]; M_TILES];
-    for mi in 0..M_TILES {
+    unroll!(M_TILES, at most 2, mi => {
         for (j, a) in frags[mi].iter_mut().enumerate() {
             let (lo, hi) = (p[mi][2 * j], p[mi][2 * j + 1]);
             *a = [
@@ -337,14 +387,14 @@ fn online_softmax<T: Half>(
                 T::pack_x2(hi[2], hi[3]),
             ];
         }
-    }
+    });
     (frags, alpha)
 }
 
 /// O ← O·alpha, row by row: what was summed under the old maximum, brought to the new one.
 #[inline(always)]
 fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>) {
-    for mi in 0..M_TILES {
+    unroll!(M_TILES, at most 2, mi => {
         for pair in 0..D16 {
             for c in &mut o[mi][pair] {
                 c[0] *= alpha[mi][0];
@@ -353,7 +403,7 @@ fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>)
                 c[3] *= alpha[mi][1];
             }
         }
-    }
+    });
 }
 
 /// O += P·V for one key tile: for each k16 slice `kk` of keys and each 16 head-dim columns
@@ -371,16 +421,16 @@ unsafe fn accumulate_pv<T: Half, const D16: usize>(
     lane: u32,
 ) {
     let rows = LaneRows::new(v, lane % 16, lane / 16);
-    for kk in 0..KEY_K16 {
-        for pair in 0..D16 {
+    unroll!(KEY_K16, at most 8, kk => {
+        unroll!(D16, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the V tile.
             let b = unsafe { ldmatrix_x4_trans(rows.address(kk, pair)) };
             for mi in 0..M_TILES {
                 o[mi][pair][0] = T::mma_m16n8k16(p[mi][kk], [b[0], b[1]], o[mi][pair][0]);
                 o[mi][pair][1] = T::mma_m16n8k16(p[mi][kk], [b[2], b[3]], o[mi][pair][1]);
             }
-        }
-    }
+        });
+    });
 }
 
 /// The epilogue: each row's sum completed over its quad, O / l rounded to `T` and stored (two
@@ -409,7 +459,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
             *s += shuffle_xor_f32(*s, 2);
         }
     }
-    for mi in 0..M_TILES {
+    unroll!(M_TILES, at most 2, mi => {
         for half in 0..2 {
             let row = rows[mi][half];
             if row >= d.seq_q {
@@ -437,7 +487,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
                 unsafe { *lse_rows.add(row as usize) = lse };
             }
         }
-    }
+    });
 }
 
 /// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
@@ -509,7 +559,7 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
     cp_async_wait_group::<{ STAGES - 1 }>();
     sync_threads();
     // SAFETY: the whole warp; Q's tile landed and is visible after the barrier.
-    let q_frags = unsafe { q_fragments(tiles.q(), warp, lane) };
+    let q_frags = unsafe { QOperand::new(tiles.q(), warp, lane) };
 
     // This lane's rows (g and g + 8 of each row tile) and the keys each sees; and the keys
     // every row of the warp sees (its first row's: the count grows with the row), below

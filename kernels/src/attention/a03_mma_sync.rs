@@ -1,17 +1,17 @@
 //! Step a03 — FlashAttention-2 on tensor cores (`mma.sync`, any GPU since Ampere).
 //!
 //! Idea: FlashAttention-2's forward pass: a block takes 128 query rows of one head, each of its
-//!       4 warps 32 of them (two `mma` row tiles) for the whole key loop; per tile of 64 keys a
-//!       warp computes its 32 × 64 scores with `mma.sync`, each K fragment feeding both row
-//!       tiles, updates its rows' running max and sum, and multiplies P, rounded to 16 bits and
-//!       still in registers, by the V tile into O's f32 accumulators.
+//!       4 warps 32 of them (two `mma` row tiles) for the whole key loop; per tile of 128 keys
+//!       (64 at head dim 128) a warp computes its scores with `mma.sync`, each K fragment feeding
+//!       both row tiles, updates its rows' running max and sum, and multiplies P, rounded to 16
+//!       bits and still in registers, by the V tile into O's f32 accumulators.
 //! Changes from a02: tensor cores for both products; K and V tiles by `cp.async` into swizzled
 //!       shared memory two stages deep; S, P and O live as `mma` fragments; the scale folds
 //!       into the exponent (`ex2`); a causal block stops at its last visible key.
 //! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
 //!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
-//! Cost: 248 registers at head dim 64, 255 at 128 (Q's fragments from shared memory; 108 bytes
-//!       of spills; sm_90a); 48 or 96 KB of dynamic shared memory: 2 blocks of 128 threads/SM.
+//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 88 and 116 bytes of spills), 80 or 96
+//!       KB of dynamic shared memory: 2 blocks of 128 threads per SM.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
 //! Result: not measured yet.
@@ -26,17 +26,18 @@
 //!   which is how K's rows lie in memory: B comes from K's tile by a plain `ldmatrix`, and A
 //!   from Q's (once, before the loop, where [`a03::q_in_registers`]; else per key tile). A
 //!   warp's 32 rows are two such row tiles `mi`, 16 rows apart, which share every B fragment.
-//! - Each lane ends with, of a row tile's 16 × 64 scores, rows `g` and `g + 8`, columns
-//!   `8n + 2t` and `8n + 2t + 1` of each of the 8 n8 tiles `n`: a row's 64 scores lie in the 4
-//!   lanes of a quad, 16 each. Row maxima and sums are a lane's own loop, then two xor shuffles
-//!   (1, 2).
+//! - Each lane ends with, of a row tile's 16 × `BLOCK_K` scores, rows `g` and `g + 8`, columns
+//!   `8n + 2t` and `8n + 2t + 1` of each n8 tile `n` (`N8` = `BLOCK_K / 8` of them): a row's
+//!   scores lie in the 4 lanes of a quad, a quarter each. Row maxima and sums are a lane's own
+//!   loop, then two xor shuffles (1, 2).
 //! - **P as an A operand.** A k16 slice of keys is two adjacent n8 tiles of S, `2j` and
 //!   `2j + 1`. Their C fragments hold row `g`, keys `2t, 2t + 1` (tile `2j`, `c[0..2]`) and
 //!   `8 + 2t, 8 + 2t + 1` (tile `2j + 1`, `c[0..2]`), and the same for row `g + 8` in
 //!   `c[2..4]`; A's fragment of that slice wants `a[0]` = row `g`, k `2t, 2t + 1`; `a[1]` =
 //!   row `g + 8`, same k; `a[2]` = row `g`, k `8 + 2t, 8 + 2t + 1`; `a[3]` = row `g + 8`,
-//!   same. The same lane holds the same elements: packing pairs to 16 bits is the whole
-//!   conversion, with no shuffle and no shared memory.
+//!   same. The same lane holds the same elements: P is kept as each n8 tile's two pairs
+//!   rounded to 16 bits (`c[0..2]`, `c[2..4]`), and slice `j`'s fragment is tile `2j`'s two
+//!   registers then tile `2j + 1`'s, with no shuffle and no shared memory.
 //! - **O += P·V** has B = 16 keys × 8 head-dim columns from V's row-major tile, where k (the
 //!   key) runs across rows: `ldmatrix.trans` gives B's layout, as for the GEMM's B (t02).
 //!   O's accumulators have S's layout: rows `g`, `g + 8`, columns `8n + 2t`, `8n + 2t + 1`.
@@ -44,12 +45,12 @@
 //! # Shared memory
 //!
 //! Dynamic, [`a03::shared_bytes`] bytes: Q's tile (`BLOCK_Q` rows), then `STAGES` stages of
-//! a K tile and a V tile (`BLOCK_K` rows each). Every row is the head dim's 16-bit values, 128
-//! or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at position `c ^ (r % 8)`
-//! of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase reads are 8 consecutive
-//! rows starting at a multiple of 8, at one logical chunk: the swizzle spreads them over the
-//! 8 positions of a 128-byte line of banks, so no two collide; the 8 chunks of one row that
-//! 8 consecutive threads copy land in 8 positions too.
+//! a K tile and a V tile (`BLOCK_K` = [`a03::block_k`] rows each). Every row is the head
+//! dim's 16-bit values, 128 or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at
+//! position `c ^ (r % 8)` of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase
+//! reads are 8 consecutive rows starting at a multiple of 8, at one logical chunk: the swizzle
+//! spreads them over the 8 positions of a 128-byte line of banks, so no two collide; the 8
+//! chunks of one row that 8 consecutive threads copy land in 8 positions too.
 
 use super::{Bf16, F16, Half};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
@@ -61,7 +62,7 @@ use crate::device::sync::sync_threads;
 use crate::device::warp::shuffle_xor_f32;
 use crate::unroll;
 use common::attention::Dims;
-use common::attention::a03::{self, BLOCK_K, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
+use common::attention::a03::{self, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
 use core::num::NonZeroU32;
 use kernel_macros::kernel;
 
@@ -80,10 +81,11 @@ const MMA_N: u32 = 8;
 /// went to local memory.
 const M_TILES: usize = (WARP_ROWS / MMA_M) as usize;
 
-/// n8 tiles of S per key tile (a row tile's score accumulators) and k16 slices of P (its A
-/// fragments for P·V).
-const KEY_N8: usize = (BLOCK_K / MMA_N) as usize;
-const KEY_K16: usize = KEY_N8 / 2;
+/// n8 tiles of S per key tile at head dim `head_dim`: a row tile's score accumulators, the
+/// kernel's generic `N8` (keys per tile, [`a03::block_k`], may differ by head dim).
+const fn key_n8(head_dim: u32) -> usize {
+    (a03::block_k(head_dim) / MMA_N) as usize
+}
 
 /// A copy's and an `ldmatrix` row's unit: 16 bytes, eight 16-bit values.
 const CHUNK_BYTES: u32 = 16;
@@ -95,11 +97,12 @@ const SWIZZLE_ROWS: u32 = 8;
 /// Q's A fragments of one warp, kept for the whole loop: [row tile][k16 slice of the head dim].
 type QFragments<const D16: usize> = [[[u32; 4]; D16]; M_TILES];
 
-/// One key tile's scores S (then probabilities) of one warp: [row tile][n8 tile of keys].
-type Scores = [[[f32; 4]; KEY_N8]; M_TILES];
+/// One key tile's scores S of one warp: [row tile][n8 tile of keys].
+type Scores<const N8: usize> = [[[f32; 4]; N8]; M_TILES];
 
-/// P rounded to 16 bits as A fragments: [row tile][k16 slice of keys].
-type PFragments = [[[u32; 4]; KEY_K16]; M_TILES];
+/// P rounded to 16 bits, two values a register: [row tile][n8 tile of keys][rows g, g + 8].
+/// n8 tiles `2j` and `2j + 1` are the A fragment of k16 slice `j` (the module comment).
+type PFragments<const N8: usize> = [[[u32; 2]; N8]; M_TILES];
 
 /// O's accumulators of one warp: [row tile][16 head-dim columns][n8 half].
 type Output<const D16: usize> = [[[[f32; 4]; 2]; D16]; M_TILES];
@@ -179,11 +182,15 @@ impl<const D16: usize> LaneRows<D16> {
     }
 }
 
-/// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's).
+/// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's), key tiles of
+/// `8·N8` rows.
 #[derive(Clone, Copy)]
-struct SharedTiles<const D16: usize>;
+struct SharedTiles<const D16: usize, const N8: usize>;
 
-impl<const D16: usize> SharedTiles<D16> {
+impl<const D16: usize, const N8: usize> SharedTiles<D16, N8> {
+    /// Keys (and value rows) per tile.
+    const BLOCK_K: u32 = N8 as u32 * MMA_N;
+
     #[inline(always)]
     fn q(self) -> Tile<D16> {
         Tile::at_row(0)
@@ -191,12 +198,12 @@ impl<const D16: usize> SharedTiles<D16> {
 
     #[inline(always)]
     fn k(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K)
+        Tile::at_row(BLOCK_Q + stage * 2 * Self::BLOCK_K)
     }
 
     #[inline(always)]
     fn v(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K + BLOCK_K)
+        Tile::at_row(BLOCK_Q + stage * 2 * Self::BLOCK_K + Self::BLOCK_K)
     }
 }
 
@@ -208,21 +215,22 @@ struct HeadRows {
     rows: u32,
 }
 
-/// Starts (does not commit) the block's copies of rows `row0..row0 + ROWS` of `head` into
+/// Starts (does not commit) the block's copies of rows `row0..row0 + rows` of `head` into
 /// `tile`, a 16-byte chunk per copy; rows past the head's last are zero-filled by the copy
 /// (`src_bytes` = 0, nothing read).
 ///
 /// # Safety
 /// Every thread of the block calls it; `head` describes readable memory whose rows are
-/// 16-byte aligned; `tile` has `ROWS` rows of dynamic shared memory.
+/// 16-byte aligned; `tile` has `rows` rows of dynamic shared memory, a multiple of
+/// `Tile::COPY_STEP` (checked at compile time by the caller: `rows` is a constant).
 #[inline(always)]
-unsafe fn copy_tile<const ROWS: u32, const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32) {
+unsafe fn copy_tile<const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32, rows: u32) {
     // A thread copies one chunk column of rows `first`, `first + step`, …: THREADS is a
     // multiple of a row's chunks, so the column stays the same on every pass.
     let (chunks, step) = (Tile::<D16>::ROW_CHUNKS, Tile::<D16>::COPY_STEP);
-    const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0 && ROWS % Tile::<D16>::COPY_STEP == 0) };
+    const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0) };
     let (first, chunk) = (thread_idx() / chunks, thread_idx() % chunks);
-    for pass in 0..ROWS / step {
+    for pass in 0..rows / step {
         let r = first + pass * step;
         let row = row0 + r;
         let inside = row < head.rows;
@@ -300,13 +308,17 @@ impl<const D16: usize> QOperand<D16> {
 /// # Safety
 /// The whole warp calls it; `k` holds the key tile.
 #[inline(always)]
-unsafe fn tile_scores<T: Half, const D16: usize>(q: &QOperand<D16>, k: Tile<D16>, lane: u32) -> Scores {
-    let mut s = [[[0.0f32; 4]; KEY_N8]; M_TILES];
+unsafe fn tile_scores<T: Half, const D16: usize, const N8: usize>(
+    q: &QOperand<D16>,
+    k: Tile<D16>,
+    lane: u32,
+) -> Scores<N8> {
+    let mut s = [[[0.0f32; 4]; N8]; M_TILES];
     let rows = LaneRows::new(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
     unroll!(D16, at most 8, kk => {
         // SAFETY: the whole warp; Q's tile holds the block's rows.
         let a = unsafe { q.slice(kk) };
-        unroll!(KEY_K16, at most 8, pair => {
+        unroll!(N8 / 2, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the K tile.
             let b = unsafe { ldmatrix_x4(rows.address(pair, kk)) };
             for mi in 0..M_TILES {
@@ -322,40 +334,41 @@ unsafe fn tile_scores<T: Half, const D16: usize>(q: &QOperand<D16>, k: Tile<D16>
 /// `k0 + 8n + 2t + e % 2` of row `g` (e < 2) or `g + 8`, masked when it is at or past that
 /// row's visible count (past `seq_k`, or past the causal diagonal).
 #[inline(always)]
-fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
+fn mask_scores<const N8: usize>(s: &mut Scores<N8>, k0: u32, visible: &RowValues<u32>, t: u32) {
     unroll!(M_TILES, at most 2, mi => {
-        for (n, c) in s[mi].iter_mut().enumerate() {
-            for (e, score) in c.iter_mut().enumerate() {
+        unroll!(N8, at most 16, n => {
+            for (e, score) in s[mi][n].iter_mut().enumerate() {
                 let key = k0 + n as u32 * MMA_N + 2 * t + e as u32 % 2;
                 if key >= visible[mi][e / 2] {
                     *score = f32::NEG_INFINITY;
                 }
             }
-        }
+        });
     });
 }
 
 /// The online-softmax step for one key tile: each row's new maximum `m` (over its quad, two
 /// xor shuffles), the factor `alpha = 2^((m_old − m_new)·scale·log2 e)` that rescales what was
 /// accumulated under the old maximum, the probabilities `p = 2^((s − m_new)·scale·log2 e)`
-/// (one `fma` and one `ex2` each), and the running sum `l ← l·alpha + Σp`. A lane keeps its
-/// own part of `l` (alpha is the same in the 4 lanes of a row); the epilogue adds the parts.
+/// (one `fma` and one `ex2` each, rounded to `T` in pairs at once), and the running sum
+/// `l ← l·alpha + Σp`. A lane keeps its own part of `l` (alpha is the same in the 4 lanes of
+/// a row); the epilogue adds the parts.
 ///
 /// A row that has seen only masked keys keeps `m = −∞`; its exponentials are then taken
 /// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 2^−∞ = 0, `alpha` = 0.
 ///
 /// Returns P rounded to `T` as A fragments (the identity in the module comment), and alpha.
 #[inline(always)]
-fn online_softmax<T: Half>(
-    s: &Scores,
+fn online_softmax<T: Half, const N8: usize>(
+    s: &Scores<N8>,
     stats: &mut RowStats,
     scale_log2: f32,
-) -> (PFragments, RowValues<f32>) {
+) -> (PFragments<N8>, RowValues<f32>) {
     let RowStats { m, l } = stats;
     let mut alpha = [[0.0f32; 2]; M_TILES];
-    let mut p = [[[0.0f32; 4]; KEY_N8]; M_TILES];
+    let mut p = [[[0u32; 2]; N8]; M_TILES];
     unroll!(M_TILES, at most 2, mi => {
-        for half in 0..2 {
+        unroll!(2, half => {
             let mut row_max = m[mi][half];
             for c in &s[mi] {
                 row_max = row_max.max(c[2 * half]).max(c[2 * half + 1]);
@@ -367,28 +380,17 @@ fn online_softmax<T: Half>(
             alpha[mi][half] = exp2_approx(core::f32::math::mul_add(m[mi][half], scale_log2, offset));
             m[mi][half] = row_max;
             let mut sum = 0.0f32;
-            for (pc, c) in p[mi].iter_mut().zip(&s[mi]) {
-                for e in 2 * half..2 * half + 2 {
-                    pc[e] = exp2_approx(core::f32::math::mul_add(c[e], scale_log2, offset));
-                    sum += pc[e];
-                }
+            for (pn, c) in p[mi].iter_mut().zip(&s[mi]) {
+                let exp = |x: f32| exp2_approx(core::f32::math::mul_add(x, scale_log2, offset));
+                let (p0, p1) = (exp(c[2 * half]), exp(c[2 * half + 1]));
+                sum += p0;
+                sum += p1;
+                pn[half] = T::pack_x2(p0, p1);
             }
             l[mi][half] = core::f32::math::mul_add(l[mi][half], alpha[mi][half], sum);
-        }
+        });
     });
-    let mut frags = [[[0u32; 4]; KEY_K16]; M_TILES];
-    unroll!(M_TILES, at most 2, mi => {
-        for (j, a) in frags[mi].iter_mut().enumerate() {
-            let (lo, hi) = (p[mi][2 * j], p[mi][2 * j + 1]);
-            *a = [
-                T::pack_x2(lo[0], lo[1]),
-                T::pack_x2(lo[2], lo[3]),
-                T::pack_x2(hi[0], hi[1]),
-                T::pack_x2(hi[2], hi[3]),
-            ];
-        }
-    });
-    (frags, alpha)
+    (p, alpha)
 }
 
 /// O ← O·alpha, row by row: what was summed under the old maximum, brought to the new one.
@@ -406,28 +408,33 @@ fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>)
     });
 }
 
-/// O += P·V for one key tile: for each k16 slice `kk` of keys and each 16 head-dim columns
-/// `pair`, one `ldmatrix.x4.trans` of V gives the B fragments of two n8 tiles of columns. Lane
+/// O += P·V for one key tile: for each k16 slice `kk` of keys (P's n8 tiles `2kk`, `2kk + 1`
+/// as one A fragment) and each 16 head-dim columns `pair`, one `ldmatrix.x4.trans` of V gives
+/// the B fragments of two n8 tiles of columns. Lane
 /// `l` points at key `16kk + l % 16`, chunk `2·pair + l / 16`: the matrices are (keys 0–7,
 /// columns 0–7), (keys 8–15, columns 0–7) = `b[0]`, `b[1]` of n8 tile 0, then columns 8–15.
 ///
 /// # Safety
 /// The whole warp calls it; `v` holds the value tile.
 #[inline(always)]
-unsafe fn accumulate_pv<T: Half, const D16: usize>(
+unsafe fn accumulate_pv<T: Half, const D16: usize, const N8: usize>(
     o: &mut Output<D16>,
-    p: &PFragments,
+    p: &PFragments<N8>,
     v: Tile<D16>,
     lane: u32,
 ) {
     let rows = LaneRows::new(v, lane % 16, lane / 16);
-    unroll!(KEY_K16, at most 8, kk => {
+    unroll!(N8 / 2, at most 8, kk => {
+        let a: [[u32; 4]; M_TILES] = core::array::from_fn(|mi| {
+            let (lo, hi) = (p[mi][2 * kk], p[mi][2 * kk + 1]);
+            [lo[0], lo[1], hi[0], hi[1]]
+        });
         unroll!(D16, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the V tile.
             let b = unsafe { ldmatrix_x4_trans(rows.address(kk, pair)) };
             for mi in 0..M_TILES {
-                o[mi][pair][0] = T::mma_m16n8k16(p[mi][kk], [b[0], b[1]], o[mi][pair][0]);
-                o[mi][pair][1] = T::mma_m16n8k16(p[mi][kk], [b[2], b[3]], o[mi][pair][1]);
+                o[mi][pair][0] = T::mma_m16n8k16(a[mi], [b[0], b[1]], o[mi][pair][0]);
+                o[mi][pair][1] = T::mma_m16n8k16(a[mi], [b[2], b[3]], o[mi][pair][1]);
             }
         });
     });
@@ -491,7 +498,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
 }
 
 /// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
-/// dim `16·D16`, 16-bit type `T`.
+/// dim `16·D16`, key tiles of `8·N8` keys ([`a03::block_k`] of the head dim), 16-bit type `T`.
 ///
 /// # Safety
 /// `dims` points to the problem, whose head dim is `16·D16` and whose strides are multiples
@@ -499,7 +506,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
 /// Launched with `THREADS` threads, a grid of ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks, and
 /// [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
 #[inline(always)]
-unsafe fn flash_attention<T: Half, const D16: usize>(
+unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize>(
     q: *const u16,
     k: *const u16,
     v: *const u16,
@@ -509,6 +516,9 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
 ) {
     // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8 or 16 chunks.
     const { assert!(D16 == 4 || D16 == 8, "head dim 64 or 128") };
+    const { assert!(N8 == key_n8(16 * D16 as u32), "the key tile of a03::block_k") };
+    const { assert!(SharedTiles::<D16, N8>::BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
+    const { assert!(BLOCK_Q % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     // SAFETY: the caller's problem.
     let d = unsafe { *dims };
     let (warp, lane) = (thread_idx() / WARP_SIZE, thread_idx() % WARP_SIZE);
@@ -520,7 +530,8 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
         unsafe { (NonZeroU32::new_unchecked(d.heads_q), NonZeroU32::new_unchecked(d.group)) };
     let (b, h) = (y / heads_q, y % heads_q);
     let kv_head = h / group;
-    let tiles = SharedTiles::<D16>;
+    let tiles = SharedTiles::<D16, N8>;
+    let block_k = SharedTiles::<D16, N8>::BLOCK_K;
     let head = |start: *const u16, offset: u64, stride: u64, rows: u32| HeadRows {
         start: start.wrapping_add(offset as usize),
         stride,
@@ -533,17 +544,17 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
     // The key tiles this block reads: up to the last key its last row sees (all keys, or
     // fewer under the causal mask; none when every row's keys are masked).
     let last_row = (q0 + BLOCK_Q).min(d.seq_q) - 1;
-    let key_tiles = d.visible_keys(last_row).div_ceil(BLOCK_K);
+    let key_tiles = d.visible_keys(last_row).div_ceil(block_k);
     // Starts the copies of key tile `j` into stage `j % STAGES` (none past the last tile; the
     // group is committed either way, so that group counts stay uniform).
     let load_kv = |j: u32| {
         if j < key_tiles {
             let stage = j % STAGES;
             // SAFETY: the whole block; K's and V's heads, 16-byte aligned rows; the stage's
-            // tiles of BLOCK_K rows.
+            // tiles of block_k rows.
             unsafe {
-                copy_tile::<BLOCK_K, D16>(tiles.k(stage), k_head, j * BLOCK_K);
-                copy_tile::<BLOCK_K, D16>(tiles.v(stage), v_head, j * BLOCK_K);
+                copy_tile(tiles.k(stage), k_head, j * block_k, block_k);
+                copy_tile(tiles.v(stage), v_head, j * block_k, block_k);
             }
         }
         cp_async_commit();
@@ -551,7 +562,7 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
 
     // Prologue: Q's tile (its own group, the oldest), then the first STAGES − 1 key tiles.
     // SAFETY: the whole block; Q's head; Q's tile of BLOCK_Q rows.
-    unsafe { copy_tile::<BLOCK_Q, D16>(tiles.q(), q_head, q0) };
+    unsafe { copy_tile(tiles.q(), q_head, q0, BLOCK_Q) };
     cp_async_commit();
     for j in 0..STAGES - 1 {
         load_kv(j);
@@ -582,15 +593,15 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
         load_kv(j + STAGES - 1);
         let stage = j % STAGES;
         // SAFETY: the whole warp; the stage's K tile landed.
-        let mut s = unsafe { tile_scores::<T, D16>(&q_frags, tiles.k(stage), lane) };
-        let k0 = j * BLOCK_K;
-        if k0 + BLOCK_K > unmasked_keys {
+        let mut s = unsafe { tile_scores::<T, D16, N8>(&q_frags, tiles.k(stage), lane) };
+        let k0 = j * block_k;
+        if k0 + block_k > unmasked_keys {
             mask_scores(&mut s, k0, &visible, t);
         }
-        let (p, alpha) = online_softmax::<T>(&s, &mut stats, scale_log2);
+        let (p, alpha) = online_softmax::<T, N8>(&s, &mut stats, scale_log2);
         rescale_output(&mut acc, &alpha);
         // SAFETY: the whole warp; the stage's V tile landed.
-        unsafe { accumulate_pv::<T, D16>(&mut acc, &p, tiles.v(stage), lane) };
+        unsafe { accumulate_pv::<T, D16, N8>(&mut acc, &p, tiles.v(stage), lane) };
     }
 
     let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);
@@ -613,7 +624,7 @@ pub unsafe fn a03_mma_sync_f16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 4>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 4, { key_n8(64) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 64.
@@ -630,7 +641,7 @@ pub unsafe fn a03_mma_sync_bf16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 4>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 4, { key_n8(64) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on f16, head dim 128.
@@ -647,7 +658,7 @@ pub unsafe fn a03_mma_sync_f16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 8>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 8, { key_n8(128) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 128.
@@ -664,5 +675,5 @@ pub unsafe fn a03_mma_sync_bf16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 8>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 8, { key_n8(128) }>(q, k, v, o, lse, dims) }
 }

@@ -227,14 +227,30 @@ __device__ __forceinline__ void accumulate_pv(float (&o)[M_TILES][D / 16][2][4],
     }
 }
 
-// The epilogue: sums completed over the quad (shuffles first, every lane), O / l rounded and
-// stored two columns per 4-byte store, the log-sum-exp m·scale + ln l by the quad's lane 0;
-// l = 0 gives O = 0 and −∞; rows at or past seq_q store nothing.
+// st.shared.u32 and ld.shared.v4.u32 at a shared-window address (the Rust's SharedArray<u32>).
+__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint4 ld_shared_v4(u32 addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
+// The epilogue: sums completed over the quad (shuffles first, every lane), the log-sum-exp
+// m·scale + ln l by the quad's lane 0; O / l rounded, two columns (4 bytes) a lane, into the
+// warp's own rows of Q's tile (staging), then read back 16 bytes a lane and stored by whole
+// rows (st.global.cs.v4). l = 0 gives O = 0 and −∞; rows at or past seq_q store nothing.
 template <class T, u32 D>
 __device__ __forceinline__ void store_output(const float (&o)[M_TILES][D / 16][2][4], const float (&m)[M_TILES][2],
                                              const float (&l)[M_TILES][2], const u32 (&rows)[M_TILES][2], u32 seq_q,
-                                             float scale, u16* o_rows, u64 o_stride, float* lse_rows, u32 t) {
+                                             float scale, Tile<D> staging, u32 warp_row0, u16* o_rows, u64 o_stride,
+                                             float* lse_rows, u32 lane) {
     const float NEG_INF = -__int_as_float(0x7f800000);
+    const u32 g = lane / 4, t = lane % 4;
     float sum[M_TILES][2];
 #pragma unroll
     for (u32 mi = 0; mi < M_TILES; ++mi)
@@ -249,23 +265,34 @@ __device__ __forceinline__ void store_output(const float (&o)[M_TILES][D / 16][2
     for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
         for (u32 half = 0; half < 2; ++half) {
-            const u32 row = rows[mi][half];
-            if (row >= seq_q) continue;
             const float total = sum[mi][half];
             const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
-            u16* out = o_rows + (u64)row * o_stride;
+            const u32 r = mi * MMA_M + 8 * half + g;  // columns 16·pair + 8·n8 + 2t: chunk 2·pair + n8, word t
 #pragma unroll
             for (u32 pair = 0; pair < D / 16; ++pair)
 #pragma unroll
                 for (u32 n8 = 0; n8 < 2; ++n8) {
-                    const u32 column = pair * 16 + n8 * MMA_N + 2 * t;
                     const float* c = o[mi][pair][n8];
-                    *reinterpret_cast<u32*>(out + column) =
-                        T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
+                    st_shared_u32(staging.chunk(r, 2 * pair + n8) + 4 * t,
+                                  T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse));
                 }
-            if (t == 0)
+            const u32 row = rows[mi][half];
+            if (t == 0 && row < seq_q)
                 lse_rows[row] = total > 0.0f ? m[mi][half] * scale + log2_approx(total) * LN_2 : NEG_INF;
         }
+    __syncwarp();
+    // Chunk unit % ROW_CHUNKS of row unit / ROW_CHUNKS: a pass covers whole rows.
+    constexpr u32 CHUNKS = Tile<D>::ROW_CHUNKS;
+#pragma unroll
+    for (u32 pass = 0; pass < WARP_ROWS * CHUNKS / 32; ++pass) {
+        const u32 unit = pass * 32 + lane, r = unit / CHUNKS, chunk = unit % CHUNKS;
+        const u32 row = warp_row0 + r;
+        if (row < seq_q) {
+            const uint4 v = ld_shared_v4(staging.chunk(r, chunk));
+            __stcs(reinterpret_cast<int4*>(o_rows + (u64)row * o_stride + chunk * CHUNK_VALUES),
+                   make_int4((int)v.x, (int)v.y, (int)v.z, (int)v.w));
+        }
+    }
 }
 }  // namespace a03
 
@@ -356,8 +383,9 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
         accumulate_pv<T>(acc, p, v_tile(stage), lane);
     }
 
-    store_output<T, D>(acc, m, l, rows, d.seq_q, d.scale, o + d.o.row_offset(b, h, 0), d.o.row,
-                       lse + (u64)y * d.seq_q, t);
+    const Tile<D> staging{base + warp * WARP_ROWS * Tile<D>::ROW_BYTES};  // the warp's rows of Q's tile
+    store_output<T, D>(acc, m, l, rows, d.seq_q, d.scale, staging, warp_row0, o + d.o.row_offset(b, h, 0), d.o.row,
+                       lse + (u64)y * d.seq_q, lane);
 }
 
 extern "C" __global__ void __launch_bounds__(a03::THREADS)

@@ -10,7 +10,7 @@
 //!       into the exponent (`ex2`); a causal block stops at its last visible key.
 //! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
 //!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
-//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 88 and 116 bytes of spills), 80 or 96
+//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 48 and 36 bytes of spills), 80 or 96
 //!       KB of dynamic shared memory: 2 blocks of 128 threads per SM.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
@@ -56,9 +56,10 @@ use super::{Bf16, F16, Half};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::convert::{exp2_approx, log2_approx};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
+use crate::device::load::{I32x4, store_streaming_v4};
 use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans};
-use crate::device::shared::dynamic_shared;
-use crate::device::sync::sync_threads;
+use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::sync::{sync_threads, sync_warp};
 use crate::device::warp::shuffle_xor_f32;
 use crate::unroll;
 use common::attention::Dims;
@@ -299,8 +300,8 @@ impl<const D16: usize> QOperand<D16> {
 }
 
 /// S = Q·Kᵀ for one key tile (unscaled): for each k16 slice `kk` of the head dim (Q's A
-/// fragments of both row tiles, from registers or from Q's tile) and each 16
-/// keys `pair`, one `ldmatrix.x4` of K gives the B fragments of two n8 tiles of keys. Lane
+/// fragments of both row tiles, from registers or from Q's tile) and each 16 keys `pair`, one
+/// `ldmatrix.x4` of K gives the B fragments of two n8 tiles of keys, used by both row tiles. Lane
 /// `l` points at key `pair·16 + (l / 16)·8 + l % 8`, chunk `2kk + (l / 8) % 2`: the matrices are
 /// (keys 0–7, k 0–7), (keys 0–7, k 8–15) = `b[0]`, `b[1]` of n8 tile `2·pair`, then the same
 /// for keys 8–15, n8 tile `2·pair + 1`.
@@ -357,7 +358,8 @@ fn mask_scores<const N8: usize>(s: &mut Scores<N8>, k0: u32, visible: &RowValues
 /// A row that has seen only masked keys keeps `m = −∞`; its exponentials are then taken
 /// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 2^−∞ = 0, `alpha` = 0.
 ///
-/// Returns P rounded to `T` as A fragments (the identity in the module comment), and alpha.
+/// Returns P rounded to `T`, each n8 tile's two registers (the A fragments of the module
+/// comment, two tiles a k16 slice), and alpha.
 #[inline(always)]
 fn online_softmax<T: Half, const N8: usize>(
     s: &Scores<N8>,
@@ -440,24 +442,35 @@ unsafe fn accumulate_pv<T: Half, const D16: usize, const N8: usize>(
     });
 }
 
-/// The epilogue: each row's sum completed over its quad, O / l rounded to `T` and stored (two
-/// columns, 4 bytes, per store), and the log-sum-exp `m·scale + ln l` written by the quad's
-/// lane 0. A row that saw no key (l = 0) gets O = 0 and −∞. Rows at or past `seq_q` (the last
-/// block's padding) store nothing.
+/// The epilogue: each row's sum completed over its quad and its log-sum-exp `m·scale + ln l`
+/// written by the quad's lane 0; O / l rounded to `T`, two columns (4 bytes) a lane, into the
+/// warp's own rows of Q's tile (`staging`: no other warp reads them, and this one no more),
+/// then read back 16 bytes a lane and stored by whole rows: a store instruction writes 4 rows'
+/// 128 bytes (2 rows' 256 at head dim 128) instead of 16 bytes in each of 8 rows. A row that
+/// saw no key (l = 0) gets O = 0 and −∞. Rows at or past `seq_q` (the last block's padding)
+/// store nothing.
+///
+/// The staging writes meet no bank conflict: the 8 rows `g` of one write lie at the 8 chunk
+/// positions `c ^ g` of a line of banks, the 4 lanes `t` at 4 words of each.
 ///
 /// # Safety
-/// The whole warp calls it; `o_rows` is row 0 of this head's O (row stride `d.o.row`) and
-/// `lse_rows` its `seq_q` log-sum-exps; `rows` are this lane's rows.
+/// The whole warp calls it, after its key loop; `o_rows` is row 0 of this head's O (row stride
+/// `d.o.row`) and `lse_rows` its `seq_q` log-sum-exps; `rows` are this lane's rows and
+/// `staging` the warp's `WARP_ROWS` rows of Q's tile, whose first is `warp_row0`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn store_output<T: Half, const D16: usize>(
     o: &Output<D16>,
     stats: &RowStats,
     rows: &RowValues<u32>,
     d: &Dims,
+    staging: Tile<D16>,
+    warp_row0: u32,
     o_rows: *mut u16,
     lse_rows: *mut f32,
-    t: u32,
+    lane: u32,
 ) {
+    let (g, t) = (lane / 4, lane % 4);
     // The shuffles first, with every lane, before any lane-dependent branch.
     let mut sum = stats.l;
     for row_sums in sum.iter_mut() {
@@ -467,24 +480,21 @@ unsafe fn store_output<T: Half, const D16: usize>(
         }
     }
     unroll!(M_TILES, at most 2, mi => {
-        for half in 0..2 {
-            let row = rows[mi][half];
-            if row >= d.seq_q {
-                continue;
-            }
+        unroll!(2, half => {
             let l = sum[mi][half];
             let inverse = if l > 0.0 { 1.0 / l } else { 0.0 };
-            let out = o_rows.wrapping_add((row as u64 * d.o.row) as usize);
+            // Columns 16·pair + 8·n8 + 2t and the next: chunk 2·pair + n8, its word t.
+            let r = mi as u32 * MMA_M + 8 * half as u32 + g;
             for (pair, columns) in o[mi].iter().enumerate() {
                 for (n8, c) in columns.iter().enumerate() {
-                    let column = pair as u32 * 16 + n8 as u32 * MMA_N + 2 * t;
                     let packed = T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
-                    // SAFETY: row < seq_q, column + 1 < head dim: inside O; 4-byte aligned
-                    // (even column, row offsets multiples of 8 elements).
-                    unsafe { *(out.wrapping_add(column as usize) as *mut u32) = packed };
+                    let at = staging.chunk(r, 2 * pair as u32 + n8 as u32) + 4 * t;
+                    // SAFETY: a 4-byte aligned word of the warp's own rows of Q's tile.
+                    unsafe { SharedArray::<u32>::from_address(at).store(0, packed) };
                 }
             }
-            if t == 0 {
+            let row = rows[mi][half];
+            if t == 0 && row < d.seq_q {
                 let lse = if l > 0.0 {
                     stats.m[mi][half] * d.scale + log2_approx(l) * LN_2
                 } else {
@@ -493,8 +503,27 @@ unsafe fn store_output<T: Half, const D16: usize>(
                 // SAFETY: row < seq_q.
                 unsafe { *lse_rows.add(row as usize) = lse };
             }
-        }
+        });
     });
+    sync_warp(u32::MAX);
+    // Chunk `unit % ROW_CHUNKS` of row `unit / ROW_CHUNKS`: a pass covers whole rows, each
+    // quarter-warp one row's 8 consecutive chunks (8 positions of a line of banks).
+    let chunks = Tile::<D16>::ROW_CHUNKS;
+    for pass in 0..WARP_ROWS * chunks / WARP_SIZE {
+        let unit = pass * WARP_SIZE + lane;
+        let (r, chunk) = (unit / chunks, unit % chunks);
+        let row = warp_row0 + r;
+        if row < d.seq_q {
+            // SAFETY: a 16-byte aligned chunk of the warp's rows, written above and visible
+            // after the warp's barrier.
+            let v = unsafe { SharedArray::<u32>::from_address(staging.chunk(r, chunk)).load_v4(0) };
+            let offset = row as u64 * d.o.row + u64::from(chunk * CHUNK_VALUES);
+            let out = o_rows.wrapping_add(offset as usize) as *mut I32x4;
+            // SAFETY: row < seq_q, the chunk inside the head dim: inside O; 16-byte aligned
+            // (O's base and row stride, and the chunk's 8 elements).
+            unsafe { store_streaming_v4(out, I32x4(v.map(|w| w as i32))) };
+        }
+    }
 }
 
 /// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
@@ -606,8 +635,9 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize>(
 
     let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);
     let lse_rows = lse.wrapping_add(y as usize * d.seq_q as usize);
-    // SAFETY: the whole warp; this head's O and log-sum-exps.
-    unsafe { store_output::<T, D16>(&acc, &stats, &rows, &d, o_rows, lse_rows, t) };
+    let staging = tiles.q().offset_rows(warp * WARP_ROWS);
+    // SAFETY: the whole warp, after its loop; this head's O and log-sum-exps; its Q rows.
+    unsafe { store_output::<T, D16>(&acc, &stats, &rows, &d, staging, warp_row0, o_rows, lse_rows, lane) };
 }
 
 /// a03 on f16, head dim 64.

@@ -1,7 +1,8 @@
 // Twin of kernels/src/attention/a03_mma_sync.rs (step a03): FlashAttention-2's forward pass on
-// mma.sync. A block takes a03::BLOCK_Q query rows of one (batch, query head), each warp 16 of
-// them for the whole key loop; per tile of BLOCK_K keys a warp computes S = Q·Kᵀ (Q's A
-// fragments kept in registers), the online softmax in f32 registers (row max over a quad by
+// mma.sync. A block takes a03::BLOCK_Q query rows of one (batch, query head), each warp WARP_ROWS
+// of them (M_TILES mma row tiles) for the whole key loop; per tile of block_k(D) keys a warp computes
+// S = Q·Kᵀ (Q's A fragments kept in registers, or read from shared memory per key tile where
+// q_in_registers says no), the online softmax in f32 registers (row max over a quad by
 // two xor shuffles, the scale folded into ex2), P rounded to 16 bits and used as the A
 // operand of O += P·V as it is, O in f32 registers. K and V tiles stream through STAGES
 // cp.async stages in swizzled dynamic shared memory (chunk c of row r at c ^ (r % 8)).
@@ -18,8 +19,6 @@ constexpr float LOG2_E = 1.4426950408889634f;
 constexpr float LN_2 = 0.6931471805599453f;
 constexpr u32 MMA_M = 16, MMA_N = 8;
 constexpr u32 M_TILES = WARP_ROWS / MMA_M;  // 16-row mma tiles per warp
-constexpr u32 KEY_N8 = BLOCK_K / MMA_N;     // n8 tiles of S per key tile
-constexpr u32 KEY_K16 = KEY_N8 / 2;         // k16 slices of P per key tile
 constexpr u32 CHUNK_BYTES = 16, CHUNK_VALUES = 8;
 constexpr u32 SWIZZLE_ROWS = 8;
 constexpr u32 PAIRS_PER_PATTERN = SWIZZLE_ROWS / 2;  // chunk pairs in one swizzle pattern
@@ -73,53 +72,74 @@ __device__ __forceinline__ void copy_tile(Tile<D> tile, HeadRows head, u32 row0)
     }
 }
 
-// Q's A fragments of this warp's rows: lanes 0-15 rows 0-15 at chunk 2kk, lanes 16-31 the same
-// rows at chunk 2kk + 1.
+// Q's A fragments of this warp's rows, kept in registers (q_in_registers) or read again from
+// Q's tile per key tile: lanes 0-15 rows 0-15 at chunk 2kk, lanes 16-31 the same rows at chunk
+// 2kk + 1.
 template <u32 D>
-__device__ __forceinline__ void q_fragments(u32 (&q)[M_TILES][D / 16][4], Tile<D> tile, u32 warp, u32 lane) {
+struct QOperand {
+    static constexpr bool IN_REGISTERS = q_in_registers(D);
+    u32 frags[IN_REGISTERS ? M_TILES : 1][D / 16][4];
+    LaneRows<D> rows;
+    __device__ __forceinline__ QOperand(Tile<D> tile, u32 warp, u32 lane)
+        : rows(tile, warp * WARP_ROWS + lane % 16, lane / 16) {
+        if constexpr (IN_REGISTERS) {
 #pragma unroll
-    for (u32 mi = 0; mi < M_TILES; ++mi) {
-        const u32 row = warp * WARP_ROWS + mi * MMA_M + lane % 16;
+            for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
-        for (u32 kk = 0; kk < D / 16; ++kk) ldmatrix_x4(q[mi][kk], tile.chunk(row, 2 * kk + lane / 16));
+                for (u32 kk = 0; kk < D / 16; ++kk) ldmatrix_x4(frags[mi][kk], rows.address(mi, kk));
+        }
     }
-}
+    // The A fragments of k16 slice kk, one per row tile.
+    __device__ __forceinline__ void slice(u32 (&a)[M_TILES][4], u32 kk) const {
+#pragma unroll
+        for (u32 mi = 0; mi < M_TILES; ++mi) {
+            if constexpr (IN_REGISTERS) {
+#pragma unroll
+                for (u32 e = 0; e < 4; ++e) a[mi][e] = frags[mi][kk][e];
+            } else {
+                ldmatrix_x4(a[mi], rows.address(mi, kk));
+            }
+        }
+    }
+};
 
-// S = Q·Kᵀ for one key tile: lane l points at key pair·16 + (l / 16)·8 + l % 8, chunk
-// 2kk + (l / 8) % 2; the x4 gives b[0], b[1] of n8 tiles 2·pair and 2·pair + 1.
-template <class T, u32 D>
-__device__ __forceinline__ void tile_scores(float (&s)[M_TILES][KEY_N8][4], const u32 (&q)[M_TILES][D / 16][4],
-                                            Tile<D> k, u32 lane) {
+// S = Q·Kᵀ for one key tile of N8 n8 tiles: lane l points at key pair·16 + (l / 16)·8 + l % 8,
+// chunk 2kk + (l / 8) % 2; the x4 gives b[0], b[1] of n8 tiles 2·pair and 2·pair + 1.
+template <class T, u32 D, u32 N8>
+__device__ __forceinline__ void tile_scores(float (&s)[M_TILES][N8][4], const QOperand<D>& q, Tile<D> k, u32 lane) {
 #pragma unroll
     for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
-        for (u32 n = 0; n < KEY_N8; ++n)
+        for (u32 n = 0; n < N8; ++n)
 #pragma unroll
             for (u32 e = 0; e < 4; ++e) s[mi][n][e] = 0.0f;
     const LaneRows<D> rows(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
 #pragma unroll
     for (u32 kk = 0; kk < D / 16; ++kk) {
+        u32 a[M_TILES][4];
+        q.slice(a, kk);
 #pragma unroll
-        for (u32 pair = 0; pair < KEY_K16; ++pair) {
+        for (u32 pair = 0; pair < N8 / 2; ++pair) {
             u32 b[4];
             ldmatrix_x4(b, rows.address(pair, kk));
 #pragma unroll
             for (u32 mi = 0; mi < M_TILES; ++mi) {
-                T::mma(s[mi][2 * pair], q[mi][kk], b[0], b[1]);
-                T::mma(s[mi][2 * pair + 1], q[mi][kk], b[2], b[3]);
+                T::mma(s[mi][2 * pair], a[mi], b[0], b[1]);
+                T::mma(s[mi][2 * pair + 1], a[mi], b[2], b[3]);
             }
         }
     }
 }
 
 // −∞ for the keys a row does not see: key k0 + 8n + 2t + e % 2 of row g (e < 2) or g + 8.
-__device__ __forceinline__ void mask_scores(float (&s)[M_TILES][KEY_N8][4], u32 k0, const u32 (&visible)[M_TILES][2],
+template <u32 N8>
+__device__ __forceinline__ void mask_scores(float (&s)[M_TILES][N8][4], u32 k0, const u32 (&visible)[M_TILES][2],
                                             u32 t) {
     const float NEG_INF = -__int_as_float(0x7f800000);
 #pragma unroll
     for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
-        for (u32 n = 0; n < KEY_N8; ++n)
+        for (u32 n = 0; n < N8; ++n)
 #pragma unroll
             for (u32 e = 0; e < 4; ++e)
                 if (k0 + n * MMA_N + 2 * t + e % 2 >= visible[mi][e / 2]) s[mi][n][e] = NEG_INF;
@@ -127,11 +147,11 @@ __device__ __forceinline__ void mask_scores(float (&s)[M_TILES][KEY_N8][4], u32 
 
 // The online-softmax step: each row's new max over its quad, alpha = 2^((m_old − m_new)·scale·
 // log2 e), p = 2^((s − m_new)·scale·log2 e), l ← l·alpha + Σp (a lane's own part); a row with
-// m still −∞ takes 0 as its reference. P packed to T as A fragments: n8 tiles 2j and 2j + 1
-// of S are k16 slice j of A, element for element.
-template <class T>
-__device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][KEY_K16][4], float (&alpha)[M_TILES][2],
-                                               float (&s)[M_TILES][KEY_N8][4], float (&m)[M_TILES][2],
+// m still −∞ takes 0 as its reference. P packed to T in pairs, per n8 tile [row g, row g + 8]:
+// n8 tiles 2j and 2j + 1 are the A fragment of k16 slice j, element for element.
+template <class T, u32 N8>
+__device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][N8][2], float (&alpha)[M_TILES][2],
+                                               const float (&s)[M_TILES][N8][4], float (&m)[M_TILES][2],
                                                float (&l)[M_TILES][2], float scale_log2) {
     const float NEG_INF = -__int_as_float(0x7f800000);
 #pragma unroll
@@ -140,7 +160,7 @@ __device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][KEY_K16][4], fl
         for (u32 half = 0; half < 2; ++half) {
             float row_max = m[mi][half];
 #pragma unroll
-            for (u32 n = 0; n < KEY_N8; ++n) row_max = fmaxf(fmaxf(row_max, s[mi][n][2 * half]), s[mi][n][2 * half + 1]);
+            for (u32 n = 0; n < N8; ++n) row_max = fmaxf(fmaxf(row_max, s[mi][n][2 * half]), s[mi][n][2 * half + 1]);
             row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 1));
             row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 2));
             const float reference = row_max == NEG_INF ? 0.0f : row_max;
@@ -149,21 +169,14 @@ __device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][KEY_K16][4], fl
             m[mi][half] = row_max;
             float sum = 0.0f;
 #pragma unroll
-            for (u32 n = 0; n < KEY_N8; ++n)
-#pragma unroll
-                for (u32 e = 2 * half; e < 2 * half + 2; ++e) {
-                    s[mi][n][e] = exp2_approx(__fmaf_rn(s[mi][n][e], scale_log2, offset));
-                    sum += s[mi][n][e];
-                }
+            for (u32 n = 0; n < N8; ++n) {
+                const float p0 = exp2_approx(__fmaf_rn(s[mi][n][2 * half], scale_log2, offset));
+                const float p1 = exp2_approx(__fmaf_rn(s[mi][n][2 * half + 1], scale_log2, offset));
+                sum += p0;
+                sum += p1;
+                p[mi][n][half] = T::pack_x2(p0, p1);
+            }
             l[mi][half] = __fmaf_rn(l[mi][half], alpha[mi][half], sum);
-        }
-#pragma unroll
-        for (u32 j = 0; j < KEY_K16; ++j) {
-            const float *lo = s[mi][2 * j], *hi = s[mi][2 * j + 1];
-            p[mi][j][0] = T::pack_x2(lo[0], lo[1]);
-            p[mi][j][1] = T::pack_x2(lo[2], lo[3]);
-            p[mi][j][2] = T::pack_x2(hi[0], hi[1]);
-            p[mi][j][3] = T::pack_x2(hi[2], hi[3]);
         }
     }
 }
@@ -184,35 +197,60 @@ __device__ __forceinline__ void rescale_output(float (&o)[M_TILES][D / 16][2][4]
             }
 }
 
-// O += P·V for one key tile: lane l points at key 16kk + l % 16, chunk 2·pair + l / 16; the
-// x4.trans gives b[0], b[1] of n8 tiles of columns 16·pair and 16·pair + 8.
-template <class T, u32 D>
-__device__ __forceinline__ void accumulate_pv(float (&o)[M_TILES][D / 16][2][4], const u32 (&p)[M_TILES][KEY_K16][4],
+// O += P·V for one key tile: P's n8 tiles 2kk, 2kk + 1 are the A fragment of k16 slice kk;
+// lane l points at key 16kk + l % 16, chunk 2·pair + l / 16; the x4.trans gives b[0], b[1] of
+// n8 tiles of columns 16·pair and 16·pair + 8.
+template <class T, u32 D, u32 N8>
+__device__ __forceinline__ void accumulate_pv(float (&o)[M_TILES][D / 16][2][4], const u32 (&p)[M_TILES][N8][2],
                                               Tile<D> v, u32 lane) {
     const LaneRows<D> rows(v, lane % 16, lane / 16);
 #pragma unroll
-    for (u32 kk = 0; kk < KEY_K16; ++kk) {
+    for (u32 kk = 0; kk < N8 / 2; ++kk) {
+        u32 a[M_TILES][4];
+#pragma unroll
+        for (u32 mi = 0; mi < M_TILES; ++mi) {
+            a[mi][0] = p[mi][2 * kk][0];
+            a[mi][1] = p[mi][2 * kk][1];
+            a[mi][2] = p[mi][2 * kk + 1][0];
+            a[mi][3] = p[mi][2 * kk + 1][1];
+        }
 #pragma unroll
         for (u32 pair = 0; pair < D / 16; ++pair) {
             u32 b[4];
             ldmatrix_x4_trans(b, rows.address(kk, pair));
 #pragma unroll
             for (u32 mi = 0; mi < M_TILES; ++mi) {
-                T::mma(o[mi][pair][0], p[mi][kk], b[0], b[1]);
-                T::mma(o[mi][pair][1], p[mi][kk], b[2], b[3]);
+                T::mma(o[mi][pair][0], a[mi], b[0], b[1]);
+                T::mma(o[mi][pair][1], a[mi], b[2], b[3]);
             }
         }
     }
 }
 
-// The epilogue: sums completed over the quad (shuffles first, every lane), O / l rounded and
-// stored two columns per 4-byte store, the log-sum-exp m·scale + ln l by the quad's lane 0;
-// l = 0 gives O = 0 and −∞; rows at or past seq_q store nothing.
+// st.shared.u32 and ld.shared.v4.u32 at a shared-window address (the Rust's SharedArray<u32>).
+__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint4 ld_shared_v4(u32 addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
+// The epilogue: sums completed over the quad (shuffles first, every lane), the log-sum-exp
+// m·scale + ln l by the quad's lane 0; O / l rounded, two columns (4 bytes) a lane, into the
+// warp's own rows of Q's tile (staging), then read back 16 bytes a lane and stored by whole
+// rows (st.global.cs.v4). l = 0 gives O = 0 and −∞; rows at or past seq_q store nothing.
 template <class T, u32 D>
 __device__ __forceinline__ void store_output(const float (&o)[M_TILES][D / 16][2][4], const float (&m)[M_TILES][2],
                                              const float (&l)[M_TILES][2], const u32 (&rows)[M_TILES][2], u32 seq_q,
-                                             float scale, u16* o_rows, u64 o_stride, float* lse_rows, u32 t) {
+                                             float scale, Tile<D> staging, u32 warp_row0, u16* o_rows, u64 o_stride,
+                                             float* lse_rows, u32 lane) {
     const float NEG_INF = -__int_as_float(0x7f800000);
+    const u32 g = lane / 4, t = lane % 4;
     float sum[M_TILES][2];
 #pragma unroll
     for (u32 mi = 0; mi < M_TILES; ++mi)
@@ -227,23 +265,34 @@ __device__ __forceinline__ void store_output(const float (&o)[M_TILES][D / 16][2
     for (u32 mi = 0; mi < M_TILES; ++mi)
 #pragma unroll
         for (u32 half = 0; half < 2; ++half) {
-            const u32 row = rows[mi][half];
-            if (row >= seq_q) continue;
             const float total = sum[mi][half];
             const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
-            u16* out = o_rows + (u64)row * o_stride;
+            const u32 r = mi * MMA_M + 8 * half + g;  // columns 16·pair + 8·n8 + 2t: chunk 2·pair + n8, word t
 #pragma unroll
             for (u32 pair = 0; pair < D / 16; ++pair)
 #pragma unroll
                 for (u32 n8 = 0; n8 < 2; ++n8) {
-                    const u32 column = pair * 16 + n8 * MMA_N + 2 * t;
                     const float* c = o[mi][pair][n8];
-                    *reinterpret_cast<u32*>(out + column) =
-                        T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
+                    st_shared_u32(staging.chunk(r, 2 * pair + n8) + 4 * t,
+                                  T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse));
                 }
-            if (t == 0)
+            const u32 row = rows[mi][half];
+            if (t == 0 && row < seq_q)
                 lse_rows[row] = total > 0.0f ? m[mi][half] * scale + log2_approx(total) * LN_2 : NEG_INF;
         }
+    __syncwarp();
+    // Chunk unit % ROW_CHUNKS of row unit / ROW_CHUNKS: a pass covers whole rows.
+    constexpr u32 CHUNKS = Tile<D>::ROW_CHUNKS;
+#pragma unroll
+    for (u32 pass = 0; pass < WARP_ROWS * CHUNKS / 32; ++pass) {
+        const u32 unit = pass * 32 + lane, r = unit / CHUNKS, chunk = unit % CHUNKS;
+        const u32 row = warp_row0 + r;
+        if (row < seq_q) {
+            const uint4 v = ld_shared_v4(staging.chunk(r, chunk));
+            __stcs(reinterpret_cast<int4*>(o_rows + (u64)row * o_stride + chunk * CHUNK_VALUES),
+                   make_int4((int)v.x, (int)v.y, (int)v.z, (int)v.w));
+        }
+    }
 }
 }  // namespace a03
 
@@ -252,6 +301,7 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
                                                     const Dims* dims) {
     using namespace a03;
     static_assert(D == 64 || D == 128, "the chunk-pair patterns of LaneRows assume rows of 8 or 16 chunks");
+    constexpr u32 BLOCK_K = block_k(D), N8 = BLOCK_K / MMA_N;  // keys and n8 tiles of S per key tile
     extern __shared__ __align__(16) unsigned char smem[];
     const u32 base = smem_u32(smem);
     const Dims d = *dims;
@@ -287,8 +337,7 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
     for (u32 j = 0; j < STAGES - 1; ++j) load_kv(j);
     cp_async_wait_group<STAGES - 1>();
     __syncthreads();
-    u32 q_frags[M_TILES][D / 16][4];
-    q_fragments(q_frags, q_tile, warp, lane);
+    const QOperand<D> q_frags(q_tile, warp, lane);
 
     // This lane's rows and the keys each sees; the keys every row of the warp sees.
     const u32 warp_row0 = q0 + warp * WARP_ROWS;
@@ -323,19 +372,20 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
         __syncthreads();
         load_kv(j + STAGES - 1);
         const u32 stage = j % STAGES;
-        float s[M_TILES][KEY_N8][4];
+        float s[M_TILES][N8][4];
         tile_scores<T>(s, q_frags, k_tile(stage), lane);
         const u32 k0 = j * BLOCK_K;
         if (k0 + BLOCK_K > unmasked_keys) mask_scores(s, k0, visible, t);
-        u32 p[M_TILES][KEY_K16][4];
+        u32 p[M_TILES][N8][2];
         float alpha[M_TILES][2];
         online_softmax<T>(p, alpha, s, m, l, scale_log2);
         rescale_output<D>(acc, alpha);
         accumulate_pv<T>(acc, p, v_tile(stage), lane);
     }
 
-    store_output<T, D>(acc, m, l, rows, d.seq_q, d.scale, o + d.o.row_offset(b, h, 0), d.o.row,
-                       lse + (u64)y * d.seq_q, t);
+    const Tile<D> staging{base + warp * WARP_ROWS * Tile<D>::ROW_BYTES};  // the warp's rows of Q's tile
+    store_output<T, D>(acc, m, l, rows, d.seq_q, d.scale, staging, warp_row0, o + d.o.row_offset(b, h, 0), d.o.row,
+                       lse + (u64)y * d.seq_q, lane);
 }
 
 extern "C" __global__ void __launch_bounds__(a03::THREADS)

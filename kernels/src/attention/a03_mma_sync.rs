@@ -1,17 +1,17 @@
 //! Step a03 — FlashAttention-2 on tensor cores (`mma.sync`, any GPU since Ampere).
 //!
-//! Idea: FlashAttention-2's forward pass: a block takes 64 query rows of one head, each of its
-//!       4 warps 16 of them for the whole key loop; per tile of 64 keys a warp computes its
-//!       16 × 64 scores with `mma.sync` (Q's fragments stay in registers), updates its rows'
-//!       running max and sum, and multiplies P, rounded to 16 bits and still in registers, by
-//!       the V tile into O's f32 accumulators. No warp waits for another's statistics.
+//! Idea: FlashAttention-2's forward pass: a block takes 128 query rows of one head, each of its
+//!       4 warps 32 of them (two `mma` row tiles) for the whole key loop; per tile of 128 keys
+//!       (64 at head dim 128) a warp computes its scores with `mma.sync`, each K fragment feeding
+//!       both row tiles, updates its rows' running max and sum, and multiplies P, rounded to 16
+//!       bits and still in registers, by the V tile into O's f32 accumulators.
 //! Changes from a02: tensor cores for both products; K and V tiles by `cp.async` into swizzled
 //!       shared memory two stages deep; S, P and O live as `mma` fragments; the scale folds
 //!       into the exponent (`ex2`); a causal block stops at its last visible key.
-//! Bottleneck: (expected) the `mma` pipe's waits: each K or V fragment feeds 2 `mma` (16
-//!       rows per warp), and the softmax between the two products stalls the tensor cores.
-//! Cost: 137 registers at head dim 64, 231 at 128 (sm_90a; no spills); 40 or 80 KB of dynamic
-//!       shared memory: 3 blocks of 128 threads per SM at 64 (registers), 2 at 128.
+//! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
+//!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
+//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 48 and 36 bytes of spills), 80 or 96
+//!       KB of dynamic shared memory: 2 blocks of 128 threads per SM.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
 //! Result: not measured yet.
@@ -24,17 +24,20 @@
 //! - **S = Q·Kᵀ** is `mma.m16n8k16` with A = 16 query rows × 16 head-dim columns and B = 16
 //!   head-dim columns × 8 keys. B's "col" layout keeps k (the head dim) inside a register,
 //!   which is how K's rows lie in memory: B comes from K's tile by a plain `ldmatrix`, and A
-//!   from Q's, once, before the loop.
-//! - Each lane ends with, of a warp's 16 × 64 scores, rows `g` and `g + 8`, columns `8n + 2t`
-//!   and `8n + 2t + 1` of each of the 8 n8 tiles `n`: a row's 64 scores lie in the 4 lanes of
-//!   a quad, 16 each. Row maxima and sums are a lane's own loop, then two xor shuffles (1, 2).
+//!   from Q's (once, before the loop, where [`a03::q_in_registers`]; else per key tile). A
+//!   warp's 32 rows are two such row tiles `mi`, 16 rows apart, which share every B fragment.
+//! - Each lane ends with, of a row tile's 16 × `BLOCK_K` scores, rows `g` and `g + 8`, columns
+//!   `8n + 2t` and `8n + 2t + 1` of each n8 tile `n` (`N8` = `BLOCK_K / 8` of them): a row's
+//!   scores lie in the 4 lanes of a quad, a quarter each. Row maxima and sums are a lane's own
+//!   loop, then two xor shuffles (1, 2).
 //! - **P as an A operand.** A k16 slice of keys is two adjacent n8 tiles of S, `2j` and
 //!   `2j + 1`. Their C fragments hold row `g`, keys `2t, 2t + 1` (tile `2j`, `c[0..2]`) and
 //!   `8 + 2t, 8 + 2t + 1` (tile `2j + 1`, `c[0..2]`), and the same for row `g + 8` in
 //!   `c[2..4]`; A's fragment of that slice wants `a[0]` = row `g`, k `2t, 2t + 1`; `a[1]` =
 //!   row `g + 8`, same k; `a[2]` = row `g`, k `8 + 2t, 8 + 2t + 1`; `a[3]` = row `g + 8`,
-//!   same. The same lane holds the same elements: packing pairs to 16 bits is the whole
-//!   conversion, with no shuffle and no shared memory.
+//!   same. The same lane holds the same elements: P is kept as each n8 tile's two pairs
+//!   rounded to 16 bits (`c[0..2]`, `c[2..4]`), and slice `j`'s fragment is tile `2j`'s two
+//!   registers then tile `2j + 1`'s, with no shuffle and no shared memory.
 //! - **O += P·V** has B = 16 keys × 8 head-dim columns from V's row-major tile, where k (the
 //!   key) runs across rows: `ldmatrix.trans` gives B's layout, as for the GEMM's B (t02).
 //!   O's accumulators have S's layout: rows `g`, `g + 8`, columns `8n + 2t`, `8n + 2t + 1`.
@@ -42,23 +45,25 @@
 //! # Shared memory
 //!
 //! Dynamic, [`a03::shared_bytes`] bytes: Q's tile (`BLOCK_Q` rows), then `STAGES` stages of
-//! a K tile and a V tile (`BLOCK_K` rows each). Every row is the head dim's 16-bit values, 128
-//! or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at position `c ^ (r % 8)`
-//! of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase reads are 8 consecutive
-//! rows starting at a multiple of 8, at one logical chunk: the swizzle spreads them over the
-//! 8 positions of a 128-byte line of banks, so no two collide; the 8 chunks of one row that
-//! 8 consecutive threads copy land in 8 positions too.
+//! a K tile and a V tile (`BLOCK_K` = [`a03::block_k`] rows each). Every row is the head
+//! dim's 16-bit values, 128 or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at
+//! position `c ^ (r % 8)` of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase
+//! reads are 8 consecutive rows starting at a multiple of 8, at one logical chunk: the swizzle
+//! spreads them over the 8 positions of a 128-byte line of banks, so no two collide; the 8
+//! chunks of one row that 8 consecutive threads copy land in 8 positions too.
 
 use super::{Bf16, F16, Half};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::convert::{exp2_approx, log2_approx};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
+use crate::device::load::{I32x4, store_streaming_v4};
 use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans};
-use crate::device::shared::dynamic_shared;
-use crate::device::sync::sync_threads;
+use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::sync::{sync_threads, sync_warp};
 use crate::device::warp::shuffle_xor_f32;
+use crate::unroll;
 use common::attention::Dims;
-use common::attention::a03::{self, BLOCK_K, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
+use common::attention::a03::{self, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
 use core::num::NonZeroU32;
 use kernel_macros::kernel;
 
@@ -72,13 +77,16 @@ const LN_2: f32 = core::f32::consts::LN_2;
 const MMA_M: u32 = 16;
 const MMA_N: u32 = 8;
 
-/// 16-row `mma` tiles of query rows per warp.
+/// 16-row `mma` tiles of query rows per warp. Every loop over them is written out
+/// (`unroll!`): left to LLVM, the softmax's stayed a loop, and S and O, indexed by a variable,
+/// went to local memory.
 const M_TILES: usize = (WARP_ROWS / MMA_M) as usize;
 
-/// n8 tiles of S per key tile (a row tile's score accumulators) and k16 slices of P (its A
-/// fragments for P·V).
-const KEY_N8: usize = (BLOCK_K / MMA_N) as usize;
-const KEY_K16: usize = KEY_N8 / 2;
+/// n8 tiles of S per key tile at head dim `head_dim`: a row tile's score accumulators, the
+/// kernel's generic `N8` (keys per tile, [`a03::block_k`], may differ by head dim).
+const fn key_n8(head_dim: u32) -> usize {
+    (a03::block_k(head_dim) / MMA_N) as usize
+}
 
 /// A copy's and an `ldmatrix` row's unit: 16 bytes, eight 16-bit values.
 const CHUNK_BYTES: u32 = 16;
@@ -90,11 +98,12 @@ const SWIZZLE_ROWS: u32 = 8;
 /// Q's A fragments of one warp, kept for the whole loop: [row tile][k16 slice of the head dim].
 type QFragments<const D16: usize> = [[[u32; 4]; D16]; M_TILES];
 
-/// One key tile's scores S (then probabilities) of one warp: [row tile][n8 tile of keys].
-type Scores = [[[f32; 4]; KEY_N8]; M_TILES];
+/// One key tile's scores S of one warp: [row tile][n8 tile of keys].
+type Scores<const N8: usize> = [[[f32; 4]; N8]; M_TILES];
 
-/// P rounded to 16 bits as A fragments: [row tile][k16 slice of keys].
-type PFragments = [[[u32; 4]; KEY_K16]; M_TILES];
+/// P rounded to 16 bits, two values a register: [row tile][n8 tile of keys][rows g, g + 8].
+/// n8 tiles `2j` and `2j + 1` are the A fragment of k16 slice `j` (the module comment).
+type PFragments<const N8: usize> = [[[u32; 2]; N8]; M_TILES];
 
 /// O's accumulators of one warp: [row tile][16 head-dim columns][n8 half].
 type Output<const D16: usize> = [[[[f32; 4]; 2]; D16]; M_TILES];
@@ -127,6 +136,12 @@ impl<const D16: usize> Tile<D16> {
     #[inline(always)]
     fn at_row(offset_rows: u32) -> Self {
         Self { base: dynamic_shared::<u8>().address(0) + offset_rows * Self::ROW_BYTES }
+    }
+
+    /// The tile of this one's rows from `rows` on (a multiple of 8: the same swizzle).
+    #[inline(always)]
+    fn offset_rows(self, rows: u32) -> Self {
+        Self { base: self.base + rows * Self::ROW_BYTES }
     }
 
     /// The shared address of chunk `chunk` of row `row`.
@@ -168,11 +183,15 @@ impl<const D16: usize> LaneRows<D16> {
     }
 }
 
-/// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's).
+/// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's), key tiles of
+/// `8·N8` rows.
 #[derive(Clone, Copy)]
-struct SharedTiles<const D16: usize>;
+struct SharedTiles<const D16: usize, const N8: usize>;
 
-impl<const D16: usize> SharedTiles<D16> {
+impl<const D16: usize, const N8: usize> SharedTiles<D16, N8> {
+    /// Keys (and value rows) per tile.
+    const BLOCK_K: u32 = N8 as u32 * MMA_N;
+
     #[inline(always)]
     fn q(self) -> Tile<D16> {
         Tile::at_row(0)
@@ -180,12 +199,12 @@ impl<const D16: usize> SharedTiles<D16> {
 
     #[inline(always)]
     fn k(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K)
+        Tile::at_row(BLOCK_Q + stage * 2 * Self::BLOCK_K)
     }
 
     #[inline(always)]
     fn v(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K + BLOCK_K)
+        Tile::at_row(BLOCK_Q + stage * 2 * Self::BLOCK_K + Self::BLOCK_K)
     }
 }
 
@@ -197,21 +216,22 @@ struct HeadRows {
     rows: u32,
 }
 
-/// Starts (does not commit) the block's copies of rows `row0..row0 + ROWS` of `head` into
+/// Starts (does not commit) the block's copies of rows `row0..row0 + rows` of `head` into
 /// `tile`, a 16-byte chunk per copy; rows past the head's last are zero-filled by the copy
 /// (`src_bytes` = 0, nothing read).
 ///
 /// # Safety
 /// Every thread of the block calls it; `head` describes readable memory whose rows are
-/// 16-byte aligned; `tile` has `ROWS` rows of dynamic shared memory.
+/// 16-byte aligned; `tile` has `rows` rows of dynamic shared memory, a multiple of
+/// `Tile::COPY_STEP` (checked at compile time by the caller: `rows` is a constant).
 #[inline(always)]
-unsafe fn copy_tile<const ROWS: u32, const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32) {
+unsafe fn copy_tile<const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32, rows: u32) {
     // A thread copies one chunk column of rows `first`, `first + step`, …: THREADS is a
     // multiple of a row's chunks, so the column stays the same on every pass.
     let (chunks, step) = (Tile::<D16>::ROW_CHUNKS, Tile::<D16>::COPY_STEP);
-    const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0 && ROWS % Tile::<D16>::COPY_STEP == 0) };
+    const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0) };
     let (first, chunk) = (thread_idx() / chunks, thread_idx() % chunks);
-    for pass in 0..ROWS / step {
+    for pass in 0..rows / step {
         let r = first + pass * step;
         let row = row0 + r;
         let inside = row < head.rows;
@@ -223,28 +243,65 @@ unsafe fn copy_tile<const ROWS: u32, const D16: usize>(tile: Tile<D16>, head: He
     }
 }
 
-/// Loads Q's A fragments of this warp's rows from Q's tile (after its copies landed and a
-/// barrier): for row tile `mi` and k16 slice `kk`, lanes 0–15 give rows 0–15 at chunk `2kk`
-/// and lanes 16–31 the same rows at chunk `2kk + 1`, so the four 8 × 8 matrices are (rows
-/// 0–7, k 0–7), (8–15, k 0–7), (0–7, k 8–15), (8–15, k 8–15): `a[0..4]`.
-///
-/// # Safety
-/// The whole warp calls it; Q's tile holds the block's rows.
-#[inline(always)]
-unsafe fn q_fragments<const D16: usize>(q: Tile<D16>, warp: u32, lane: u32) -> QFragments<D16> {
-    let mut frags = [[[0u32; 4]; D16]; M_TILES];
-    for (mi, tile) in frags.iter_mut().enumerate() {
-        let row = warp * WARP_ROWS + mi as u32 * MMA_M + lane % 16;
-        for (kk, frag) in tile.iter_mut().enumerate() {
-            // SAFETY: the whole warp; an aligned chunk inside Q's tile.
-            *frag = unsafe { ldmatrix_x4(q.chunk(row, 2 * kk as u32 + lane / 16)) };
-        }
-    }
-    frags
+/// Q's A fragments of this warp's rows: loaded once and kept in registers for the whole loop,
+/// or, where [`a03::q_in_registers`] says no, read again from Q's tile for each key tile (their
+/// registers go to S and O). For row tile `mi` and k16 slice `kk`, lanes 0–15 point at rows
+/// 0–15 at chunk `2kk` and lanes 16–31 at the same rows at chunk `2kk + 1`, so the four 8 × 8
+/// matrices are (rows 0–7, k 0–7), (8–15, k 0–7), (0–7, k 8–15), (8–15, k 8–15): `a[0..4]`.
+#[derive(Clone, Copy)]
+struct QOperand<const D16: usize> {
+    frags: QFragments<D16>,
+    /// The warp's rows of Q's tile, as a tile of their own.
+    rows: Tile<D16>,
+    lane: u32,
 }
 
-/// S = Q·Kᵀ for one key tile (unscaled): for each k16 slice `kk` of the head dim and each 16
-/// keys `pair`, one `ldmatrix.x4` of K gives the B fragments of two n8 tiles of keys. Lane
+impl<const D16: usize> QOperand<D16> {
+    const IN_REGISTERS: bool = a03::q_in_registers(16 * D16 as u32);
+
+    /// # Safety
+    /// The whole warp calls it; Q's tile holds the block's rows (copies landed, a barrier).
+    #[inline(always)]
+    unsafe fn new(q: Tile<D16>, warp: u32, lane: u32) -> Self {
+        let mut operand =
+            Self { frags: [[[0u32; 4]; D16]; M_TILES], rows: q.offset_rows(warp * WARP_ROWS), lane };
+        if Self::IN_REGISTERS {
+            let rows = operand.lane_rows();
+            unroll!(M_TILES, at most 2, mi => {
+                for (kk, frag) in operand.frags[mi].iter_mut().enumerate() {
+                    // SAFETY: the whole warp; an aligned chunk inside Q's tile.
+                    *frag = unsafe { ldmatrix_x4(rows.address(mi, kk)) };
+                }
+            });
+        }
+        operand
+    }
+
+    /// Where this lane's `ldmatrix` rows lie in the warp's rows.
+    #[inline(always)]
+    fn lane_rows(&self) -> LaneRows<D16> {
+        LaneRows::new(self.rows, self.lane % 16, self.lane / 16)
+    }
+
+    /// The A fragments of k16 slice `kk`, one per row tile.
+    ///
+    /// # Safety
+    /// The whole warp calls it; Q's tile still holds the block's rows.
+    #[inline(always)]
+    unsafe fn slice(&self, kk: usize) -> [[u32; 4]; M_TILES] {
+        if Self::IN_REGISTERS {
+            core::array::from_fn(|mi| self.frags[mi][kk])
+        } else {
+            let rows = self.lane_rows();
+            // SAFETY: the whole warp; an aligned chunk inside Q's tile.
+            core::array::from_fn(|mi| unsafe { ldmatrix_x4(rows.address(mi, kk)) })
+        }
+    }
+}
+
+/// S = Q·Kᵀ for one key tile (unscaled): for each k16 slice `kk` of the head dim (Q's A
+/// fragments of both row tiles, from registers or from Q's tile) and each 16 keys `pair`, one
+/// `ldmatrix.x4` of K gives the B fragments of two n8 tiles of keys, used by both row tiles. Lane
 /// `l` points at key `pair·16 + (l / 16)·8 + l % 8`, chunk `2kk + (l / 8) % 2`: the matrices are
 /// (keys 0–7, k 0–7), (keys 0–7, k 8–15) = `b[0]`, `b[1]` of n8 tile `2·pair`, then the same
 /// for keys 8–15, n8 tile `2·pair + 1`.
@@ -252,19 +309,25 @@ unsafe fn q_fragments<const D16: usize>(q: Tile<D16>, warp: u32, lane: u32) -> Q
 /// # Safety
 /// The whole warp calls it; `k` holds the key tile.
 #[inline(always)]
-unsafe fn tile_scores<T: Half, const D16: usize>(q: &QFragments<D16>, k: Tile<D16>, lane: u32) -> Scores {
-    let mut s = [[[0.0f32; 4]; KEY_N8]; M_TILES];
+unsafe fn tile_scores<T: Half, const D16: usize, const N8: usize>(
+    q: &QOperand<D16>,
+    k: Tile<D16>,
+    lane: u32,
+) -> Scores<N8> {
+    let mut s = [[[0.0f32; 4]; N8]; M_TILES];
     let rows = LaneRows::new(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
-    for kk in 0..D16 {
-        for pair in 0..KEY_K16 {
+    unroll!(D16, at most 8, kk => {
+        // SAFETY: the whole warp; Q's tile holds the block's rows.
+        let a = unsafe { q.slice(kk) };
+        unroll!(N8 / 2, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the K tile.
             let b = unsafe { ldmatrix_x4(rows.address(pair, kk)) };
             for mi in 0..M_TILES {
-                s[mi][2 * pair] = T::mma_m16n8k16(q[mi][kk], [b[0], b[1]], s[mi][2 * pair]);
-                s[mi][2 * pair + 1] = T::mma_m16n8k16(q[mi][kk], [b[2], b[3]], s[mi][2 * pair + 1]);
+                s[mi][2 * pair] = T::mma_m16n8k16(a[mi], [b[0], b[1]], s[mi][2 * pair]);
+                s[mi][2 * pair + 1] = T::mma_m16n8k16(a[mi], [b[2], b[3]], s[mi][2 * pair + 1]);
             }
-        }
-    }
+        });
+    });
     s
 }
 
@@ -272,40 +335,42 @@ unsafe fn tile_scores<T: Half, const D16: usize>(q: &QFragments<D16>, k: Tile<D1
 /// `k0 + 8n + 2t + e % 2` of row `g` (e < 2) or `g + 8`, masked when it is at or past that
 /// row's visible count (past `seq_k`, or past the causal diagonal).
 #[inline(always)]
-fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
-    for (mi, tile) in s.iter_mut().enumerate() {
-        for (n, c) in tile.iter_mut().enumerate() {
-            for (e, score) in c.iter_mut().enumerate() {
+fn mask_scores<const N8: usize>(s: &mut Scores<N8>, k0: u32, visible: &RowValues<u32>, t: u32) {
+    unroll!(M_TILES, at most 2, mi => {
+        unroll!(N8, at most 16, n => {
+            for (e, score) in s[mi][n].iter_mut().enumerate() {
                 let key = k0 + n as u32 * MMA_N + 2 * t + e as u32 % 2;
                 if key >= visible[mi][e / 2] {
                     *score = f32::NEG_INFINITY;
                 }
             }
-        }
-    }
+        });
+    });
 }
 
 /// The online-softmax step for one key tile: each row's new maximum `m` (over its quad, two
 /// xor shuffles), the factor `alpha = 2^((m_old − m_new)·scale·log2 e)` that rescales what was
 /// accumulated under the old maximum, the probabilities `p = 2^((s − m_new)·scale·log2 e)`
-/// (one `fma` and one `ex2` each), and the running sum `l ← l·alpha + Σp`. A lane keeps its
-/// own part of `l` (alpha is the same in the 4 lanes of a row); the epilogue adds the parts.
+/// (one `fma` and one `ex2` each, rounded to `T` in pairs at once), and the running sum
+/// `l ← l·alpha + Σp`. A lane keeps its own part of `l` (alpha is the same in the 4 lanes of
+/// a row); the epilogue adds the parts.
 ///
 /// A row that has seen only masked keys keeps `m = −∞`; its exponentials are then taken
 /// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 2^−∞ = 0, `alpha` = 0.
 ///
-/// Returns P rounded to `T` as A fragments (the identity in the module comment), and alpha.
+/// Returns P rounded to `T`, each n8 tile's two registers (the A fragments of the module
+/// comment, two tiles a k16 slice), and alpha.
 #[inline(always)]
-fn online_softmax<T: Half>(
-    s: &Scores,
+fn online_softmax<T: Half, const N8: usize>(
+    s: &Scores<N8>,
     stats: &mut RowStats,
     scale_log2: f32,
-) -> (PFragments, RowValues<f32>) {
+) -> (PFragments<N8>, RowValues<f32>) {
     let RowStats { m, l } = stats;
     let mut alpha = [[0.0f32; 2]; M_TILES];
-    let mut p = [[[0.0f32; 4]; KEY_N8]; M_TILES];
-    for mi in 0..M_TILES {
-        for half in 0..2 {
+    let mut p = [[[0u32; 2]; N8]; M_TILES];
+    unroll!(M_TILES, at most 2, mi => {
+        unroll!(2, half => {
             let mut row_max = m[mi][half];
             for c in &s[mi] {
                 row_max = row_max.max(c[2 * half]).max(c[2 * half + 1]);
@@ -317,34 +382,23 @@ fn online_softmax<T: Half>(
             alpha[mi][half] = exp2_approx(core::f32::math::mul_add(m[mi][half], scale_log2, offset));
             m[mi][half] = row_max;
             let mut sum = 0.0f32;
-            for (pc, c) in p[mi].iter_mut().zip(&s[mi]) {
-                for e in 2 * half..2 * half + 2 {
-                    pc[e] = exp2_approx(core::f32::math::mul_add(c[e], scale_log2, offset));
-                    sum += pc[e];
-                }
+            for (pn, c) in p[mi].iter_mut().zip(&s[mi]) {
+                let exp = |x: f32| exp2_approx(core::f32::math::mul_add(x, scale_log2, offset));
+                let (p0, p1) = (exp(c[2 * half]), exp(c[2 * half + 1]));
+                sum += p0;
+                sum += p1;
+                pn[half] = T::pack_x2(p0, p1);
             }
             l[mi][half] = core::f32::math::mul_add(l[mi][half], alpha[mi][half], sum);
-        }
-    }
-    let mut frags = [[[0u32; 4]; KEY_K16]; M_TILES];
-    for mi in 0..M_TILES {
-        for (j, a) in frags[mi].iter_mut().enumerate() {
-            let (lo, hi) = (p[mi][2 * j], p[mi][2 * j + 1]);
-            *a = [
-                T::pack_x2(lo[0], lo[1]),
-                T::pack_x2(lo[2], lo[3]),
-                T::pack_x2(hi[0], hi[1]),
-                T::pack_x2(hi[2], hi[3]),
-            ];
-        }
-    }
-    (frags, alpha)
+        });
+    });
+    (p, alpha)
 }
 
 /// O ← O·alpha, row by row: what was summed under the old maximum, brought to the new one.
 #[inline(always)]
 fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>) {
-    for mi in 0..M_TILES {
+    unroll!(M_TILES, at most 2, mi => {
         for pair in 0..D16 {
             for c in &mut o[mi][pair] {
                 c[0] *= alpha[mi][0];
@@ -353,54 +407,70 @@ fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>)
                 c[3] *= alpha[mi][1];
             }
         }
-    }
+    });
 }
 
-/// O += P·V for one key tile: for each k16 slice `kk` of keys and each 16 head-dim columns
-/// `pair`, one `ldmatrix.x4.trans` of V gives the B fragments of two n8 tiles of columns. Lane
+/// O += P·V for one key tile: for each k16 slice `kk` of keys (P's n8 tiles `2kk`, `2kk + 1`
+/// as one A fragment) and each 16 head-dim columns `pair`, one `ldmatrix.x4.trans` of V gives
+/// the B fragments of two n8 tiles of columns. Lane
 /// `l` points at key `16kk + l % 16`, chunk `2·pair + l / 16`: the matrices are (keys 0–7,
 /// columns 0–7), (keys 8–15, columns 0–7) = `b[0]`, `b[1]` of n8 tile 0, then columns 8–15.
 ///
 /// # Safety
 /// The whole warp calls it; `v` holds the value tile.
 #[inline(always)]
-unsafe fn accumulate_pv<T: Half, const D16: usize>(
+unsafe fn accumulate_pv<T: Half, const D16: usize, const N8: usize>(
     o: &mut Output<D16>,
-    p: &PFragments,
+    p: &PFragments<N8>,
     v: Tile<D16>,
     lane: u32,
 ) {
     let rows = LaneRows::new(v, lane % 16, lane / 16);
-    for kk in 0..KEY_K16 {
-        for pair in 0..D16 {
+    unroll!(N8 / 2, at most 8, kk => {
+        let a: [[u32; 4]; M_TILES] = core::array::from_fn(|mi| {
+            let (lo, hi) = (p[mi][2 * kk], p[mi][2 * kk + 1]);
+            [lo[0], lo[1], hi[0], hi[1]]
+        });
+        unroll!(D16, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the V tile.
             let b = unsafe { ldmatrix_x4_trans(rows.address(kk, pair)) };
             for mi in 0..M_TILES {
-                o[mi][pair][0] = T::mma_m16n8k16(p[mi][kk], [b[0], b[1]], o[mi][pair][0]);
-                o[mi][pair][1] = T::mma_m16n8k16(p[mi][kk], [b[2], b[3]], o[mi][pair][1]);
+                o[mi][pair][0] = T::mma_m16n8k16(a[mi], [b[0], b[1]], o[mi][pair][0]);
+                o[mi][pair][1] = T::mma_m16n8k16(a[mi], [b[2], b[3]], o[mi][pair][1]);
             }
-        }
-    }
+        });
+    });
 }
 
-/// The epilogue: each row's sum completed over its quad, O / l rounded to `T` and stored (two
-/// columns, 4 bytes, per store), and the log-sum-exp `m·scale + ln l` written by the quad's
-/// lane 0. A row that saw no key (l = 0) gets O = 0 and −∞. Rows at or past `seq_q` (the last
-/// block's padding) store nothing.
+/// The epilogue: each row's sum completed over its quad and its log-sum-exp `m·scale + ln l`
+/// written by the quad's lane 0; O / l rounded to `T`, two columns (4 bytes) a lane, into the
+/// warp's own rows of Q's tile (`staging`: no other warp reads them, and this one no more),
+/// then read back 16 bytes a lane and stored by whole rows: a store instruction writes 4 rows'
+/// 128 bytes (2 rows' 256 at head dim 128) instead of 16 bytes in each of 8 rows. A row that
+/// saw no key (l = 0) gets O = 0 and −∞. Rows at or past `seq_q` (the last block's padding)
+/// store nothing.
+///
+/// The staging writes meet no bank conflict: the 8 rows `g` of one write lie at the 8 chunk
+/// positions `c ^ g` of a line of banks, the 4 lanes `t` at 4 words of each.
 ///
 /// # Safety
-/// The whole warp calls it; `o_rows` is row 0 of this head's O (row stride `d.o.row`) and
-/// `lse_rows` its `seq_q` log-sum-exps; `rows` are this lane's rows.
+/// The whole warp calls it, after its key loop; `o_rows` is row 0 of this head's O (row stride
+/// `d.o.row`) and `lse_rows` its `seq_q` log-sum-exps; `rows` are this lane's rows and
+/// `staging` the warp's `WARP_ROWS` rows of Q's tile, whose first is `warp_row0`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn store_output<T: Half, const D16: usize>(
     o: &Output<D16>,
     stats: &RowStats,
     rows: &RowValues<u32>,
     d: &Dims,
+    staging: Tile<D16>,
+    warp_row0: u32,
     o_rows: *mut u16,
     lse_rows: *mut f32,
-    t: u32,
+    lane: u32,
 ) {
+    let (g, t) = (lane / 4, lane % 4);
     // The shuffles first, with every lane, before any lane-dependent branch.
     let mut sum = stats.l;
     for row_sums in sum.iter_mut() {
@@ -409,25 +479,22 @@ unsafe fn store_output<T: Half, const D16: usize>(
             *s += shuffle_xor_f32(*s, 2);
         }
     }
-    for mi in 0..M_TILES {
-        for half in 0..2 {
-            let row = rows[mi][half];
-            if row >= d.seq_q {
-                continue;
-            }
+    unroll!(M_TILES, at most 2, mi => {
+        unroll!(2, half => {
             let l = sum[mi][half];
             let inverse = if l > 0.0 { 1.0 / l } else { 0.0 };
-            let out = o_rows.wrapping_add((row as u64 * d.o.row) as usize);
+            // Columns 16·pair + 8·n8 + 2t and the next: chunk 2·pair + n8, its word t.
+            let r = mi as u32 * MMA_M + 8 * half as u32 + g;
             for (pair, columns) in o[mi].iter().enumerate() {
                 for (n8, c) in columns.iter().enumerate() {
-                    let column = pair as u32 * 16 + n8 as u32 * MMA_N + 2 * t;
                     let packed = T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
-                    // SAFETY: row < seq_q, column + 1 < head dim: inside O; 4-byte aligned
-                    // (even column, row offsets multiples of 8 elements).
-                    unsafe { *(out.wrapping_add(column as usize) as *mut u32) = packed };
+                    let at = staging.chunk(r, 2 * pair as u32 + n8 as u32) + 4 * t;
+                    // SAFETY: a 4-byte aligned word of the warp's own rows of Q's tile.
+                    unsafe { SharedArray::<u32>::from_address(at).store(0, packed) };
                 }
             }
-            if t == 0 {
+            let row = rows[mi][half];
+            if t == 0 && row < d.seq_q {
                 let lse = if l > 0.0 {
                     stats.m[mi][half] * d.scale + log2_approx(l) * LN_2
                 } else {
@@ -436,12 +503,31 @@ unsafe fn store_output<T: Half, const D16: usize>(
                 // SAFETY: row < seq_q.
                 unsafe { *lse_rows.add(row as usize) = lse };
             }
+        });
+    });
+    sync_warp(u32::MAX);
+    // Chunk `unit % ROW_CHUNKS` of row `unit / ROW_CHUNKS`: a pass covers whole rows, each
+    // quarter-warp one row's 8 consecutive chunks (8 positions of a line of banks).
+    let chunks = Tile::<D16>::ROW_CHUNKS;
+    for pass in 0..WARP_ROWS * chunks / WARP_SIZE {
+        let unit = pass * WARP_SIZE + lane;
+        let (r, chunk) = (unit / chunks, unit % chunks);
+        let row = warp_row0 + r;
+        if row < d.seq_q {
+            // SAFETY: a 16-byte aligned chunk of the warp's rows, written above and visible
+            // after the warp's barrier.
+            let v = unsafe { SharedArray::<u32>::from_address(staging.chunk(r, chunk)).load_v4(0) };
+            let offset = row as u64 * d.o.row + u64::from(chunk * CHUNK_VALUES);
+            let out = o_rows.wrapping_add(offset as usize) as *mut I32x4;
+            // SAFETY: row < seq_q, the chunk inside the head dim: inside O; 16-byte aligned
+            // (O's base and row stride, and the chunk's 8 elements).
+            unsafe { store_streaming_v4(out, I32x4(v.map(|w| w as i32))) };
         }
     }
 }
 
 /// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
-/// dim `16·D16`, 16-bit type `T`.
+/// dim `16·D16`, key tiles of `8·N8` keys ([`a03::block_k`] of the head dim), 16-bit type `T`.
 ///
 /// # Safety
 /// `dims` points to the problem, whose head dim is `16·D16` and whose strides are multiples
@@ -449,7 +535,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
 /// Launched with `THREADS` threads, a grid of ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks, and
 /// [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
 #[inline(always)]
-unsafe fn flash_attention<T: Half, const D16: usize>(
+unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize>(
     q: *const u16,
     k: *const u16,
     v: *const u16,
@@ -459,6 +545,9 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
 ) {
     // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8 or 16 chunks.
     const { assert!(D16 == 4 || D16 == 8, "head dim 64 or 128") };
+    const { assert!(N8 == key_n8(16 * D16 as u32), "the key tile of a03::block_k") };
+    const { assert!(SharedTiles::<D16, N8>::BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
+    const { assert!(BLOCK_Q % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     // SAFETY: the caller's problem.
     let d = unsafe { *dims };
     let (warp, lane) = (thread_idx() / WARP_SIZE, thread_idx() % WARP_SIZE);
@@ -470,7 +559,8 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
         unsafe { (NonZeroU32::new_unchecked(d.heads_q), NonZeroU32::new_unchecked(d.group)) };
     let (b, h) = (y / heads_q, y % heads_q);
     let kv_head = h / group;
-    let tiles = SharedTiles::<D16>;
+    let tiles = SharedTiles::<D16, N8>;
+    let block_k = SharedTiles::<D16, N8>::BLOCK_K;
     let head = |start: *const u16, offset: u64, stride: u64, rows: u32| HeadRows {
         start: start.wrapping_add(offset as usize),
         stride,
@@ -483,17 +573,17 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
     // The key tiles this block reads: up to the last key its last row sees (all keys, or
     // fewer under the causal mask; none when every row's keys are masked).
     let last_row = (q0 + BLOCK_Q).min(d.seq_q) - 1;
-    let key_tiles = d.visible_keys(last_row).div_ceil(BLOCK_K);
+    let key_tiles = d.visible_keys(last_row).div_ceil(block_k);
     // Starts the copies of key tile `j` into stage `j % STAGES` (none past the last tile; the
     // group is committed either way, so that group counts stay uniform).
     let load_kv = |j: u32| {
         if j < key_tiles {
             let stage = j % STAGES;
             // SAFETY: the whole block; K's and V's heads, 16-byte aligned rows; the stage's
-            // tiles of BLOCK_K rows.
+            // tiles of block_k rows.
             unsafe {
-                copy_tile::<BLOCK_K, D16>(tiles.k(stage), k_head, j * BLOCK_K);
-                copy_tile::<BLOCK_K, D16>(tiles.v(stage), v_head, j * BLOCK_K);
+                copy_tile(tiles.k(stage), k_head, j * block_k, block_k);
+                copy_tile(tiles.v(stage), v_head, j * block_k, block_k);
             }
         }
         cp_async_commit();
@@ -501,7 +591,7 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
 
     // Prologue: Q's tile (its own group, the oldest), then the first STAGES − 1 key tiles.
     // SAFETY: the whole block; Q's head; Q's tile of BLOCK_Q rows.
-    unsafe { copy_tile::<BLOCK_Q, D16>(tiles.q(), q_head, q0) };
+    unsafe { copy_tile(tiles.q(), q_head, q0, BLOCK_Q) };
     cp_async_commit();
     for j in 0..STAGES - 1 {
         load_kv(j);
@@ -509,7 +599,7 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
     cp_async_wait_group::<{ STAGES - 1 }>();
     sync_threads();
     // SAFETY: the whole warp; Q's tile landed and is visible after the barrier.
-    let q_frags = unsafe { q_fragments(tiles.q(), warp, lane) };
+    let q_frags = unsafe { QOperand::new(tiles.q(), warp, lane) };
 
     // This lane's rows (g and g + 8 of each row tile) and the keys each sees; and the keys
     // every row of the warp sees (its first row's: the count grows with the row), below
@@ -532,21 +622,22 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
         load_kv(j + STAGES - 1);
         let stage = j % STAGES;
         // SAFETY: the whole warp; the stage's K tile landed.
-        let mut s = unsafe { tile_scores::<T, D16>(&q_frags, tiles.k(stage), lane) };
-        let k0 = j * BLOCK_K;
-        if k0 + BLOCK_K > unmasked_keys {
+        let mut s = unsafe { tile_scores::<T, D16, N8>(&q_frags, tiles.k(stage), lane) };
+        let k0 = j * block_k;
+        if k0 + block_k > unmasked_keys {
             mask_scores(&mut s, k0, &visible, t);
         }
-        let (p, alpha) = online_softmax::<T>(&s, &mut stats, scale_log2);
+        let (p, alpha) = online_softmax::<T, N8>(&s, &mut stats, scale_log2);
         rescale_output(&mut acc, &alpha);
         // SAFETY: the whole warp; the stage's V tile landed.
-        unsafe { accumulate_pv::<T, D16>(&mut acc, &p, tiles.v(stage), lane) };
+        unsafe { accumulate_pv::<T, D16, N8>(&mut acc, &p, tiles.v(stage), lane) };
     }
 
     let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);
     let lse_rows = lse.wrapping_add(y as usize * d.seq_q as usize);
-    // SAFETY: the whole warp; this head's O and log-sum-exps.
-    unsafe { store_output::<T, D16>(&acc, &stats, &rows, &d, o_rows, lse_rows, t) };
+    let staging = tiles.q().offset_rows(warp * WARP_ROWS);
+    // SAFETY: the whole warp, after its loop; this head's O and log-sum-exps; its Q rows.
+    unsafe { store_output::<T, D16>(&acc, &stats, &rows, &d, staging, warp_row0, o_rows, lse_rows, lane) };
 }
 
 /// a03 on f16, head dim 64.
@@ -563,7 +654,7 @@ pub unsafe fn a03_mma_sync_f16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 4>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 4, { key_n8(64) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 64.
@@ -580,7 +671,7 @@ pub unsafe fn a03_mma_sync_bf16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 4>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 4, { key_n8(64) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on f16, head dim 128.
@@ -597,7 +688,7 @@ pub unsafe fn a03_mma_sync_f16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 8>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 8, { key_n8(128) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 128.
@@ -614,5 +705,5 @@ pub unsafe fn a03_mma_sync_bf16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 8>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 8, { key_n8(128) }>(q, k, v, o, lse, dims) }
 }

@@ -8,7 +8,11 @@
 //! copies out instead, each with its own constant index.
 
 /// `unroll!(8, i => body)` expands to `body` eight times, with `i` bound to the constants
-/// 0 to 7 (as `usize`). Counts 2, 4 and 8 are provided.
+/// 0 to 7 (as `usize`). Counts 2, 4, 8 and 16 are provided.
+///
+/// `unroll!(N, at most 2, i => body)` takes a count that a tunable sets, a constant `N` no
+/// larger than the literal (2, 4, 8 or 16; checked at compile time): the copies are written out
+/// to the literal, each but those below `N` behind an `if` on two constants, which folds away.
 #[macro_export]
 macro_rules! unroll {
     (2, $i:ident => $body:block) => {
@@ -22,6 +26,17 @@ macro_rules! unroll {
     (8, $i:ident => $body:block) => {
         $crate::unroll!(4, __v => { let $i: usize = __v; $body });
         $crate::unroll!(4, __v => { let $i: usize = __v + 4; $body });
+    };
+    (16, $i:ident => $body:block) => {
+        $crate::unroll!(8, __x => { let $i: usize = __x; $body });
+        $crate::unroll!(8, __x => { let $i: usize = __x + 8; $body });
+    };
+    ($n:expr, at most $max:tt, $i:ident => $body:block) => {
+        const { assert!($n <= $max, "unroll!: the count exceeds its bound") };
+        $crate::unroll!($max, __n => {
+            let $i: usize = __n;
+            if $i < $n $body
+        });
     };
 }
 

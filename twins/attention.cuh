@@ -258,7 +258,7 @@ __device__ __forceinline__ float log_sum_exp(float m, float l, float scale) {
 }
 }  // namespace fragments
 
-// ---- common/src/attention.rs: a05 and a06 --------------------------------------------------
+// ---- common/src/attention.rs: a05 to a07 --------------------------------------------------
 
 // common::attention::a05: a04's math, the tiles by TMA from a producer warpgroup.
 namespace a05 {
@@ -291,3 +291,21 @@ using a05::shared_bytes;
 using a05::STAGES;
 using a05::THREADS;
 }  // namespace a06
+
+// common::attention::a07: a06's shape (one block per SM draws the work tiles from a counter).
+namespace a07 {
+using a06::ALIGN_SLACK;
+using a06::BLOCK_K;
+using a06::BLOCK_Q;
+using a06::CONSUMER_REGISTERS;
+using a06::CONSUMER_WARPGROUPS;
+using a06::PRODUCER_REGISTERS;
+using a06::shared_bytes;
+using a06::STAGES;
+using a06::THREADS;
+// The K and V bytes of the heads whose tiles are drawn together (a section): a third of an H100's
+// 50 MB L2.
+constexpr u64 SECTION_BYTES = 16ull << 20;
+// The u32 words of the tile counter the kernel takes.
+constexpr u32 COUNTER_WORDS = 2;
+}  // namespace a07

@@ -2,19 +2,21 @@
 // C++ of the Rust they stand on, under the same names:
 //
 //   piece                                            Rust                                  twins
-//   descriptor, wgmma_{fence,commit_group,           kernels/src/device/wgmma.rs           a04-a06
+//   descriptor, wgmma_{fence,commit_group,           kernels/src/device/wgmma.rs           a04-a07
 //     wait_group}, fence_proxy_async_shared, the
 //     attention's wgmma forms, {claim,release}_registers
-//   mbarrier_*, copy_tensor_4d, prefetch_tensor_map  kernels/src/device/tma.rs             a05, a06
-//   sync_named, arrive_named                         kernels/src/device/sync.rs            a06
-//   hopper:: (Wgmma, Panels, LaneRows, the products, kernels/src/attention/hopper.rs       a04-a06 (*)
+//   mbarrier_*, copy_tensor_4d, prefetch_tensor_map  kernels/src/device/tma.rs             a05-a07
+//   sync_named, arrive_named                         kernels/src/device/sync.rs            a06, a07
+//   atomic_add_{acq_rel,relaxed}_u32                 kernels/src/device/atomic.rs          a07
+//   hopper:: (Wgmma, Panels, LaneRows, the products, kernels/src/attention/hopper.rs       a04-a07 (*)
 //     the softmax, the epilogue)
-//   a05:: (the barriers, SharedTiles, Sources,       kernels/src/attention/                a05, a06
-//     produce)                                         a05_tma_producer.rs
+//   a05:: (the barriers, SharedTiles, Sources,       kernels/src/attention/                a05-a07
+//     produce, release)                                a05_tma_producer.rs
+//   a06:: (Turns, attend: the consumer loop)         kernels/src/attention/a06_pingpong.rs a06, a07
 //
 // (*) a04's twin takes the constants, the wgmma forms, Wgmma and Panels from here, and writes its
 // key-tile math out in its own loop, as it did before these pieces moved here (it compiles to
-// the same PTX); a05 and a06 call hopper::issue_scores, softmax, issue_output etc., as their
+// the same PTX); a05 to a07 call hopper::issue_scores, softmax, issue_output etc., as their
 // Rust steps do.
 //
 // A header of its own, not part of attention.cuh: attention.cuh (through tensor.cuh) and
@@ -193,6 +195,26 @@ __device__ __forceinline__ void arrive_named(u32 id, u32 threads) {
     asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ---- kernels/src/device/atomic.rs: the tile counter of a07 ------------------------------------
+
+// atom.{acq_rel,relaxed}.gpu.global.add.u32, returning the old value (written out on the global
+// address, as the Rust does: CUDA's builtin would take the generic one).
+__device__ __forceinline__ u32 atomic_add_acq_rel_u32(u32* p, u32 v) {
+    u32 old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(__cvta_generic_to_global(p)), "r"(v)
+                 : "memory");
+    return old;
+}
+__device__ __forceinline__ u32 atomic_add_relaxed_u32(u32* p, u32 v) {
+    u32 old;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(__cvta_generic_to_global(p)), "r"(v));
+    return old;
+}
+
 // ---- kernels/src/attention/hopper.rs ---------------------------------------------------------
 
 // What the Hopper steps share: the wgmma forms of the two products, the tiles in 128-byte-
@@ -352,6 +374,17 @@ __device__ __forceinline__ void softmax(Scores& s, fragments::RowStats& stats, c
     fragments::softmax_step(s, stats, scale_log2, alpha);
 }
 
+// O ← 0 (the Rust's array literal of zeros: C++ needs the loops).
+template <u32 PANELS>
+__device__ __forceinline__ void clear(Output<PANELS>& out) {
+#pragma unroll
+    for (u32 panel = 0; panel < PANELS; ++panel)
+#pragma unroll
+        for (u32 n = 0; n < PANEL_N8; ++n)
+#pragma unroll
+            for (u32 e = 0; e < 4; ++e) out[panel][n][e] = 0.0f;
+}
+
 // O ← O·alpha, row by row.
 template <u32 PANELS>
 __device__ __forceinline__ void rescale(Output<PANELS>& out, const float (&alpha)[2]) {
@@ -420,10 +453,13 @@ constexpr u32 K_FULL = 1;
 constexpr u32 V_FULL = K_FULL + STAGES;
 constexpr u32 K_EMPTY = V_FULL + STAGES;
 constexpr u32 V_EMPTY = K_EMPTY + STAGES;
-constexpr u32 BARRIERS = V_EMPTY + STAGES;
+// Q's "empty": for a block that loads more than one Q tile (a07), released once every consumer
+// warp has read Q for the last time.
+constexpr u32 Q_EMPTY = V_EMPTY + STAGES;
+constexpr u32 BARRIERS = Q_EMPTY + 1;
 
-// The pipeline's mbarriers (static shared memory): Q's "full", then K's and V's "full" and
-// "empty" per stage.
+// The pipeline's mbarriers (static shared memory): Q's "full", K's and V's "full" and "empty"
+// per stage, Q's "empty".
 __shared__ u64 barriers[BARRIERS];
 
 // The shared address of barrier `index`.
@@ -441,12 +477,20 @@ __device__ __forceinline__ void init_barriers(u32 tid) {
             mbarrier_init(barrier(V_EMPTY + stage), CONSUMER_WARPS);
         }
         mbarrier_init(barrier(Q_FULL), 1);
+        mbarrier_init(barrier(Q_EMPTY), CONSUMER_WARPS);
         fence_barrier_init();
     }
     __syncthreads();
 }
 
-// Stage and phase parity of key tile j: its stage's (j / STAGES)th use.
+// A consumer warp's release of a tile: its lane 0 arrives on barrier `empty` (whose phases count
+// the consumer warps), once the warp's reads of the tile have finished.
+__device__ __forceinline__ void release(u32 empty, u32 lane_id) {
+    if (lane_id == 0) mbarrier_arrive(empty);
+}
+
+// Stage and phase parity of key tile j of the block's stream of key tiles: its stage's
+// (j / STAGES)th use.
 struct StagePhase {
     u32 stage, parity;
 };
@@ -472,14 +516,12 @@ struct SharedTiles {
     }
 };
 
-// Where the block's tiles come from: the three tensor maps, and the (head, batch) of its query
-// head and of its key/value head.
-struct Sources {
-    const u8* maps;
-    u32 q_head[2];
-    u32 kv_head[2];
-    __device__ __forceinline__ const u8* map(u32 index) const { return maps + index * MAP_BYTES; }
-};
+// Brings the three tensor maps at `maps` (the host's) into the constant cache ahead of the first
+// copy.
+__device__ __forceinline__ void prefetch_maps(const u8* maps) {
+#pragma unroll
+    for (u32 map = 0; map < 3; ++map) prefetch_tensor_map(maps + map * MAP_BYTES);
+}
 
 // Issues the copies of rows row0 .. row0 + 128 of one head (head_batch: its head, batch)
 // through tensor map `map` into `tile`, a box per panel, all completing on barrier `full`, which
@@ -496,21 +538,162 @@ __device__ __forceinline__ void copy_tile(Panels<ROWS, PANELS> tile, const u8* m
     }
 }
 
-// The producer's thread: Q's tile, then every key tile's K and V, each into its stage once the
-// consumers have released the tile before it there. The producer thread alone; the barriers
-// initialized.
+// Where the block's tiles come from: the three tensor maps, and the (head, batch) of its query
+// head and of its key/value head; and the producer's copies from there.
+struct Sources {
+    const u8* maps;
+    u32 q_head[2];
+    u32 kv_head[2];
+    __device__ __forceinline__ const u8* map(u32 index) const { return maps + index * MAP_BYTES; }
+
+    // Issues the copy of Q's tile, rows q0 .. q0 + BLOCK_Q of the block's query head, completing
+    // on Q_FULL. The producer thread; Q's tile free (never loaded, or released on Q_EMPTY).
+    template <u32 PANELS>
+    __device__ __forceinline__ void load_q(SharedTiles<PANELS> tiles, u32 q0) const {
+        copy_tile(tiles.q(), map(0), q0, q_head, barrier(Q_FULL));
+    }
+
+    // Issues the copies of `count` key tiles' K and V (keys from 0), the block's key tiles
+    // first .. first + count through the stages: each into its stage once the consumers have
+    // released the tile STAGES before it there. The producer thread; `first` counts every key
+    // tile the block has issued before.
+    template <u32 PANELS>
+    __device__ __forceinline__ void load_keys(SharedTiles<PANELS> tiles, u32 first, u32 count) const {
+        for (u32 j = 0; j < count; ++j) {
+            const StagePhase at = stage_of(first + j);
+            // The tile STAGES before, this stage's previous use, released by every warp.
+            if (first + j >= STAGES) mbarrier_wait(barrier(K_EMPTY + at.stage), at.parity ^ 1);
+            copy_tile(tiles.k(at.stage), map(1), j * BLOCK_K, kv_head, barrier(K_FULL + at.stage));
+            if (first + j >= STAGES) mbarrier_wait(barrier(V_EMPTY + at.stage), at.parity ^ 1);
+            copy_tile(tiles.v(at.stage), map(2), j * BLOCK_K, kv_head, barrier(V_FULL + at.stage));
+        }
+    }
+};
+
+// The producer's thread: Q's tile, then every key tile's K and V. The producer thread alone; the
+// barriers initialized.
 template <u32 PANELS>
 __device__ __forceinline__ void produce(SharedTiles<PANELS> tiles, const Sources& sources, u32 q0, u32 key_tiles) {
-#pragma unroll
-    for (u32 map = 0; map < 3; ++map) prefetch_tensor_map(sources.map(map));
-    copy_tile(tiles.q(), sources.map(0), q0, sources.q_head, barrier(Q_FULL));
-    for (u32 j = 0; j < key_tiles; ++j) {
-        const StagePhase at = stage_of(j);
-        // The tile STAGES before, this stage's previous use, released by every warp.
-        if (j >= STAGES) mbarrier_wait(barrier(K_EMPTY + at.stage), at.parity ^ 1);
-        copy_tile(tiles.k(at.stage), sources.map(1), j * BLOCK_K, sources.kv_head, barrier(K_FULL + at.stage));
-        if (j >= STAGES) mbarrier_wait(barrier(V_EMPTY + at.stage), at.parity ^ 1);
-        copy_tile(tiles.v(at.stage), sources.map(2), j * BLOCK_K, sources.kv_head, barrier(V_FULL + at.stage));
-    }
+    prefetch_maps(sources.maps);
+    sources.load_q(tiles, q0);
+    sources.load_keys(tiles, 0, key_tiles);
 }
 }  // namespace a05
+
+// ---- kernels/src/attention/a06_pingpong.rs: the consumer loop a07 shares ------------------
+
+// Two schedules of FlashAttention-3 in a consumer warpgroup's loop. Ping-pong: the two consumer
+// warpgroups issue their products in turns, at named barriers TURN = 1 (warpgroup 0 waits there)
+// and TURN + 1 (warpgroup 1), each use of either 256 threads: a warpgroup waits at its own with
+// bar.sync, issues, then arrives at the other's with bar.arrive. Inside a warpgroup: tile 0's
+// scores, then per later tile j, in one turn, S_j = Q·K_jᵀ and O += P_{j−1}·V_{j−1}; the wait
+// for S_j and K_j's release, S_j's softmax while P·V runs, the wait for P·V and V_{j−1}'s
+// release, O rescaled by alpha_j only then, and P_j packed, kept in registers across the
+// iteration. After the loop, the last P·V.
+namespace a06 {
+using a05::barrier;
+using a05::K_EMPTY;
+using a05::K_FULL;
+using a05::Q_EMPTY;
+using a05::release;
+using a05::SharedTiles;
+using a05::stage_of;
+using a05::StagePhase;
+using a05::V_EMPTY;
+using a05::V_FULL;
+
+// log2(e): exp(x) = 2^(x·log2 e).
+constexpr float LOG2_E = 1.4426950408889634f;
+
+static_assert(BLOCK_K == hopper::KEYS && CONSUMER_WARPGROUPS == 2 && a05::CONSUMER_WARPS == 8, "a06's shape");
+
+// The named barriers of the turns (0 is the block barrier): warpgroup w waits at TURN + w.
+constexpr u32 TURN = 1;
+// Threads at each use of a turn barrier: both consumer warpgroups.
+constexpr u32 TURN_THREADS = CONSUMER_WARPGROUPS * hopper::WARPGROUP;
+
+// A consumer warpgroup's side of the turns; the whole warpgroup uses it.
+struct Turns {
+    u32 warpgroup;
+    __device__ __forceinline__ explicit Turns(u32 warpgroup) : warpgroup(warpgroup) {}
+    // Before the first key tile: warpgroup 1 hands warpgroup 0 the first turn.
+    __device__ __forceinline__ void open() const {
+        if (warpgroup == 1) arrive_named(TURN, TURN_THREADS);
+    }
+    // Waits for this warpgroup's turn.
+    __device__ __forceinline__ void wait() const { sync_named(TURN + warpgroup, TURN_THREADS); }
+    // Hands the turn to the other warpgroup.
+    __device__ __forceinline__ void hand_over() const { arrive_named(TURN + (1 - warpgroup), TURN_THREADS); }
+    // After the last key tile: warpgroup 0 takes warpgroup 1's last arrival, so that every use of
+    // either barrier had its 256 threads.
+    __device__ __forceinline__ void close() const {
+        if (warpgroup == 0) wait();
+    }
+};
+
+// One consumer warpgroup's loop over `count` key tiles, the block's key tiles first .. first +
+// count through the stages, into `out` and `stats`; with release_q, Q's tile is released once the
+// last scores are in. Every thread of a consumer warpgroup calls it, with the producer running,
+// after Q's tile landed; both warpgroups run the same tiles between turns.open() and
+// turns.close().
+// What C++ needed that Rust did not: the Rust tests j > 0 for the P·V, then j == 0 for the
+// wait_group after the turn's arrival. LLVM merges the two tests; NVVM kept both, and ptxas, which
+// cannot tell that the path with the P·V never takes the wait for 0 groups (nor the other way),
+// then serialized the wgmma (info C7514: the softmax might read S_j before it lands). So the twin
+// tests once: with the P·V, the arrival and wait_group 1; without, the arrival and wait_group 0:
+// the Rust's instructions in the Rust's order on each path.
+template <class T, u32 PANELS>
+__device__ __forceinline__ void attend(SharedTiles<PANELS> tiles, const Turns& turns, const hopper::LaneRows& lane,
+                                       float scale_log2, u32 first, u32 count, bool release_q,
+                                       hopper::Output<PANELS>& out, fragments::RowStats& stats) {
+    const u32 lane_id = threadIdx.x % hopper::WARP_SIZE;
+    const u32 q_row0 = turns.warpgroup * hopper::WARPGROUP_ROWS;
+    hopper::Scores s;
+    hopper::Probabilities p;
+#pragma unroll
+    for (u32 n = 0; n < hopper::S_N8; ++n)
+#pragma unroll
+        for (u32 e = 0; e < 4; ++e) s[n][e] = 0.0f;
+#pragma unroll
+    for (u32 kk = 0; kk < hopper::KEY_K16; ++kk)
+#pragma unroll
+        for (u32 i = 0; i < 4; ++i) p[kk][i] = 0;
+    // Below, every barrier is met in the producer's order, the whole warpgroup issues each wgmma,
+    // and a tile is read only after its "full" phase and released only after the wait_group that
+    // ends its reads.
+    for (u32 j = 0; j < count; ++j) {
+        const StagePhase at = stage_of(first + j);
+        turns.wait();
+        mbarrier_wait(barrier(K_FULL + at.stage), at.parity);
+        hopper::issue_scores<T, BLOCK_Q, PANELS>(s, tiles.q(), q_row0, tiles.k(at.stage));
+        // Then the turn handed over, and the wait for S_j: the older group, done when at most the
+        // P·V is pending (tile 0 has none). One test of j for both (see above).
+        if (j > 0) {
+            // P and O untouched until the wait for this group.
+            const StagePhase previous = stage_of(first + j - 1);
+            mbarrier_wait(barrier(V_FULL + previous.stage), previous.parity);
+            hopper::issue_output<T, PANELS>(out, p, tiles.v(previous.stage));
+            turns.hand_over();
+            wgmma_wait_group<1>();
+        } else {
+            turns.hand_over();
+            wgmma_wait_group<0>();
+        }
+        release(barrier(K_EMPTY + at.stage), lane_id);
+        if (release_q && j + 1 == count) release(barrier(Q_EMPTY), lane_id);
+        float alpha[2];
+        hopper::softmax(s, stats, lane, j * BLOCK_K, scale_log2, alpha);
+        wgmma_wait_group<0>();
+        if (j > 0) release(barrier(V_EMPTY + stage_of(first + j - 1).stage), lane_id);
+        hopper::rescale<PANELS>(out, alpha);
+        hopper::pack_probabilities<T>(p, s);
+    }
+    if (count > 0) {
+        const StagePhase last = stage_of(first + count - 1);
+        mbarrier_wait(barrier(V_FULL + last.stage), last.parity);
+        hopper::issue_output<T, PANELS>(out, p, tiles.v(last.stage));
+        wgmma_wait_group<0>();
+        release(barrier(V_EMPTY + last.stage), lane_id);
+    }
+}
+}  // namespace a06

@@ -188,3 +188,17 @@ pub mod a06 {
         THREADS, shared_bytes,
     };
 }
+
+/// a07 (a06 with one block per SM drawing the work tiles from a counter): a06's shape; the
+/// grid is at most one block per SM.
+pub mod a07 {
+    pub use super::a06::{
+        ALIGN_SLACK, BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, PRODUCER_REGISTERS, STAGES,
+        THREADS, shared_bytes,
+    };
+    /// The K and V bytes of the heads whose tiles are drawn together (a section): a third of
+    /// an H100's 50 MB L2, so that the heads the blocks are working on stay in it.
+    pub const SECTION_BYTES: u64 = 16 << 20;
+    /// The `u32` words of the tile counter the kernel takes.
+    pub const COUNTER_WORDS: usize = 2;
+}

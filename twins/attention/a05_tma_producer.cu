@@ -15,14 +15,15 @@
 //
 // Launch: a05::THREADS = 384 threads, grid (⌈seq_q / BLOCK_Q⌉, batch · heads_q),
 // a05::shared_bytes(head dim) bytes of dynamic shared memory (Q's tile, then STAGES × (K's, V's),
-// from its base rounded up to 1024 by the kernel), the 9 mbarriers in static shared memory.
+// from its base rounded up to 1024 by the kernel), the 10 mbarriers in static shared memory (the
+// last, Q's "empty", is a07's: initialized, unused here).
 // `maps`: three 128-byte CUtensorMaps in global memory, Q's, K's, V's, each of its 16-bit tensor
 // as 4-D [column, row, head, batch] with 64 × 128 × 1 × 1 boxes and the 128-byte swizzle (rows
 // past a head's sequence are zero-filled by the copy engine). Requires an sm_90a device (compiled
 // for compute_90a only), head dim 64 or 128 (the entry point's), strides multiples of 8
 // elements, scale > 0.
 // What C++ needed that Rust did not: the pieces a06 shares with this step (the barriers,
-// SharedTiles, Sources, produce) are in attention_hopper.cuh, namespace a05, since a06's twin
+// SharedTiles, Sources, produce, release) are in attention_hopper.cuh, namespace a05, since a06's twin
 // cannot include this file (it would define this step's entry points too); the Rust's a06 imports
 // them from this module. The Rust's NonZeroU32 divisors are plain divisions.
 #include "attention_hopper.cuh"
@@ -68,10 +69,6 @@ __device__ __forceinline__ void flash_tma(const u8* maps, u16* o, float* lse, co
     }
     claim_registers<CONSUMER_REGISTERS>();
     const u32 lane_id = tid % WARP_SIZE;
-    // Stage release: every warp's lane 0, after the warpgroup's reads finished.
-    auto release = [&](u32 empty) {
-        if (lane_id == 0) mbarrier_arrive(empty);
-    };
     const u32 group_row0 = q0 + warpgroup * WARPGROUP_ROWS;
     const LaneRows lane(d, group_row0, tid % WARPGROUP);
     // The keys the warpgroup's last row sees: past them it only passes the tiles on.
@@ -104,7 +101,7 @@ __device__ __forceinline__ void flash_tma(const u8* maps, u16* o, float* lse, co
             hopper::issue_scores<T, BLOCK_Q, PANELS>(s, tiles.q(), warpgroup * WARPGROUP_ROWS, tiles.k(at.stage));
             wgmma_wait_group<0>();
         }
-        release(barrier(K_EMPTY + at.stage));
+        release(barrier(K_EMPTY + at.stage), lane_id);
         mbarrier_wait(barrier(V_FULL + at.stage), at.parity);
         if (k0 < group_keys) {
             float alpha[2];
@@ -115,7 +112,7 @@ __device__ __forceinline__ void flash_tma(const u8* maps, u16* o, float* lse, co
             hopper::issue_output<T, PANELS>(out, p, tiles.v(at.stage));
             wgmma_wait_group<0>();
         }
-        release(barrier(V_EMPTY + at.stage));
+        release(barrier(V_EMPTY + at.stage), lane_id);
     }
 
     u16* o_rows = o + d.o.row_offset(b, h, 0);

@@ -9,7 +9,7 @@
 //! Bottleneck: (expected) as in a04 each warpgroup's tensor cores wait during its softmax;
 //!       the warpgroups now drift apart, so one's softmax may run under the other's products.
 //! Cost: 384 threads of 168 registers (the producer's given to the consumers): one block per
-//!       SM at either head dim; a04's shared memory and 9 barriers.
+//!       SM at either head dim; a04's shared memory; 10 barriers (Q's "empty" serves a07).
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
 //! Result: 592 TFLOP/s at head dim 128, seq 4k, bf16, 90 % of cuDNN, H100, 2026-11-25.
 //!
@@ -69,10 +69,14 @@ pub(super) const K_FULL: u32 = 1;
 pub(super) const V_FULL: u32 = K_FULL + STAGES;
 pub(super) const K_EMPTY: u32 = V_FULL + STAGES;
 pub(super) const V_EMPTY: u32 = K_EMPTY + STAGES;
-const BARRIERS: u32 = V_EMPTY + STAGES;
+/// Q's "empty": for a block that loads more than one Q tile (a07), released once every
+/// consumer warp has read Q for the last time.
+pub(super) const Q_EMPTY: u32 = V_EMPTY + STAGES;
+const BARRIERS: u32 = Q_EMPTY + 1;
 
 static_shared! {
-    /// The pipeline's `mbarrier`s: Q's "full", then K's and V's "full" and "empty" per stage.
+    /// The pipeline's `mbarrier`s: Q's "full", K's and V's "full" and "empty" per stage, Q's
+    /// "empty".
     fn barriers() -> [u64; BARRIERS as usize];
 }
 
@@ -98,13 +102,27 @@ pub(super) fn init_barriers(tid: u32) {
             }
         }
         // SAFETY: as above.
-        unsafe { mbarrier_init(barrier(Q_FULL), 1) };
+        unsafe {
+            mbarrier_init(barrier(Q_FULL), 1);
+            mbarrier_init(barrier(Q_EMPTY), CONSUMER_WARPS);
+        }
         fence_barrier_init();
     }
     sync_threads();
 }
 
-/// Stage and phase parity of key tile `j`: its stage's `j / STAGES`th use.
+/// A consumer warp's release of a tile: its lane 0 arrives on barrier `empty` (whose phases
+/// count the consumer warps), once the warp's reads of the tile have finished.
+#[inline(always)]
+pub(super) fn release(empty: u32, lane_id: u32) {
+    if lane_id == 0 {
+        // SAFETY: an initialized barrier whose phase counts the consumer warps.
+        unsafe { mbarrier_arrive(empty) };
+    }
+}
+
+/// Stage and phase parity of key tile `j` of the block's stream of key tiles: its stage's
+/// `j / STAGES`th use.
 #[inline(always)]
 pub(super) fn stage_of(j: u32) -> (u32, u32) {
     (j % STAGES, (j / STAGES) % 2)
@@ -150,10 +168,13 @@ pub(super) struct Sources {
     pub(super) kv_head: [u32; 2],
 }
 
-impl Sources {
-    #[inline(always)]
-    fn map(self, index: usize) -> *const u8 {
-        self.maps.wrapping_add(index * MAP_BYTES)
+/// Brings the three tensor maps at `maps` (the host's) into the constant cache ahead of the
+/// first copy.
+#[inline(always)]
+pub(super) fn prefetch_maps(maps: *const u8) {
+    for map in 0..3 {
+        // SAFETY: a hint; the host's tensor maps.
+        unsafe { prefetch_tensor_map(maps.wrapping_add(map * MAP_BYTES)) };
     }
 }
 
@@ -181,32 +202,63 @@ unsafe fn copy_tile<const ROWS: u32, const PANELS: usize>(
     }
 }
 
-/// The producer's thread: Q's tile, then every key tile's K and V, each into its stage once the
-/// consumers have released the tile before it there.
+impl Sources {
+    #[inline(always)]
+    fn map(self, index: usize) -> *const u8 {
+        self.maps.wrapping_add(index * MAP_BYTES)
+    }
+
+    /// Issues the copy of Q's tile, rows `q0..q0 + BLOCK_Q` of the block's query head,
+    /// completing on `Q_FULL`.
+    ///
+    /// # Safety
+    /// The producer thread; Q's tile free (never loaded, or released on `Q_EMPTY`); the
+    /// barriers initialized.
+    #[inline(always)]
+    pub(super) unsafe fn load_q<const PANELS: usize>(self, tiles: SharedTiles<PANELS>, q0: u32) {
+        // SAFETY: the caller's tile and barrier.
+        unsafe { copy_tile(tiles.q(), self.map(0), q0, self.q_head, barrier(Q_FULL)) };
+    }
+
+    /// Issues the copies of `count` key tiles' K and V (keys from 0), the block's key tiles
+    /// `first..first + count` through the stages: each into its stage once the consumers have
+    /// released the tile `STAGES` before it there.
+    ///
+    /// # Safety
+    /// The producer thread; the barriers initialized; `first` counts every key tile the block
+    /// has issued before.
+    #[inline(always)]
+    pub(super) unsafe fn load_keys<const PANELS: usize>(self, tiles: SharedTiles<PANELS>, first: u32, count: u32) {
+        // SAFETY: the barriers' phases are met in this order by the consumers' waits and
+        // releases.
+        unsafe {
+            for j in 0..count {
+                let (stage, parity) = stage_of(first + j);
+                if first + j >= STAGES {
+                    // The tile STAGES before, this stage's previous use, released by every warp.
+                    mbarrier_wait(barrier(K_EMPTY + stage), parity ^ 1);
+                }
+                copy_tile(tiles.k(stage), self.map(1), j * BLOCK_K, self.kv_head, barrier(K_FULL + stage));
+                if first + j >= STAGES {
+                    mbarrier_wait(barrier(V_EMPTY + stage), parity ^ 1);
+                }
+                copy_tile(tiles.v(stage), self.map(2), j * BLOCK_K, self.kv_head, barrier(V_FULL + stage));
+            }
+        }
+    }
+}
+
+/// The producer's thread: Q's tile, then every key tile's K and V.
 ///
 /// # Safety
 /// The producer thread alone; the barriers initialized; `sources` the block's.
 #[inline(always)]
 pub(super) unsafe fn produce<const PANELS: usize>(tiles: SharedTiles<PANELS>, sources: Sources, q0: u32, key_tiles: u32) {
-    // SAFETY: the maps are the host's; the barriers are initialized and their phases are
-    // met in this order by the consumers' waits and releases.
+    prefetch_maps(sources.maps);
+    // SAFETY: the caller's contract; Q's tile and the stages are free at the start.
     unsafe {
-        for map in 0..3 {
-            prefetch_tensor_map(sources.map(map));
-        }
-        copy_tile(tiles.q(), sources.map(0), q0, sources.q_head, barrier(Q_FULL));
-        for j in 0..key_tiles {
-            let (stage, parity) = stage_of(j);
-            if j >= STAGES {
-                // The tile STAGES before, this stage's previous use, released by every warp.
-                mbarrier_wait(barrier(K_EMPTY + stage), parity ^ 1);
-            }
-            copy_tile(tiles.k(stage), sources.map(1), j * BLOCK_K, sources.kv_head, barrier(K_FULL + stage));
-            if j >= STAGES {
-                mbarrier_wait(barrier(V_EMPTY + stage), parity ^ 1);
-            }
-            copy_tile(tiles.v(stage), sources.map(2), j * BLOCK_K, sources.kv_head, barrier(V_FULL + stage));
-        }
+        sources.load_q(tiles, q0);
+        sources.load_keys(tiles, 0, key_tiles);
     }
 }
 
@@ -248,13 +300,6 @@ unsafe fn flash_tma<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16,
     }
     claim_registers::<CONSUMER_REGISTERS>();
     let lane_id = tid % WARP_SIZE;
-    // Stage release: every warp's lane 0, after the warpgroup's reads finished.
-    let release = |empty: u32| {
-        if lane_id == 0 {
-            // SAFETY: an initialized barrier whose phase counts the consumer warps.
-            unsafe { mbarrier_arrive(empty) };
-        }
-    };
     let group_row0 = q0 + warpgroup * WARPGROUP_ROWS;
     let lane = LaneRows::new(&d, group_row0, tid % WARPGROUP);
     // The keys the warpgroup's last row sees: past them it only passes the tiles on.
@@ -277,7 +322,7 @@ unsafe fn flash_tma<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16,
             unsafe { hopper::issue_scores::<T, BLOCK_Q, PANELS>(&mut s, tiles.q(), warpgroup * WARPGROUP_ROWS, tiles.k(stage)) };
             wgmma::wait_group::<0>();
         }
-        release(barrier(K_EMPTY + stage));
+        release(barrier(K_EMPTY + stage), lane_id);
         // SAFETY: as above.
         unsafe { mbarrier_wait(barrier(V_FULL + stage), parity) };
         if k0 < group_keys {
@@ -288,7 +333,7 @@ unsafe fn flash_tma<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16,
             unsafe { hopper::issue_output::<T, PANELS>(&mut out, &p, tiles.v(stage)) };
             wgmma::wait_group::<0>();
         }
-        release(barrier(V_EMPTY + stage));
+        release(barrier(V_EMPTY + stage), lane_id);
     }
 
     let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);

@@ -30,15 +30,15 @@
 //! either barrier then has its 256 threads.
 
 use super::a05_tma_producer::{
-    CONSUMER_WARPS, K_EMPTY, K_FULL, PRODUCER_THREAD, Q_FULL, SharedTiles, Sources, V_EMPTY, V_FULL, barrier,
-    init_barriers, produce, stage_of,
+    CONSUMER_WARPS, K_EMPTY, K_FULL, PRODUCER_THREAD, Q_EMPTY, Q_FULL, SharedTiles, Sources, V_EMPTY, V_FULL,
+    barrier, init_barriers, produce, release, stage_of,
 };
 use super::fragments::RowStats;
 use super::hopper::{self, KEYS, LaneRows, Output, Probabilities, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::sync::{arrive_named, sync_named};
-use crate::device::tma::{mbarrier_arrive, mbarrier_wait};
+use crate::device::tma::mbarrier_wait;
 use crate::device::wgmma::{self, claim_registers, release_registers};
 use common::attention::Dims;
 use common::attention::a06::{
@@ -48,7 +48,7 @@ use core::num::NonZeroU32;
 use kernel_macros::kernel;
 
 /// log2(e): exp(x) = 2^(x·log2 e).
-const LOG2_E: f32 = core::f32::consts::LOG2_E;
+pub(super) const LOG2_E: f32 = core::f32::consts::LOG2_E;
 
 const _: () = assert!(BLOCK_K == KEYS && CONSUMER_WARPGROUPS == 2 && CONSUMER_WARPS == 8);
 
@@ -59,7 +59,125 @@ const TURN: u32 = 1;
 /// Threads at each use of a turn barrier: both consumer warpgroups.
 const TURN_THREADS: u32 = CONSUMER_WARPGROUPS * WARPGROUP;
 
-/// One consumer warpgroup's whole loop and epilogue (the order in the module comment).
+/// A consumer warpgroup's side of the turns.
+#[derive(Clone, Copy)]
+pub(super) struct Turns {
+    warpgroup: u32,
+}
+
+impl Turns {
+    /// Consumer warpgroup `warpgroup` (0 or 1): the whole warpgroup uses it.
+    #[inline(always)]
+    pub(super) fn new(warpgroup: u32) -> Self {
+        Self { warpgroup }
+    }
+
+    /// Before the first key tile: warpgroup 1 hands warpgroup 0 the first turn.
+    #[inline(always)]
+    pub(super) fn open(self) {
+        if self.warpgroup == 1 {
+            arrive_named(TURN, TURN_THREADS);
+        }
+    }
+
+    /// Waits for this warpgroup's turn.
+    #[inline(always)]
+    fn wait(self) {
+        sync_named(TURN + self.warpgroup, TURN_THREADS);
+    }
+
+    /// Hands the turn to the other warpgroup.
+    #[inline(always)]
+    fn hand_over(self) {
+        arrive_named(TURN + (1 - self.warpgroup), TURN_THREADS);
+    }
+
+    /// After the last key tile: warpgroup 0 takes warpgroup 1's last arrival, so that every
+    /// use of either barrier had its 256 threads.
+    #[inline(always)]
+    pub(super) fn close(self) {
+        if self.warpgroup == 0 {
+            self.wait();
+        }
+    }
+}
+
+/// One consumer warpgroup's loop over `count` key tiles (the order in the module comment),
+/// the block's key tiles `first..first + count` through the stages, into `out` and `stats`;
+/// with `release_q`, Q's tile is released once the last scores are in.
+///
+/// # Safety
+/// Every thread of a consumer warpgroup calls it, with the producer running, after Q's tile
+/// landed; `first` counts the key tiles the block consumed before; both warpgroups run the
+/// same tiles between `turns.open()` and `turns.close()`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize>(
+    tiles: SharedTiles<PANELS>,
+    turns: Turns,
+    lane: &LaneRows,
+    scale_log2: f32,
+    first: u32,
+    count: u32,
+    release_q: bool,
+    out: &mut Output<PANELS>,
+    stats: &mut RowStats,
+) {
+    let lane_id = thread_idx() % WARP_SIZE;
+    let q_row0 = turns.warpgroup * WARPGROUP_ROWS;
+    let mut s: Scores = [[0.0; 4]; 16];
+    let mut p: Probabilities = [[0; 4]; 8];
+    // Below, every barrier is met in the producer's order, the whole warpgroup issues each
+    // `wgmma`, and a tile is read only after its "full" phase and released only after the
+    // `wait_group` that ends its reads.
+    for j in 0..count {
+        let (stage, parity) = stage_of(first + j);
+        turns.wait();
+        // SAFETY: as above; the scores are read after the wait below.
+        unsafe {
+            mbarrier_wait(barrier(K_FULL + stage), parity);
+            hopper::issue_scores::<T, BLOCK_Q, PANELS>(&mut s, tiles.q(), q_row0, tiles.k(stage));
+        }
+        if j > 0 {
+            let (previous, previous_parity) = stage_of(first + j - 1);
+            // SAFETY: as above; P and O untouched until the wait for this group.
+            unsafe {
+                mbarrier_wait(barrier(V_FULL + previous), previous_parity);
+                hopper::issue_output::<T, PANELS>(out, &p, tiles.v(previous));
+            }
+        }
+        turns.hand_over();
+        // S_j is the older group: done when at most the P·V is pending (tile 0 has none).
+        if j == 0 {
+            wgmma::wait_group::<0>();
+        } else {
+            wgmma::wait_group::<1>();
+        }
+        release(barrier(K_EMPTY + stage), lane_id);
+        if release_q && j + 1 == count {
+            release(barrier(Q_EMPTY), lane_id);
+        }
+        let alpha = hopper::softmax(&mut s, stats, lane, j * BLOCK_K, scale_log2);
+        wgmma::wait_group::<0>();
+        if j > 0 {
+            release(barrier(V_EMPTY + stage_of(first + j - 1).0), lane_id);
+        }
+        hopper::rescale(out, alpha);
+        p = hopper::pack_probabilities::<T>(&s);
+    }
+    if count > 0 {
+        let (last, parity) = stage_of(first + count - 1);
+        // SAFETY: as above.
+        unsafe {
+            mbarrier_wait(barrier(V_FULL + last), parity);
+            hopper::issue_output::<T, PANELS>(out, &p, tiles.v(last));
+        }
+        wgmma::wait_group::<0>();
+        release(barrier(V_EMPTY + last), lane_id);
+    }
+}
+
+/// One consumer warpgroup's whole work: Q's tile, the key tiles, the epilogue.
 ///
 /// # Safety
 /// Every thread of consumer warpgroup `warpgroup` calls it, after the barriers were
@@ -75,76 +193,18 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
     o_rows: *mut u16,
     lse_rows: *mut f32,
 ) {
-    let tid = thread_idx();
-    let lane_id = tid % WARP_SIZE;
-    let release = |empty: u32| {
-        if lane_id == 0 {
-            // SAFETY: an initialized barrier whose phase counts the consumer warps.
-            unsafe { mbarrier_arrive(empty) };
-        }
-    };
-    let (my_turn, their_turn) = (TURN + warpgroup, TURN + (1 - warpgroup));
-    let lane = LaneRows::new(d, q0 + warpgroup * WARPGROUP_ROWS, tid % WARPGROUP);
-    let q_row0 = warpgroup * WARPGROUP_ROWS;
-    let scale_log2 = d.scale * LOG2_E;
+    let lane = LaneRows::new(d, q0 + warpgroup * WARPGROUP_ROWS, thread_idx() % WARPGROUP);
     let mut stats = RowStats::EMPTY;
-    let mut s: Scores = [[0.0; 4]; 16];
     let mut out: Output<PANELS> = [[[0.0; 4]; 8]; PANELS];
-    let mut p: Probabilities = [[0; 4]; 8];
-
-    if warpgroup == 1 {
-        arrive_named(their_turn, TURN_THREADS); // warpgroup 0 goes first
+    let turns = Turns::new(warpgroup);
+    turns.open();
+    // SAFETY: an initialized barrier; its one phase is Q's tile; then the contract of
+    // `attend`, met by both warpgroups.
+    unsafe {
+        mbarrier_wait(barrier(Q_FULL), 0);
+        attend::<T, PANELS>(tiles, turns, &lane, d.scale * LOG2_E, 0, key_tiles, false, &mut out, &mut stats);
     }
-    // Below, every barrier is initialized and met in the producer's order, the whole
-    // warpgroup issues each `wgmma`, and a tile is read only after its "full" phase and
-    // released only after the `wait_group` that ends its reads.
-    // SAFETY: as above.
-    unsafe { mbarrier_wait(barrier(Q_FULL), 0) };
-    for j in 0..key_tiles {
-        let (stage, parity) = stage_of(j);
-        sync_named(my_turn, TURN_THREADS);
-        // SAFETY: as above; the scores are read after the wait below.
-        unsafe {
-            mbarrier_wait(barrier(K_FULL + stage), parity);
-            hopper::issue_scores::<T, BLOCK_Q, PANELS>(&mut s, tiles.q(), q_row0, tiles.k(stage));
-        }
-        if j > 0 {
-            let (previous, previous_parity) = stage_of(j - 1);
-            // SAFETY: as above; P and O untouched until the wait for this group.
-            unsafe {
-                mbarrier_wait(barrier(V_FULL + previous), previous_parity);
-                hopper::issue_output::<T, PANELS>(&mut out, &p, tiles.v(previous));
-            }
-        }
-        arrive_named(their_turn, TURN_THREADS);
-        // S_j is the older group: done when at most the P·V is pending (tile 0 has none).
-        if j == 0 {
-            wgmma::wait_group::<0>();
-        } else {
-            wgmma::wait_group::<1>();
-        }
-        release(barrier(K_EMPTY + stage));
-        let alpha = hopper::softmax(&mut s, &mut stats, &lane, j * BLOCK_K, scale_log2);
-        wgmma::wait_group::<0>();
-        if j > 0 {
-            release(barrier(V_EMPTY + stage_of(j - 1).0));
-        }
-        hopper::rescale(&mut out, alpha);
-        p = hopper::pack_probabilities::<T>(&s);
-    }
-    if key_tiles > 0 {
-        let (last, parity) = stage_of(key_tiles - 1);
-        // SAFETY: as above.
-        unsafe {
-            mbarrier_wait(barrier(V_FULL + last), parity);
-            hopper::issue_output::<T, PANELS>(&mut out, &p, tiles.v(last));
-        }
-        wgmma::wait_group::<0>();
-        release(barrier(V_EMPTY + last));
-    }
-    if warpgroup == 0 {
-        sync_named(my_turn, TURN_THREADS); // warpgroup 1's last arrival
-    }
+    turns.close();
     // SAFETY: the whole warp; this head's O and log-sum-exps.
     unsafe { hopper::store_output::<T, PANELS>(&out, &stats, &lane, d, o_rows, lse_rows) };
 }

@@ -10,6 +10,7 @@
 //! | `a04_wgmma` (sm_90a) | Hopper: `wgmma` for both products, Q and K read by the tensor cores from shared memory, P from registers |
 //! | `a05_tma_producer` (sm_90a) | the tiles by TMA from a producer warpgroup through `mbarrier` stages; `setmaxnreg` |
 //! | `a06_pingpong` (sm_90a) | the consumers take turns; each tile's softmax under the previous tile's P·V |
+//! | `a07_persistent` (sm_90a) | one block per SM walks the tiles: the next tile's loads under this one's last products and epilogue |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
@@ -24,6 +25,8 @@ pub mod a04_wgmma;
 pub mod a05_tma_producer;
 #[cfg(target_feature = "sm_90a")]
 pub mod a06_pingpong;
+#[cfg(target_feature = "sm_90a")]
+pub mod a07_persistent;
 pub mod fragments;
 #[cfg(target_feature = "sm_90a")]
 pub mod hopper;

@@ -41,6 +41,23 @@ pub unsafe fn atomic_add_acq_rel_u32(p: *mut u32, v: u32) -> u32 {
     old
 }
 
+/// `atom.relaxed.gpu.global.add.u32 old, [p], v;` adds `v` to `*p` and returns the old
+/// value, ordering nothing else: enough when the word itself carries all the data (a
+/// counter that hands out work).
+///
+/// # Safety
+/// `p` points to a 4-byte aligned `u32` in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_relaxed_u32(p: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller guarantees `p` is a valid global address.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {p}; atom.relaxed.gpu.global.add.u32 {o}, [g], {v}; }}",
+             o = out(reg32) old, p = in(reg64) p, v = in(reg32) v, options(nostack))
+    };
+    old
+}
+
 /// `fence.acq_rel.gpu;` (CUDA's `__threadfence()`): this thread's memory accesses before
 /// the fence are ordered, for every thread on the GPU, before its accesses after it.
 #[inline(always)]

@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::{a01, a02, a03, a04, a05, a06};
+use common::attention::{a01, a02, a03, a04, a05, a06, a07};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,9 +18,22 @@ pub enum Scheme {
     /// one (batch, head), grid (⌈seq_q / block_q⌉, batch · heads).
     Fused { block_q: u32, threads: u32 },
     /// As `Fused`, but the kernel reads Q, K and V through TMA tensor maps: `(maps, o, lse,
-    /// dims)`, `maps` three maps (Q, K, V) of 16-bit [column, row, head, batch] with boxes of
-    /// 64 columns × `box_rows` rows and the 128-byte swizzle, 128 bytes apart.
-    FusedTma { block_q: u32, threads: u32, box_rows: u32 },
+    /// dims)` (and a counter: [`Grid::Persistent`]), `maps` three maps (Q, K, V) of 16-bit
+    /// [column, row, head, batch] with boxes of 64 columns × `box_rows` rows and the 128-byte
+    /// swizzle, 128 bytes apart.
+    FusedTma { block_q: u32, threads: u32, box_rows: u32, grid: Grid },
+}
+
+/// How a fused TMA kernel's blocks cover the work tiles (`block_q` query rows of one (batch,
+/// query head) each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// A block per tile: (⌈seq_q / block_q⌉, batch · heads_q).
+    PerTile,
+    /// As many blocks as fit on the GPU at once (never more than tiles), along x, drawing
+    /// tiles from a counter: a fifth argument, [`a07::COUNTER_WORDS`] zeroed `u32` that each
+    /// launch leaves zero.
+    Persistent,
 }
 
 /// The head dims a step takes.
@@ -177,7 +190,12 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
     AttentionStep {
         id: "a05_tma_producer",
         summary: "the tiles by TMA from a producer warpgroup through mbarrier stages; setmaxnreg",
-        scheme: Scheme::FusedTma { block_q: a05::BLOCK_Q, threads: a05::THREADS, box_rows: a05::BLOCK_K },
+        scheme: Scheme::FusedTma {
+            block_q: a05::BLOCK_Q,
+            threads: a05::THREADS,
+            box_rows: a05::BLOCK_K,
+            grid: Grid::PerTile,
+        },
         head_dims: HeadDims::Only(&[64, 128]),
         shared_bytes: a05::shared_bytes,
         entries: &[
@@ -195,7 +213,12 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
     AttentionStep {
         id: "a06_pingpong",
         summary: "consumers take turns; each tile's softmax runs under the previous tile's P·V",
-        scheme: Scheme::FusedTma { block_q: a06::BLOCK_Q, threads: a06::THREADS, box_rows: a06::BLOCK_K },
+        scheme: Scheme::FusedTma {
+            block_q: a06::BLOCK_Q,
+            threads: a06::THREADS,
+            box_rows: a06::BLOCK_K,
+            grid: Grid::PerTile,
+        },
         head_dims: HeadDims::Only(&[64, 128]),
         shared_bytes: a06::shared_bytes,
         entries: &[
@@ -203,6 +226,25 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
             Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a06_pingpong_bf16_d128"] },
             Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a06_pingpong_f16_d64"] },
             Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a06_pingpong_f16_d128"] },
+        ],
+        arch: SM90A,
+    },
+    AttentionStep {
+        id: "a07_persistent",
+        summary: "one block per SM walks the tiles: the next tile loads under this one's end",
+        scheme: Scheme::FusedTma {
+            block_q: a07::BLOCK_Q,
+            threads: a07::THREADS,
+            box_rows: a07::BLOCK_K,
+            grid: Grid::Persistent,
+        },
+        head_dims: HeadDims::Only(&[64, 128]),
+        shared_bytes: a07::shared_bytes,
+        entries: &[
+            Entry { precision: Precision::Bf16, head_dim: Some(64), symbols: &["a07_persistent_bf16_d64"] },
+            Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a07_persistent_bf16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a07_persistent_f16_d64"] },
+            Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a07_persistent_f16_d128"] },
         ],
         arch: SM90A,
     },

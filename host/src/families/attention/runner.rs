@@ -3,7 +3,7 @@
 
 use super::problem::Problem;
 use super::reference::{self, Check, Inputs, POISON_BITS, Tensor};
-use super::registry::{AttentionStep, Scheme};
+use super::registry::{AttentionStep, Grid, Scheme};
 use crate::base::error::{Error, Result};
 use crate::base::gpu::{Arg, Gpu};
 use crate::base::inputs::fill_random;
@@ -12,7 +12,7 @@ use crate::base::precision::Precision;
 use crate::base::tensor_map::{TensorMaps, encode_4d};
 use crate::measure::timing::{Timer, Timing};
 use crate::twins::Code;
-use common::attention::{Dims, a01};
+use common::attention::{Dims, a01, a07};
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
 /// The most blocks along a grid's y and z.
@@ -20,6 +20,9 @@ const MAX_GRID_YZ: u64 = 65_535;
 
 /// The most blocks along a grid's x.
 const MAX_GRID_X: u64 = i32::MAX as u64;
+
+/// The most work tiles a persistent kernel walks: its tile index, plus a grid, stays in 32 bits.
+const MAX_PERSISTENT_TILES: u64 = (u32::MAX / 2) as u64;
 
 /// Bytes of an f32 score or log-sum-exp.
 const F32_BYTES: usize = 4;
@@ -170,20 +173,46 @@ impl<'g> AttentionBench<'g> {
                 });
                 (a01::TILE_X * a01::TILE_Y, &functions[0])
             }
-            Scheme::FusedTma { block_q, threads, box_rows } => {
+            Scheme::FusedTma { block_q, threads, box_rows, grid } => {
                 let shared = (step.shared_bytes)(head_dim);
                 self.gpu.allow_dynamic_shared(&functions[0], shared)?;
                 let maps = TensorMaps::upload(self.gpu, &self.tensor_maps(box_rows)?)?;
-                let x = grid_axis(p.seq_q.div_ceil(block_q as usize) as u64, MAX_GRID_X, "query tiles")?;
-                let y = grid_axis(pairs, MAX_GRID_YZ, "batch × heads")?;
+                let query_tiles = p.seq_q.div_ceil(block_q as usize) as u64;
+                let mut args = vec![Arg::U64(maps.address(0)), Arg::U64(o), Arg::U64(lse), Arg::U64(dims)];
+                let grid_dim = match grid {
+                    Grid::PerTile => (
+                        grid_axis(query_tiles, MAX_GRID_X, "query tiles")?,
+                        grid_axis(pairs, MAX_GRID_YZ, "batch × heads")?,
+                        1,
+                    ),
+                    Grid::Persistent => {
+                        // The kernel counts tiles, and steps through them by the grid, in 32 bits.
+                        let tiles = query_tiles * pairs;
+                        if tiles > MAX_PERSISTENT_TILES {
+                            return Err(Error::new(format!(
+                                "{tiles} work tiles of {block_q} query rows: more than {} counts in 32 bits \
+                                 ({MAX_PERSISTENT_TILES}); split the batch",
+                                step.id
+                            )));
+                        }
+                        let tiles = tiles as u32;
+                        let wave = self.gpu.full_wave(&functions[0], threads, shared)?;
+                        // The tile counter: zero now, and each launch leaves it zero.
+                        let counter = DeviceBuffer::alloc(
+                            self.gpu,
+                            a07::COUNTER_WORDS * 4,
+                            "the persistent kernel's tile counter",
+                        )?;
+                        counter.fill_words(self.gpu, 0, a07::COUNTER_WORDS)?;
+                        args.push(Arg::U64(counter.ptr()));
+                        workspaces.push(counter);
+                        (tiles.min(wave), 1, 1)
+                    }
+                };
                 ops.push(Op {
                     function: functions[0].clone(),
-                    cfg: LaunchConfig {
-                        grid_dim: (x, y, 1),
-                        block_dim: (threads, 1, 1),
-                        shared_mem_bytes: shared,
-                    },
-                    args: vec![Arg::U64(maps.address(0)), Arg::U64(o), Arg::U64(lse), Arg::U64(dims)],
+                    cfg: LaunchConfig { grid_dim, block_dim: (threads, 1, 1), shared_mem_bytes: shared },
+                    args,
                 });
                 tensor_maps = Some(maps);
                 (threads, &functions[0])

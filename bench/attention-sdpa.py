@@ -59,6 +59,8 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
+from records_json import write_atomic
+
 DEVICE = "cuda"  # where the tensors live ("cpu" lets the torch parts run on a machine without a GPU)
 FAMILY = "attention"
 BACKENDS = {"cudnn": "cuDNN", "flash": "FA2"}  # --backends name -> table column
@@ -281,26 +283,6 @@ def baseline_record(shape, backend, entry, template, cudnn):
         details=shape.details(),
     )
     return record
-
-
-def write_atomic(path, doc):
-    """Writes JSON to a temporary file beside `path`, then renames it over `path`."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=".attention-sdpa-", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2, ensure_ascii=False, allow_nan=False)
-            f.write("\n")
-        if os.path.exists(path):
-            os.chmod(temp, os.stat(path).st_mode & 0o777)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
-
-# ---------------------------------------------------------------- the tables
 
 
 def short_names(keys):

@@ -350,6 +350,31 @@ fn shards_cover_the_array_in_order_and_differ_by_at_most_one() {
 }
 
 #[test]
+fn node_probes_run_at_powers_of_two_and_the_whole_node() {
+    use host::measure::node::gpu_counts;
+    assert_eq!(gpu_counts(1), [1]);
+    assert_eq!(gpu_counts(2), [1, 2]);
+    assert_eq!(gpu_counts(3), [1, 2, 3]);
+    assert_eq!(gpu_counts(4), [1, 2, 4]);
+    assert_eq!(gpu_counts(6), [1, 2, 4, 6]);
+    assert_eq!(gpu_counts(8), [1, 2, 4, 8]);
+    assert!(gpu_counts(0).is_empty());
+}
+
+#[test]
+fn every_ordered_pair_of_gpus_once() {
+    use host::measure::node::ordered_pairs;
+    assert!(ordered_pairs(1).is_empty());
+    assert_eq!(ordered_pairs(2), [(0, 1), (1, 0)]);
+    let pairs = ordered_pairs(4);
+    assert_eq!(pairs.len(), 12);
+    assert!(pairs.iter().all(|(a, b)| a != b && *a < 4 && *b < 4));
+    let unique: std::collections::BTreeSet<_> = pairs.iter().collect();
+    assert_eq!(unique.len(), 12, "no pair twice");
+    assert!(pairs.windows(2).all(|w| w[0] < w[1]), "by sender, then receiver");
+}
+
+#[test]
 fn all_reduce_bus_bandwidth_is_nccl_tests_factor() {
     use host::measure::node::allreduce_bus_bandwidth;
     assert_eq!(allreduce_bus_bandwidth(100.0, 2), 100.0);

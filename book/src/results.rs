@@ -5,12 +5,14 @@
 //! is the ladder's or the file's, every number is formatted here.
 //!
 //! The tables the book's chapters show of one step ([`step_tables`]) are made here too.
-//! The scan family's parts are in [`scan`], the attention family's in [`attention`]. The
+//! The scan family's parts are in [`scan`], the attention family's in [`attention`], the
+//! node probes' over several GPUs in [`node`]. The
 //! attention charts are drawn here, from the records ([`attention::charts`]): the figures of
 //! cuDNN and FlashAttention-2 reach the records after the host's run, so the host cannot
 //! draw them. [`write()`] writes them beside the pages and [`stale`] checks both.
 
 pub mod attention;
+pub mod node;
 pub mod scan;
 
 use crate::markdown::{Align, Table, micros, one_decimal, ratio};
@@ -164,6 +166,7 @@ pub fn page(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     out += &scan::section(gpu, order, links);
     out += &gemm_section(gpu, order, links);
     out += &attention::section(gpu, order, links);
+    out += &node::section(gpu, links);
     out += &probes_section(gpu, order);
     out += &charts_section(gpu, order, links);
     out

@@ -55,6 +55,23 @@ impl DataType {
             DataType::F32 => "f32",
         }
     }
+
+    /// Bytes of one element.
+    pub fn bytes(self) -> usize {
+        4
+    }
+}
+
+/// NCCL reads user buffers in 16-byte units, the last one rounded up past the count (it
+/// never writes past it): a buffer a collective reads must be allocated to whole units, or
+/// the read crosses its end (compute-sanitizer's memcheck reports it, in NCCL's LL128
+/// kernels).
+pub const READ_GRANULE: usize = 16;
+
+/// The bytes to allocate for `count` elements of `dtype` that NCCL reads: whole
+/// [`READ_GRANULE`]s.
+pub fn buffer_bytes(count: usize, dtype: DataType) -> usize {
+    (count * dtype.bytes()).next_multiple_of(READ_GRANULE)
 }
 
 /// `ncclSum`.
@@ -217,7 +234,8 @@ impl<'n> Comms<'n> {
     ///
     /// # Safety
     /// `send[r]` and `recv[r]` are device addresses on `gpus[r]` holding `count` elements of
-    /// `dtype` each, alive until the work is done.
+    /// `dtype` each, alive until the work is done, in allocations of whole
+    /// [`READ_GRANULE`]s ([`buffer_bytes`]).
     pub unsafe fn all_reduce(
         &self,
         gpus: &[&Gpu],

@@ -196,6 +196,23 @@ impl SpanTimer {
     }
 }
 
+/// The GPU counts the node probes run at on a node of `total` GPUs: 1, 2, 4, … up to
+/// `total`, and `total` itself (1, 2, 4 on four GPUs; 1, 2, 3 on three). Each count takes
+/// the first GPUs in rank order.
+pub fn gpu_counts(total: usize) -> Vec<usize> {
+    let mut counts: Vec<usize> =
+        std::iter::successors(Some(1usize), |c| c.checked_mul(2)).take_while(|&c| c <= total).collect();
+    if total > 0 && counts.last() != Some(&total) {
+        counts.push(total);
+    }
+    counts
+}
+
+/// Every ordered pair of `total` ranks, `(from, to)` with `from ≠ to`, by `from` then `to`.
+pub fn ordered_pairs(total: usize) -> Vec<(usize, usize)> {
+    (0..total).flat_map(|a| (0..total).filter(move |&b| b != a).map(move |b| (a, b))).collect()
+}
+
 /// Splits `n` elements into `parts` contiguous shards whose lengths differ by at most one:
 /// `(first element, length)` of each.
 pub fn shards(n: usize, parts: usize) -> Vec<(usize, usize)> {

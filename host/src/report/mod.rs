@@ -3,6 +3,7 @@
 //! Uses `base` and `measure`.
 
 pub mod compare;
+pub mod heatmap;
 pub mod output;
 pub mod plot;
 pub mod records;

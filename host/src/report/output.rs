@@ -12,6 +12,7 @@
 //!   says it too (`complete`, `not_run`).
 
 use crate::base::error::{Error, Result};
+use crate::report::heatmap::Heatmap;
 use crate::report::plot::Plot;
 use crate::report::plot::ladder::LadderChart;
 use crate::report::records::{self, Record};
@@ -176,6 +177,16 @@ impl Output {
             Plot { stamp: self.stamp.clone(), ..plot.clone() }.write(dir).map(drop)
         } else {
             plot.write(dir).map(drop)
+        }
+    }
+
+    /// Writes a probe's heat map, when `--plots` asks for them.
+    pub fn heatmap(&self, map: &Heatmap) -> Result<()> {
+        let Some(dir) = &self.plots else { return Ok(()) };
+        if map.stamp.is_empty() {
+            Heatmap { stamp: self.stamp.clone(), ..map.clone() }.write(dir).map(drop)
+        } else {
+            map.write(dir).map(drop)
         }
     }
 

@@ -1,6 +1,9 @@
-//! m2: NCCL's all-reduce across every GPU of the node, i32 and f32, 4 KiB to 4 GiB per
-//! GPU: time, algorithm bandwidth and bus bandwidth as nccl-tests defines them, every
-//! size verified against the CPU (exactly for i32).
+//! m2: NCCL's all-reduce across the node's GPUs at every count the node probes run at (2,
+//! 4, … and all of them: [`gpu_counts`]), i32 and f32, 4 KiB to 4 GiB per GPU: time,
+//! algorithm bandwidth and bus bandwidth as nccl-tests defines them, every size verified
+//! against the CPU (exactly for i32). `bench/allreduce-torch.py` times PyTorch's
+//! `torch.distributed` all-reduce on the same counts and sizes and writes it beside these
+//! figures in the run's records.
 //!
 //! Rank `r` sends elements `r·count … (r+1)·count` of the run's input stream (the
 //! generator is counter based, so each rank fills its part on its own GPU); every rank
@@ -13,7 +16,7 @@ use crate::base::gpu::Gpu;
 use crate::base::inputs::{fill_random_f32, fill_random_i32};
 use crate::base::memory::DeviceBuffer;
 use crate::measure::nccl::{Comms, DataType};
-use crate::measure::node::{SpanTimer, allreduce_bus_bandwidth};
+use crate::measure::node::{SpanTimer, allreduce_bus_bandwidth, gpu_counts};
 use crate::report::plot::{Plot, Series, XAxis};
 use crate::report::table::{Cell, Table};
 use common::input::{random_f32, random_i32, shard_seed};
@@ -26,6 +29,10 @@ pub const SIZES_LOG2: std::ops::RangeInclusive<u32> = 12..=32;
 const BATCH_BYTES: usize = 64 << 20;
 const MOST_PER_BATCH: usize = 20;
 
+/// The table's columns (the results pages read its records by them).
+pub const COLUMNS: &[&str] =
+    &["GPUs", "type", "bytes", "median µs", "bus GB/s", "% of link", "algorithm GB/s", "check"];
+
 /// Written over every receive buffer before a verification.
 const POISON: u32 = 0x7FC0_DEAD;
 
@@ -35,9 +42,8 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         return Ok(out);
     };
     let gpus = node.gpus();
-    let ranks = gpus.len();
-    let comms = Comms::init_all(&nccl, &gpus)?;
-    let span = SpanTimer::new(&gpus)?;
+    // Every count of GPUs the node probes run at, but one (no collective there).
+    let counts: Vec<usize> = gpu_counts(gpus.len()).into_iter().filter(|&c| c >= 2).collect();
     let links = crate::measure::links::nvlink_between_all(&gpus);
 
     let most = 1usize << SIZES_LOG2.end();
@@ -55,54 +61,68 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             ))
         })
         .collect::<Result<_>>()?;
-    let send: Vec<u64> = buffers.iter().map(|b| b.0.ptr()).collect();
-    let recv: Vec<u64> = buffers.iter().map(|b| b.1.ptr()).collect();
 
     let mut table = Table::new(
-        format!("m2 NCCL all-reduce (sum) over {ranks} × {}, out of place", gpus[0].info.name),
-        &["type", "bytes", "median µs", "bus GB/s", "% of link", "algorithm GB/s", "check"],
+        format!(
+            "m2 NCCL all-reduce (sum) over {} × {}, out of place",
+            counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+            gpus[0].info.name
+        ),
+        COLUMNS,
     );
     let mut series = Vec::new();
-    for dtype in [DataType::I32, DataType::F32] {
-        table.section(format!("{} (bytes / 4 elements per GPU)", dtype.name()));
-        let mut points = Vec::new();
-        for log2 in SIZES_LOG2.filter(|&l| 1usize << l <= largest) {
-            crate::base::interrupt::check()?;
-            let bytes = 1usize << log2;
-            let count = bytes / 4;
-            crate::base::progress::begin(format!("m2: {} all-reduce of {bytes} bytes", dtype.name()));
-            let failure = verify(&gpus, &comms, &buffers, count, dtype, ctx.seed ^ u64::from(log2))?;
-            let passed = failure.is_none();
-            out.failures.extend(failure);
-            if !passed {
-                continue; // a wrong all-reduce is reported, never timed
+    for &ranks in &counts {
+        let (used, used_buffers) = (&gpus[..ranks], &buffers[..ranks]);
+        let comms = Comms::init_all(&nccl, used)?;
+        let span = SpanTimer::new(used)?;
+        let send: Vec<u64> = used_buffers.iter().map(|b| b.0.ptr()).collect();
+        let recv: Vec<u64> = used_buffers.iter().map(|b| b.1.ptr()).collect();
+        for dtype in [DataType::I32, DataType::F32] {
+            table.section(format!("{} over {ranks} GPUs (bytes / 4 elements per GPU)", dtype.name()));
+            let mut points = Vec::new();
+            for log2 in SIZES_LOG2.filter(|&l| 1usize << l <= largest) {
+                crate::base::interrupt::check()?;
+                let bytes = 1usize << log2;
+                let count = bytes / 4;
+                crate::base::progress::begin(format!(
+                    "m2: {} all-reduce of {bytes} bytes over {ranks} GPUs",
+                    dtype.name()
+                ));
+                let failure = verify(used, &comms, used_buffers, count, dtype, ctx.seed ^ u64::from(log2))?;
+                let passed = failure.is_none();
+                out.failures.extend(failure);
+                if !passed {
+                    continue; // a wrong all-reduce is reported, never timed
+                }
+                let batch = (BATCH_BYTES / bytes).clamp(1, MOST_PER_BATCH);
+                // SAFETY: every rank's buffers hold `count` elements (`largest` bytes each).
+                let timing = span.measure(
+                    ctx.timer,
+                    used,
+                    batch,
+                    || Ok(()),
+                    || unsafe { comms.all_reduce(used, &send, &recv, count, dtype) },
+                )?;
+                let algorithm = timing.gigabytes_per_second(bytes as f64);
+                let bus = allreduce_bus_bandwidth(algorithm, ranks);
+                points.push((bytes as f64, bus));
+                table.push(vec![
+                    Cell::Int(ranks as i64),
+                    dtype.name().into(),
+                    Cell::Size(bytes as u64),
+                    Cell::Time(timing),
+                    Cell::Figure(bus, 1, "GB/s"),
+                    Cell::OfLimit(links.as_ref().map_or(f64::NAN, |(_, gbs)| 100.0 * bus / gbs), 1),
+                    Cell::Num(algorithm, 1),
+                    Cell::Check(passed),
+                ]);
             }
-            let batch = (BATCH_BYTES / bytes).clamp(1, MOST_PER_BATCH);
-            // SAFETY: every rank's buffers hold `count` elements (`largest` bytes each).
-            let timing = span.measure(
-                ctx.timer,
-                &gpus,
-                batch,
-                || Ok(()),
-                || unsafe { comms.all_reduce(&gpus, &send, &recv, count, dtype) },
-            )?;
-            let algorithm = timing.gigabytes_per_second(bytes as f64);
-            let bus = allreduce_bus_bandwidth(algorithm, ranks);
-            points.push((bytes as f64, bus));
-            table.push(vec![
-                dtype.name().into(),
-                Cell::Size(bytes as u64),
-                Cell::Time(timing),
-                Cell::Figure(bus, 1, "GB/s"),
-                Cell::OfLimit(links.as_ref().map_or(f64::NAN, |(_, gbs)| 100.0 * bus / gbs), 1),
-                Cell::Num(algorithm, 1),
-                Cell::Check(passed),
-            ]);
+            series.push(Series { name: format!("{ranks} GPUs, {} bus bandwidth", dtype.name()), points });
         }
-        series.push(Series { name: format!("{} bus bandwidth", dtype.name()), points });
     }
     table.notes.push(format!(
-        "{}; one process drives all {ranks} GPUs (ncclCommInitAll, the ranks' calls in one ncclGroupStart/End)",
+        "{}; one process drives the GPUs (ncclCommInitAll over the first n, the ranks' calls in one \
+         ncclGroupStart/End); no row for one GPU: an all-reduce of one rank is a copy",
         nccl.describe()
     ));
     table.notes.push(format!(
@@ -125,7 +145,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     }
     out.plots.push(Plot {
         name: "m2-allreduce".into(),
-        title: format!("NCCL all-reduce on {ranks} × {}", gpus[0].info.name),
+        title: format!("NCCL all-reduce on {} × {}", gpus.len(), gpus[0].info.name),
         x_label: "bytes per GPU".into(),
         y_label: "bus GB/s".into(),
         x_axis: XAxis::Log2Bytes,

@@ -7,6 +7,7 @@ use crate::base::gpu::Gpu;
 use crate::measure::nccl::Nccl;
 use crate::measure::node::{Node, too_few_gpus};
 use crate::measure::timing::Timer;
+use crate::report::heatmap::Heatmap;
 use crate::report::plot::Plot;
 use crate::report::table::Table;
 
@@ -19,11 +20,16 @@ pub struct ProbeContext<'a> {
     pub ptx_dir: &'a std::path::Path,
 }
 
-/// What a probe returns: its tables and plots, and every check that failed.
+/// What a probe returns: its tables and charts, and every check that failed.
 #[derive(Default)]
 pub struct ProbeOutput {
+    /// The tables, printed and kept as records.
     pub tables: Vec<Table>,
+    /// Tables printed after them that only rearrange their figures (m1's matrix of GPU
+    /// pairs): printed, not kept as records a second time.
+    pub views: Vec<Table>,
     pub plots: Vec<Plot>,
+    pub heatmaps: Vec<Heatmap>,
     /// One line per failed verification; empty when everything matched.
     pub failures: Vec<String>,
     /// Why the probe did not run here (too few GPUs, no NCCL); the run goes on.

@@ -9,8 +9,8 @@ use crate::base::gpu::Gpu;
 use crate::base::memory::DeviceBuffer;
 use crate::ceilings::{self, TensorInstruction};
 use crate::families::family::GpuTest;
-use crate::measure::nccl::{Comms, DataType, Nccl};
-use crate::measure::node::Node;
+use crate::measure::nccl::{Comms, DataType, Nccl, buffer_bytes};
+use crate::measure::node::{Node, gpu_counts};
 use crate::testing::{gpu, text};
 use std::sync::OnceLock;
 
@@ -149,8 +149,9 @@ fn tensor_ceiling(gpu_present: bool) -> Vec<GpuTest> {
         .collect()
 }
 
-/// The node probes' checks: every transfer path (host ones on one GPU too), and, with two
-/// GPUs or more and NCCL, the all-reduce and the sharded sum on awkward sizes.
+/// The node probes' checks: every transfer path (host ones on one GPU too, every ordered
+/// pair of GPUs), and, with two GPUs or more and NCCL, the all-reduce and the sharded sum
+/// on awkward sizes over every GPU count the probes run at.
 fn node(gpu_present: bool) -> Vec<GpuTest> {
     fn node() -> Result<Node<'static>, String> {
         text(Node::around(gpu()?, &crate::base::ptx::default_dir()))
@@ -181,22 +182,27 @@ fn node(gpu_present: bool) -> Vec<GpuTest> {
         GpuTest::new("m2_allreduce/sums_are_exact_on_every_gpu", || {
             let node = node()?;
             let gpus = node.gpus();
-            let comms = text(Comms::init_all(nccl()?, &gpus))?;
             let most = (1 << 20) + 3;
+            let bytes = buffer_bytes(most, DataType::I32);
             let buffers: Vec<(DeviceBuffer, DeviceBuffer)> = gpus
                 .iter()
-                .map(|g| Ok((buffer(g, most * 4)?, buffer(g, most * 4)?)))
+                .map(|g| Ok((buffer(g, bytes)?, buffer(g, bytes)?)))
                 .collect::<Result<_, String>>()?;
-            for dtype in [DataType::I32, DataType::F32] {
-                for count in [1, 31, 1000, most] {
-                    verdict(super::allreduce::verify(
-                        &gpus,
-                        &comms,
-                        &buffers,
-                        count,
-                        dtype,
-                        crate::base::clock::clock_seed(),
-                    ))?;
+            // Over the first 2, 4, … GPUs and all of them, as the probe runs.
+            for ranks in gpu_counts(gpus.len()).into_iter().filter(|&c| c >= 2) {
+                let comms = text(Comms::init_all(nccl()?, &gpus[..ranks]))?;
+                for dtype in [DataType::I32, DataType::F32] {
+                    for count in [1, 31, 1000, most] {
+                        verdict(super::allreduce::verify(
+                            &gpus[..ranks],
+                            &comms,
+                            &buffers[..ranks],
+                            count,
+                            dtype,
+                            crate::base::clock::clock_seed(),
+                        ))
+                        .map_err(|e| format!("over {ranks} GPUs: {e}"))?;
+                    }
                 }
             }
             Ok(())
@@ -204,8 +210,17 @@ fn node(gpu_present: bool) -> Vec<GpuTest> {
         .ignored_if(reason.clone()),
         GpuTest::new("m3_node_sum/shards_add_up_to_the_whole_array", || {
             let node = node()?;
-            for n in [0, 1, 31, 1000, (1 << 24) + 7] {
-                verdict(node_sum::check_sum(nccl()?, &node.gpus(), n, crate::base::clock::clock_seed()))?;
+            let gpus = node.gpus();
+            for ranks in gpu_counts(gpus.len()).into_iter().filter(|&c| c >= 2) {
+                for n in [0, 1, 31, 1000, (1 << 24) + 7] {
+                    verdict(node_sum::check_sum(
+                        nccl()?,
+                        &gpus[..ranks],
+                        n,
+                        crate::base::clock::clock_seed(),
+                    ))
+                    .map_err(|e| format!("{n} elements over {ranks} GPUs: {e}"))?;
+                }
             }
             Ok(())
         })

@@ -22,8 +22,9 @@ use crate::base::gpu::Gpu;
 use crate::base::inputs::fill_random_i32;
 use crate::base::memory::DeviceBuffer;
 use crate::measure::links::Links;
-use crate::measure::node::{can_access_peer, set_all_peer_access};
+use crate::measure::node::{can_access_peer, ordered_pairs, set_all_peer_access};
 use crate::measure::timing::{Timer, Timing};
+use crate::report::heatmap::{Heatmap, Panel};
 use crate::report::plot::{Plot, Series, XAxis};
 use crate::report::table::{Cell, Table};
 use common::input::random_i32;
@@ -220,6 +221,10 @@ impl Path<'_> {
         let capacity_words = match self.to {
             End::Device(gpu, buffer) => {
                 buffer.fill_words(gpu, POISON, buffer.bytes() / 4)?;
+                // The poison is queued on the destination's stream, the transfer on the
+                // issuer's: without this wait nothing orders them, and the poison can land
+                // over what the transfer wrote.
+                gpu.sync("poisoning a destination")?;
                 buffer.bytes() / 4
             }
             End::Host(ptr, host_bytes) => {
@@ -278,24 +283,63 @@ impl Buffers {
     }
 }
 
-/// Every path: host ↔ each GPU (pinned and pageable, both ways), and between ranks 0 and
-/// 1 both ways by every method, each GPU-to-GPU path with the peer-access state it needs.
-#[allow(clippy::type_complexity)]
-fn paths<'a>(
-    gpus: &[&'a Gpu],
-    links: &[Option<Links>],
-    buffers: &'a Buffers,
-) -> Result<(Vec<Path<'a>>, Vec<(bool, Path<'a>)>)> {
+/// How one GPU's data reaches another's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerMethod {
+    /// `cuMemcpyPeerAsync` with peer access off: the driver stages it through host memory.
+    StagedCopy,
+    /// `cuMemcpyPeerAsync` with peer access on: the copy engines, over NVLink where there is.
+    PeerCopy,
+    /// `copy_16b` on the destination GPU, loading from the source's memory.
+    ReceiverReads,
+    /// `copy_16b` on the source GPU, storing into the destination's memory.
+    SenderWrites,
+}
+
+impl PeerMethod {
+    pub const ALL: [PeerMethod; 4] =
+        [PeerMethod::StagedCopy, PeerMethod::PeerCopy, PeerMethod::ReceiverReads, PeerMethod::SenderWrites];
+
+    /// The method's name in tables and charts.
+    pub fn label(self) -> &'static str {
+        match self {
+            PeerMethod::StagedCopy => "copy (peer access off)",
+            PeerMethod::PeerCopy => "copy (peer access on)",
+            PeerMethod::ReceiverReads => "kernel on the receiver reads",
+            PeerMethod::SenderWrites => "kernel on the sender writes",
+        }
+    }
+
+    /// Whether it needs peer access on (and possible) between the two GPUs.
+    pub fn peer_access(self) -> bool {
+        self != PeerMethod::StagedCopy
+    }
+
+    fn how(self) -> How {
+        match self {
+            PeerMethod::StagedCopy | PeerMethod::PeerCopy => How::AsyncCopy,
+            PeerMethod::ReceiverReads => How::KernelReads,
+            PeerMethod::SenderWrites => How::KernelWrites,
+        }
+    }
+
+    /// Whether its latency is measured (one small copy); a kernel's is a launch's.
+    fn is_copy(self) -> bool {
+        self.how() == How::AsyncCopy
+    }
+}
+
+/// Host ↔ every GPU, pinned and pageable, both ways.
+fn host_paths<'a>(gpus: &[&'a Gpu], links: &[Option<Links>], buffers: &'a Buffers) -> Vec<Path<'a>> {
     let (pinned, pageable) = (&buffers.pinned, &buffers.pageable);
-    // Host ↔ GPU, every GPU.
-    let mut host_paths = Vec::new();
+    let mut paths = Vec::new();
     for (rank, gpu) in gpus.iter().enumerate() {
         let pcie = links[rank].as_ref().and_then(|l| l.pcie).and_then(|p| Some((p.describe(), p.gbs()?)));
         let device = End::Device(gpu, &buffers.device[rank].0);
         for host in [pinned, pageable] {
             let how = if host.pinned { How::AsyncCopy } else { How::BlockingCopy };
             let end = End::Host(host.ptr, host.bytes);
-            host_paths.push(Path {
+            paths.push(Path {
                 name: format!("host → GPU {rank}, {}", host.kind()),
                 from: end,
                 to: device,
@@ -303,7 +347,7 @@ fn paths<'a>(
                 issuer: gpu,
                 link: pcie.clone(),
             });
-            host_paths.push(Path {
+            paths.push(Path {
                 name: format!("GPU {rank} → host, {}", host.kind()),
                 from: device,
                 to: end,
@@ -313,65 +357,71 @@ fn paths<'a>(
             });
         }
     }
+    paths
+}
 
-    // GPU ↔ GPU: every method between ranks 0 and 1, both ways; peer access is turned
-    // off and on around the copies that need it.
-    let mut peer_paths: Vec<(bool, Path)> = Vec::new();
-    if gpus.len() >= 2 {
-        for (a, b) in [(0, 1), (1, 0)] {
-            let nvlink = match (&links[a], &links[b]) {
-                (Some(la), Some(lb)) => {
-                    let node_links: Vec<&Links> = links.iter().flatten().collect();
-                    la.nvlink_to(lb, &node_links).map(|(count, gbs)| (format!("NVLink ×{count}"), gbs))
-                }
-                _ => None,
-            };
-            let staged = links[a].as_ref().and_then(|l| l.pcie).and_then(|p| Some((p.describe(), p.gbs()?)));
-            let (from, to) =
-                (End::Device(gpus[a], &buffers.device[a].0), End::Device(gpus[b], &buffers.device[b].1));
-            let direction = format!("GPU {a} → GPU {b}");
-            peer_paths.push((
-                false,
-                Path {
-                    name: format!("{direction}, copy, peer access off"),
-                    from,
-                    to,
-                    how: How::AsyncCopy,
-                    issuer: gpus[a],
-                    link: staged,
-                },
-            ));
-            if can_access_peer(gpus[a], gpus[b])? && can_access_peer(gpus[b], gpus[a])? {
-                for (name, how, issuer) in [
-                    ("copy, peer access on", How::AsyncCopy, gpus[a]),
-                    ("kernel on the receiver reads", How::KernelReads, gpus[b]),
-                    ("kernel on the sender writes", How::KernelWrites, gpus[a]),
-                ] {
-                    peer_paths.push((
-                        true,
-                        Path {
-                            name: format!("{direction}, {name}"),
-                            from,
-                            to,
-                            how,
-                            issuer,
-                            link: nvlink.clone(),
-                        },
-                    ));
-                }
+/// The path from rank `a`'s source buffer to rank `b`'s destination by `method`, with the
+/// link it crosses (NVLink between the two, or `a`'s PCIe link for a staged copy); `None`
+/// where the method needs peer access and the two GPUs cannot have it.
+fn peer_path<'a>(
+    gpus: &[&'a Gpu],
+    links: &[Option<Links>],
+    buffers: &'a Buffers,
+    (a, b): (usize, usize),
+    method: PeerMethod,
+) -> Result<Option<Path<'a>>> {
+    if method.peer_access() && !(can_access_peer(gpus[a], gpus[b])? && can_access_peer(gpus[b], gpus[a])?) {
+        return Ok(None);
+    }
+    let link = if method.peer_access() {
+        match (&links[a], &links[b]) {
+            (Some(la), Some(lb)) => {
+                let node_links: Vec<&Links> = links.iter().flatten().collect();
+                la.nvlink_to(lb, &node_links).map(|(count, gbs)| (format!("NVLink ×{count}"), gbs))
+            }
+            _ => None,
+        }
+    } else {
+        links[a].as_ref().and_then(|l| l.pcie).and_then(|p| Some((p.describe(), p.gbs()?)))
+    };
+    let issuer = if method == PeerMethod::ReceiverReads { gpus[b] } else { gpus[a] };
+    Ok(Some(Path {
+        name: format!("GPU {a} → GPU {b}, {}", method.label()),
+        from: End::Device(gpus[a], &buffers.device[a].0),
+        to: End::Device(gpus[b], &buffers.device[b].1),
+        how: method.how(),
+        issuer,
+        link,
+    }))
+}
+
+/// Every method between each of `pairs` (ordered), each with the peer-access state it
+/// needs; a method the pair cannot have is left out.
+fn peer_paths<'a>(
+    gpus: &[&'a Gpu],
+    links: &[Option<Links>],
+    buffers: &'a Buffers,
+    pairs: &[(usize, usize)],
+) -> Result<Vec<(bool, Path<'a>)>> {
+    let mut paths = Vec::new();
+    for &pair in pairs {
+        for method in PeerMethod::ALL {
+            if let Some(path) = peer_path(gpus, links, buffers, pair, method)? {
+                paths.push((method.peer_access(), path));
             }
         }
     }
-
-    Ok((host_paths, peer_paths))
+    Ok(paths)
 }
 
-/// Every path between `gpus` and the host, verified (no timing) on `AWKWARD_BYTES`, a
-/// single 16-byte unit and 64 KiB + 16: for the GPU tests. The failures, if any.
+/// Every path between `gpus` and the host and between every ordered pair of `gpus`,
+/// verified (no timing) on `AWKWARD_BYTES`, a single 16-byte unit and 64 KiB + 16: for the
+/// GPU tests. The failures, if any.
 pub fn check_every_path(gpus: &[&Gpu], seed: u64) -> Result<Vec<String>> {
     let buffers = Buffers::new(gpus, 2 * AWKWARD_BYTES)?;
     let links = vec![None; gpus.len()];
-    let (host_paths, peer_paths) = paths(gpus, &links, &buffers)?;
+    let host_paths = host_paths(gpus, &links, &buffers);
+    let peer_paths = peer_paths(gpus, &links, &buffers, &ordered_pairs(gpus.len()))?;
     let mut failures = Vec::new();
     let all = host_paths.iter().map(|p| (None, p)).chain(peer_paths.iter().map(|(on, p)| (Some(*on), p)));
     for (peer_access, path) in all {
@@ -396,8 +446,14 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
 
     let timers: Vec<Timer> =
         gpus.iter().map(|g| Timer::new(g, ctx.timer.options())).collect::<Result<_>>()?;
+    let timer_of =
+        |issuer: &Gpu| &timers[gpus.iter().position(|g| g.info.ordinal == issuer.info.ordinal).unwrap_or(0)];
     let buffers = Buffers::new(&gpus, largest)?;
-    let (host_paths, peer_paths) = paths(&gpus, &links, &buffers)?;
+    // The sweep over sizes: host ↔ every GPU, and the first two GPUs both ways; every other
+    // pair at the largest size only (`every_pair`).
+    let swept_pairs: &[(usize, usize)] = if gpus.len() >= 2 { &[(0, 1), (1, 0)] } else { &[] };
+    let host_paths = host_paths(&gpus, &links, &buffers);
+    let peer_paths = peer_paths(&gpus, &links, &buffers, swept_pairs)?;
 
     let mut bandwidth = Table::new(
         format!("m1 interconnect: bandwidth of one transfer, 4 KiB to {}", size(largest)),
@@ -410,8 +466,6 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         &["path", "median µs"],
     );
     let mut series = Vec::new();
-    let timer_of =
-        |issuer: &Gpu| &timers[gpus.iter().position(|g| g.info.ordinal == issuer.info.ordinal).unwrap_or(0)];
     let all: Vec<(Option<bool>, &Path)> =
         host_paths.iter().map(|p| (None, p)).chain(peer_paths.iter().map(|(on, p)| (Some(*on), p))).collect();
     for (peer_access, path) in all {
@@ -419,13 +473,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             set_all_peer_access(&gpus, on)?;
         }
         crate::base::progress::begin(format!("m1: {}", path.name));
-        let mut check = true;
-        for bytes in [AWKWARD_BYTES, largest] {
-            if let Some(failure) = path.verify(bytes, ctx.seed ^ bytes as u64)? {
-                out.failures.push(failure);
-                check = false;
-            }
-        }
+        let check = verified(path, largest, ctx.seed, &mut out.failures)?;
         bandwidth.section(path.name.clone());
         let mut points = Vec::new();
         for log2 in SIZES_LOG2 {
@@ -442,14 +490,11 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 Cell::Time(timing),
                 Cell::Figure(gbs, 1, "GB/s"),
                 Cell::OfLimit(path.link.as_ref().map_or(f64::NAN, |(_, limit)| 100.0 * gbs / limit), 1),
-                path.link
-                    .as_ref()
-                    .map_or("unknown".to_string(), |(name, gbs)| format!("{name}: {gbs:.1} GB/s"))
-                    .into(),
+                link_text(path).into(),
                 Cell::Check(check),
             ]);
         }
-        if check && path.how != How::KernelReads && path.how != How::KernelWrites {
+        if check && matches!(path.how, How::AsyncCopy | How::BlockingCopy) {
             let timing = path.time(timer_of(path.issuer), LATENCY_BYTES, LATENCY_BATCH)?;
             latency.push(vec![path.name.clone().into(), Cell::Time(timing)]);
         }
@@ -481,6 +526,10 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             "no GPU-to-GPU rows: {}",
             crate::measure::node::too_few_gpus(&node, 2).unwrap_or_default()
         ));
+    } else if gpus.len() > 2 {
+        bandwidth
+            .notes
+            .push("GPU to GPU: GPUs 0 and 1 here; every ordered pair at the largest size below".into());
     }
     latency.notes.push(
         "a transfer's latency: the time of one small copy with the driver's and the copy engine's fixed costs; \
@@ -510,7 +559,187 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     });
     out.tables.push(bandwidth);
     out.tables.push(latency);
+    if gpus.len() >= 2 {
+        every_pair(ctx, &gpus, &links, &buffers, &timer_of, largest, &mut out)?;
+    }
     Ok(out)
+}
+
+/// Whether `path` lands right at `AWKWARD_BYTES` and at `largest`; each failure goes to
+/// `failures`.
+fn verified(path: &Path, largest: usize, seed: u64, failures: &mut Vec<String>) -> Result<bool> {
+    let mut check = true;
+    for bytes in [AWKWARD_BYTES, largest] {
+        if let Some(failure) = path.verify(bytes, seed ^ bytes as u64)? {
+            failures.push(failure);
+            check = false;
+        }
+    }
+    Ok(check)
+}
+
+/// A path's link as the tables write it: `NVLink ×18: 478.1 GB/s`.
+fn link_text(path: &Path) -> String {
+    path.link.as_ref().map_or("unknown".to_string(), |(name, gbs)| format!("{name}: {gbs:.1} GB/s"))
+}
+
+/// The columns of the table of every ordered pair (the results pages read its records by
+/// them).
+pub const PAIR_COLUMNS: &[&str] =
+    &["from", "to", "path", "bytes", "median µs", "GB/s", "% of link", "link", "8-byte µs", "check"];
+
+/// Column names of the pair matrices, one per GPU (`&'static str`, as a table's columns
+/// are): a node of more GPUs gets the pair table without the matrices.
+const GPU_COLUMNS: [&str; 16] = [
+    "GPU 0", "GPU 1", "GPU 2", "GPU 3", "GPU 4", "GPU 5", "GPU 6", "GPU 7", "GPU 8", "GPU 9", "GPU 10",
+    "GPU 11", "GPU 12", "GPU 13", "GPU 14", "GPU 15",
+];
+
+/// Every ordered pair of GPUs by every method at `bytes` (the sweep's largest), with the
+/// latency of one small copy: a table (the records), a matrix per method (GB/s, from a
+/// row's GPU to a column's), the matrices of the links and of the latency, and a heat map.
+fn every_pair<'t>(
+    ctx: &ProbeContext,
+    gpus: &[&Gpu],
+    links: &[Option<Links>],
+    buffers: &Buffers,
+    timer_of: &dyn Fn(&Gpu) -> &'t Timer,
+    bytes: usize,
+    out: &mut ProbeOutput,
+) -> Result<()> {
+    let n = gpus.len();
+    let pairs = ordered_pairs(n);
+    let mut table = Table::new(
+        format!("m1 interconnect: every ordered pair of the {n} GPUs, {} a transfer", size(bytes)),
+        PAIR_COLUMNS,
+    );
+    // Per method, GB/s (and a copy's latency, µs) from row to column.
+    let mut gbs = vec![vec![vec![None; n]; n]; PeerMethod::ALL.len()];
+    let mut copy_latency = vec![vec![None; n]; n];
+    let mut without_peer_access = Vec::new();
+    for (m, method) in PeerMethod::ALL.into_iter().enumerate() {
+        set_all_peer_access(gpus, method.peer_access())?;
+        table.section(method.label());
+        for &(a, b) in &pairs {
+            crate::base::interrupt::check()?;
+            let Some(path) = peer_path(gpus, links, buffers, (a, b), method)? else {
+                if m == 1 {
+                    without_peer_access.push(format!("{a} → {b}"));
+                }
+                continue;
+            };
+            crate::base::progress::begin(format!("m1: {}, {}", path.name, size(bytes)));
+            let check = verified(&path, bytes, ctx.seed, &mut out.failures)?;
+            let (timing, latency) = if check {
+                let timing = path.time(timer_of(path.issuer), bytes, 1)?;
+                let latency = method
+                    .is_copy()
+                    .then(|| path.time(timer_of(path.issuer), LATENCY_BYTES, LATENCY_BATCH))
+                    .transpose()?;
+                (Some(timing), latency)
+            } else {
+                (None, None) // a wrong path is reported, never timed
+            };
+            let rate = timing.as_ref().map_or(f64::NAN, |t| t.gigabytes_per_second(bytes as f64));
+            let latency_us = latency.as_ref().map_or(f64::NAN, |t| t.median_ms * 1e3);
+            gbs[m][a][b] = timing.is_some().then_some(rate);
+            if method == PeerMethod::PeerCopy {
+                copy_latency[a][b] = latency.is_some().then_some(latency_us);
+            }
+            table.push(vec![
+                Cell::Int(a as i64),
+                Cell::Int(b as i64),
+                method.label().into(),
+                Cell::Size(bytes as u64),
+                timing.map_or(Cell::Num(f64::NAN, 1), Cell::Time),
+                Cell::Figure(rate, 1, "GB/s"),
+                Cell::OfLimit(path.link.as_ref().map_or(f64::NAN, |(_, limit)| 100.0 * rate / limit), 1),
+                link_text(&path).into(),
+                Cell::Num(latency_us, 1),
+                Cell::Check(check),
+            ]);
+        }
+    }
+    set_all_peer_access(gpus, false)?;
+    table.notes.push(format!(
+        "each ordered pair (from → to) by each method at {} (verified at {AWKWARD_BYTES} bytes and at that \
+         size first); 8-byte µs: one small copy's latency, {LATENCY_BATCH} back to back per repetition (a \
+         kernel's would be its launch)",
+        size(bytes)
+    ));
+    if !without_peer_access.is_empty() {
+        table.notes.push(format!(
+            "no peer access (cuDeviceCanAccessPeer) between {}: only the staged copy",
+            without_peer_access.join(", ")
+        ));
+    }
+    out.tables.push(table);
+
+    if n > GPU_COLUMNS.len() {
+        return Ok(()); // the table above has every figure; a matrix would not fit a screen
+    }
+    let columns: Vec<&'static str> =
+        std::iter::once("from \\ to").chain(GPU_COLUMNS[..n].iter().copied()).collect();
+    let matrix = |title: String, values: &[Vec<Option<f64>>], decimals: usize, note: &str| {
+        let mut view = Table::new(title, &columns);
+        for (a, row) in values.iter().enumerate() {
+            let mut cells = vec![Cell::Text(format!("GPU {a}"))];
+            cells.extend(row.iter().map(|v| Cell::Num(v.unwrap_or(f64::NAN), decimals)));
+            view.push(cells);
+        }
+        view.notes.push(note.to_string());
+        view
+    };
+    for (m, method) in PeerMethod::ALL.into_iter().enumerate() {
+        out.views.push(matrix(
+            format!(
+                "m1 interconnect: GB/s from each GPU (row) to each (column), {}, {}",
+                method.label(),
+                size(bytes)
+            ),
+            &gbs[m],
+            1,
+            "the figures of the pair table above, arranged by pair",
+        ));
+    }
+    out.views.push(matrix(
+        format!("m1 interconnect: latency of one {LATENCY_BYTES}-byte copy (peer access on), µs"),
+        &copy_latency,
+        1,
+        "the pair table's 8-byte µs of the copy with peer access on",
+    ));
+    let node_links: Vec<&Links> = links.iter().flatten().collect();
+    let nvlink: Vec<Vec<Option<f64>>> = (0..n)
+        .map(|a| {
+            (0..n)
+                .map(|b| match (&links[a], &links[b]) {
+                    (Some(la), Some(lb)) if a != b => la.nvlink_to(lb, &node_links).map(|(_, gbs)| gbs),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    out.views.push(matrix(
+        "m1 interconnect: NVLink between each pair as NVML reports it, GB/s one way".into(),
+        &nvlink,
+        1,
+        "the links that join the two GPUs × one link's rate (through NVSwitches: the fewer of the two GPUs' links)",
+    ));
+    out.heatmaps.push(Heatmap {
+        name: "m1-pairs".into(),
+        title: format!("GB/s between each pair of {n} × {}, {} a transfer", gpus[0].info.name, size(bytes)),
+        row_axis: "from".into(),
+        column_axis: "to".into(),
+        labels: GPU_COLUMNS[..n].iter().map(|c| c.to_string()).collect(),
+        unit: "GB/s".into(),
+        panels: PeerMethod::ALL
+            .into_iter()
+            .zip(gbs)
+            .map(|(method, values)| Panel { title: method.label().into(), values })
+            .collect(),
+        ..Heatmap::default()
+    });
+    Ok(())
 }
 
 /// The links of every GPU, as NVML reports them.

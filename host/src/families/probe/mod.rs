@@ -89,6 +89,9 @@ impl Family for Probes {
                 ctx.output.table(table);
                 records.extend(from_table(NAME, probe.id, table));
             }
+            for view in &output.views {
+                ctx.output.table(view);
+            }
             for failure in &output.failures {
                 println!("WRONG: {failure}");
                 ctx.output.failure(format!("{}: {failure}", probe.id));
@@ -96,6 +99,9 @@ impl Family for Probes {
             all_passed &= output.failures.is_empty();
             for plot in &output.plots {
                 ctx.output.plot(plot)?;
+            }
+            for map in &output.heatmaps {
+                ctx.output.heatmap(map)?;
             }
             ctx.output.finished(probe.id, records)?;
         }
@@ -167,21 +173,21 @@ pub const PROBES: &[ProbeInfo] = &[
     },
     ProbeInfo {
         id: "m1_interconnect",
-        summary: "host↔GPU and GPU↔GPU copies and peer loads: bandwidth and latency beside the links",
+        summary: "host↔GPU and every pair of GPUs: copies and peer loads, bandwidth and latency beside the links",
         kernels: &["copy_16b", "pointer_chase_l2", "fill_random_i32"],
         sm90a_kernels: &[],
         run: interconnect::run,
     },
     ProbeInfo {
         id: "m2_allreduce",
-        summary: "NCCL all-reduce of i32 and f32 over every GPU, 4 KiB to 4 GiB (needs 2 GPUs and NCCL)",
+        summary: "NCCL all-reduce of i32 and f32 over 2, 4, … GPUs, 4 KiB to 4 GiB (needs 2 GPUs and NCCL)",
         kernels: &["fill_random_i32", "fill_random_f32"],
         sm90a_kernels: &[],
         run: allreduce::run,
     },
     ProbeInfo {
         id: "m3_node_sum",
-        summary: "an i32 array sharded over the node: x4 on each shard, NCCL across, 1…N GPUs (needs 2 GPUs and NCCL)",
+        summary: "an i32 array sharded over 1, 2, 4, … GPUs: x4 on each shard, NCCL across (needs 2 GPUs and NCCL)",
         kernels: &["fill_random_i32", "x4_packed_tally"],
         sm90a_kernels: &[],
         run: node_sum::run,

@@ -1,7 +1,8 @@
 //! m3: the sum across a node. An i32 array split into contiguous shards, one per GPU; each
 //! shard summed by the reduction ladder's best step (x4) on its own GPU, the partial sums
-//! combined by an NCCL all-reduce, so that every GPU ends with the total. Run on 1, 2, …,
-//! N GPUs over the same array, against one GPU: strong scaling, verified exactly.
+//! combined by an NCCL all-reduce, so that every GPU ends with the total. Run on 1, 2, 4, …
+//! and all N GPUs ([`gpu_counts`]) over the same array, against one GPU: strong scaling,
+//! verified exactly.
 //!
 //! The array is the run's input stream (`random_i32(seed, i)`); shard `r` is filled on
 //! its GPU by the ordinary fill kernel from [`shard_seed`], so that the shards together
@@ -11,8 +12,8 @@ use super::context::{ProbeContext, ProbeOutput};
 use crate::base::error::Result;
 use crate::base::gpu::{Arg, Gpu};
 use crate::base::memory::DeviceBuffer;
-use crate::measure::nccl::{Comms, DataType, Nccl};
-use crate::measure::node::{SpanTimer, shards};
+use crate::measure::nccl::{Comms, DataType, Nccl, buffer_bytes};
+use crate::measure::node::{SpanTimer, gpu_counts, shards};
 use crate::measure::timing::{Timer, Timing};
 use crate::report::plot::{Plot, Series, XAxis};
 use crate::report::table::{Cell, Table};
@@ -21,9 +22,9 @@ use common::reduce::{STREAM_BLOCK, STREAM_UNROLL};
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
 /// Elements of the whole array: 2^24 (64 MiB, where launch and collective costs show) to
-/// 2^34 (64 GiB, the most one H200 or H100 holds with room to spare). Sizes whose whole
+/// 2^35 (128 GiB, which one H200 holds; an H100 holds 2^34, 64 GiB). Sizes whose whole
 /// array does not fit one GPU are left out: they would have no one-GPU baseline.
-pub const SIZES_LOG2: [u32; 6] = [24, 26, 28, 30, 32, 34];
+pub const SIZES_LOG2: [u32; 7] = [24, 26, 28, 30, 32, 34, 35];
 
 /// The step each GPU sums its shard with: the reduction ladder's best.
 pub const STEP: &str = "x4_packed_tally";
@@ -32,6 +33,19 @@ pub const STEP: &str = "x4_packed_tally";
 /// scratch, the timer, the CUDA context's own).
 const EXTRA_BYTES_PER_ELEMENT: f64 = 1.0 / 16.0;
 const EXTRA_BYTES: u64 = 1 << 30;
+
+/// The table's columns (the results pages read its records by them).
+pub const COLUMNS: &[&str] = &[
+    "GPUs",
+    "elements",
+    "median µs",
+    "GB/s",
+    "% of linear scaling",
+    "local µs",
+    "collective µs",
+    "speedup",
+    "check",
+];
 
 /// Written over the shard sums and totals before a checked run: a kernel or collective
 /// that forgets to write leaves this.
@@ -50,7 +64,8 @@ struct ShardSum<'g> {
     n: usize,
     /// The CPU's sum of the shard.
     expected: i32,
-    input: DeviceBuffer,
+    /// The GPU's array buffer, its first `n` elements the shard.
+    input: &'g DeviceBuffer,
     result: DeviceBuffer,
     tally: DeviceBuffer,
     function: CudaFunction,
@@ -58,13 +73,15 @@ struct ShardSum<'g> {
 }
 
 impl<'g> ShardSum<'g> {
-    /// `len` elements of stream `seed` on `gpu`, and the launch that sums them.
-    fn new(gpu: &'g Gpu, len: usize, seed: u64) -> Result<Self> {
-        let input = DeviceBuffer::alloc(gpu, len.max(1) * 4, &format!("a shard ({len} i32)"))?;
-        crate::base::inputs::fill_random_i32(gpu, &input, len, seed)?;
+    /// `len` elements of stream `seed` on `gpu`, written into `input`, and the launch that
+    /// sums them.
+    fn new(gpu: &'g Gpu, input: &'g DeviceBuffer, len: usize, seed: u64) -> Result<Self> {
+        assert!(len * 4 <= input.bytes(), "a shard past the end of its GPU's array buffer");
+        crate::base::inputs::fill_random_i32(gpu, input, len, seed)?;
         let tally = DeviceBuffer::alloc(gpu, 8, "the tally")?;
         tally.fill_words(gpu, 0, 2)?;
-        let result = DeviceBuffer::alloc(gpu, 4, "the shard's sum")?;
+        // NCCL's all-reduce reads it: whole read units.
+        let result = DeviceBuffer::alloc(gpu, buffer_bytes(1, DataType::I32), "the shard's sum")?;
         let function = gpu.function(STEP)?;
         let wave = gpu.full_wave(&function, STREAM_BLOCK, 0)? as usize;
         let grid = len.div_ceil((STREAM_BLOCK * X4_INPUTS_PER_THREAD) as usize).clamp(1, wave);
@@ -105,30 +122,22 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let gpus = node.gpus();
     let timers: Vec<Timer> =
         gpus.iter().map(|g| Timer::new(g, ctx.timer.options())).collect::<Result<_>>()?;
-    let comms: Vec<Option<Comms>> = (1..=gpus.len())
-        .map(|count| if count == 1 { Ok(None) } else { Comms::init_all(&nccl, &gpus[..count]).map(Some) })
+    let counts = gpu_counts(gpus.len());
+    let comms: Vec<Option<Comms>> = counts
+        .iter()
+        .map(|&count| if count == 1 { Ok(None) } else { Comms::init_all(&nccl, &gpus[..count]).map(Some) })
         .collect::<Result<_>>()?;
 
     let mut table = Table::new(
         format!(
-            "m3 sum of an i32 array sharded over 1…{} × {}: {STEP} per shard, NCCL across",
-            gpus.len(),
+            "m3 sum of an i32 array sharded over {} × {}: {STEP} per shard, NCCL across",
+            counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
             gpus[0].info.name
         ),
-        &[
-            "GPUs",
-            "elements",
-            "median µs",
-            "GB/s",
-            "% of linear scaling",
-            "local µs",
-            "collective µs",
-            "speedup",
-            "check",
-        ],
+        COLUMNS,
     );
     let mut series: Vec<Series> =
-        (1..=gpus.len()).map(|c| Series { name: format!("{c} GPU(s)"), points: Vec::new() }).collect();
+        counts.iter().map(|c| Series { name: format!("{c} GPU(s)"), points: Vec::new() }).collect();
     let mut left_out = Vec::new();
     let mut scaling_at_largest = None;
     for log2 in SIZES_LOG2 {
@@ -139,17 +148,18 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             continue;
         }
         table.section(format!("n = 2^{log2} ({} GiB of i32)", (n * 4) as f64 / (1u64 << 30) as f64));
+        let arrays = array_buffers(&gpus, n, &counts)?;
         let mut one_gpu_ms = f64::NAN;
-        for count in 1..=gpus.len() {
+        for (index, &count) in counts.iter().enumerate() {
             crate::base::interrupt::check()?;
             crate::base::progress::begin(format!("m3: 2^{log2} elements over {count} GPU(s)"));
             let used = &gpus[..count];
             let parts = shards(n, count)
                 .into_iter()
-                .zip(used)
-                .map(|((first, len), gpu)| part(gpu, first, len, ctx.seed))
+                .zip(used.iter().zip(&arrays))
+                .map(|((first, len), (gpu, input))| part(gpu, input, first, len, ctx.seed))
                 .collect::<Result<Vec<_>>>()?;
-            let comm = comms[count - 1].as_ref();
+            let comm = comms[index].as_ref();
             let expected = parts.iter().fold(0i32, |acc, p| acc.wrapping_add(p.shard.expected));
             let failure = verify(used, &parts, comm, expected)?;
             let passed = failure.is_none();
@@ -181,7 +191,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 scaling_at_largest = Some((log2, count, efficiency));
             }
             let gbs = total.gigabytes_per_second((n * 4) as f64);
-            series[count - 1].points.push((n as f64, gbs));
+            series[index].points.push((n as f64, gbs));
             table.push(vec![
                 Cell::Int(count as i64),
                 Cell::Size(n as u64),
@@ -212,11 +222,14 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         ));
     }
     if !left_out.is_empty() {
-        table.notes.push(format!("left out: {} (the whole array does not fit one GPU)", left_out.join(", ")));
+        table.notes.push(format!(
+            "left out: {} (the whole array does not fit in one GPU's free memory)",
+            left_out.join(", ")
+        ));
     }
     out.plots.push(Plot {
         name: "m3-node-sum".into(),
-        title: format!("Sharded sum on 1…{} × {}", gpus.len(), gpus[0].info.name),
+        title: format!("Sharded sum on 1 to {} × {}", gpus.len(), gpus[0].info.name),
         x_label: "elements (i32)".into(),
         y_label: "GB/s (whole array / time)".into(),
         x_axis: XAxis::Log2,
@@ -235,19 +248,35 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
 /// GPU against the CPU's sum of the whole stream (not of the shards: this also checks
 /// that the shards are the array), without timing: for the GPU tests.
 pub fn check_sum(nccl: &Nccl, gpus: &[&Gpu], n: usize, seed: u64) -> Result<Option<String>> {
+    let arrays = array_buffers(gpus, n, &[gpus.len()])?;
     let parts = shards(n, gpus.len())
         .into_iter()
-        .zip(gpus)
-        .map(|((first, len), gpu)| part(gpu, first, len, seed))
+        .zip(gpus.iter().zip(&arrays))
+        .map(|((first, len), (gpu, input))| part(gpu, input, first, len, seed))
         .collect::<Result<Vec<_>>>()?;
     let comm = Comms::init_all(nccl, gpus)?;
     verify(gpus, &parts, Some(&comm), crate::base::inputs::reference_sum(seed, n))
 }
 
-/// GPU `gpu`'s shard `first … first + len` of stream `seed`, and its total.
-fn part<'g>(gpu: &'g Gpu, first: usize, len: usize, seed: u64) -> Result<Part<'g>> {
-    let shard = ShardSum::new(gpu, len, shard_seed(seed, first as u64))?;
-    let total = DeviceBuffer::alloc(gpu, 4, "the total")?;
+/// The array buffer of each of `gpus` for `n` elements: as large as the largest shard the
+/// GPU gets at any of `counts`. Made once per size and shared by the counts, so that no GPU
+/// needs a new shard while a freed one may still hold its memory (on four H100s, after one
+/// GPU's 64 GiB shard was freed, two GPUs' 32 GiB ones did not fit).
+fn array_buffers(gpus: &[&Gpu], n: usize, counts: &[usize]) -> Result<Vec<DeviceBuffer>> {
+    gpus.iter()
+        .enumerate()
+        .map(|(rank, gpu)| {
+            let most = counts.iter().filter(|&&c| c > rank).map(|&c| shards(n, c)[rank].1).max().unwrap_or(0);
+            DeviceBuffer::alloc(gpu, most.max(1) * 4, &format!("GPU {rank}'s shards (up to {most} i32)"))
+        })
+        .collect()
+}
+
+/// GPU `gpu`'s shard `first … first + len` of stream `seed` in its array buffer `input`, and
+/// its total.
+fn part<'g>(gpu: &'g Gpu, input: &'g DeviceBuffer, first: usize, len: usize, seed: u64) -> Result<Part<'g>> {
+    let shard = ShardSum::new(gpu, input, len, shard_seed(seed, first as u64))?;
+    let total = DeviceBuffer::alloc(gpu, buffer_bytes(1, DataType::I32), "the total")?;
     Ok(Part { shard, total })
 }
 

@@ -8,9 +8,10 @@
 //!
 //! A run of one GPU has none of these records: its page has no node section.
 
-use super::{Links, percent};
+use super::{Links, capitalised, percent};
 use crate::markdown::{Align, Table, micros, one_decimal};
 use crate::records::{GpuResults, Run};
+use host::families::probe::latency::size;
 use host::report::records::{Record, human_size};
 use serde_json::Value;
 
@@ -133,7 +134,7 @@ fn pairs(gpu: &GpuResults, run: &Run, links: &Links) -> String {
             methods.push(path);
         }
     }
-    let bytes = rows.iter().find_map(|r| r.n).map(human_bytes).unwrap_or_default();
+    let bytes = rows.iter().find_map(|r| r.n).map(|n| size(n as usize)).unwrap_or_default();
     let link = rows
         .iter()
         .find(|r| detail_text(r, "path").is_some_and(|p| p.contains("peer access on")))
@@ -193,12 +194,6 @@ fn pairs(gpu: &GpuResults, run: &Run, links: &Links) -> String {
     out
 }
 
-/// `text` with its first letter upper-case.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or(String::new(), |c| c.to_uppercase().collect::<String>() + chars.as_str())
-}
-
 /// m2: bus bandwidth at a few sizes, per GPU count, beside PyTorch's.
 fn allreduce(run: &Run) -> String {
     let records = of_count(run, M2);
@@ -235,7 +230,7 @@ fn allreduce(run: &Run) -> String {
             if counts.iter().all(|&c| of(c).is_none()) {
                 continue;
             }
-            let mut cells = vec![t.to_string(), human_bytes(bytes)];
+            let mut cells = vec![t.to_string(), size(bytes as usize)];
             for &c in &counts {
                 let record = of(c);
                 cells.push(record.map(|r| figure_or_wrong(r)).unwrap_or_default());
@@ -261,16 +256,6 @@ fn allreduce(run: &Run) -> String {
     out += &table.without_empty_columns().render();
     out += "\n";
     out
-}
-
-/// `1 MiB`, `4 GiB`: a size per GPU.
-fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
-        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
-        b => b.to_string(),
-    }
 }
 
 /// A record's figure, or `WRONG` where its check failed.

@@ -623,7 +623,7 @@ fn every_pair<'t>(
         for &(a, b) in &pairs {
             crate::base::interrupt::check()?;
             let Some(path) = peer_path(gpus, links, buffers, (a, b), method)? else {
-                if m == 1 {
+                if method == PeerMethod::PeerCopy {
                     without_peer_access.push(format!("{a} → {b}"));
                 }
                 continue;

@@ -42,7 +42,7 @@ pub fn arch_unavailable(gpu_present: bool, id: &str, arch: ptx::Arch) -> Option<
 /// Why a test that needs `gib` GiB of free device memory cannot run here, or `None` (also
 /// when no device can be opened: the test then runs and reports why).
 pub fn memory_short(gpu_present: bool, gib: u64) -> Option<String> {
-    let free = gpu_present.then(|| gpu().ok()?.free_memory().ok()).flatten()?;
+    let free = gpu_present.then(|| gpu().ok()?.available_memory().ok()).flatten()?;
     (free < gib << 30).then(|| format!("the device has less than {gib} GiB free"))
 }
 

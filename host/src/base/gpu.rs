@@ -289,9 +289,38 @@ impl Gpu {
         Ok(clusters as u32)
     }
 
-    /// Free device memory in bytes.
+    /// Free device memory in bytes, as the driver reports it: memory that buffers already
+    /// dropped left in the device's memory pool does not count (see
+    /// [`Gpu::available_memory`]).
     pub fn free_memory(&self) -> Result<u64> {
         Ok(self.ctx.mem_get_info().context("reading free memory")?.0 as u64)
+    }
+
+    /// Device memory in bytes a new buffer can have: the driver's free memory and what the
+    /// device's memory pool holds unused. A dropped buffer is freed in stream order
+    /// (`cuMemFreeAsync`) into the pool, which keeps it for the next allocations rather than
+    /// giving it back: on an H100, after a 64 GiB buffer was dropped, the driver reported 13
+    /// GiB free, and still did after the stream was waited for and the pool trimmed
+    /// (`cuMemPoolTrimTo`).
+    pub fn available_memory(&self) -> Result<u64> {
+        let free = self.free_memory()?;
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: `pool` is written by the call; the device is this context's, which
+        // `free_memory` made current.
+        unsafe { sys::cuDeviceGetMemPool(&mut pool, self.ctx.cu_device()) }
+            .result()
+            .context("finding the device's memory pool")?;
+        let pool_bytes = |attribute| -> Result<u64> {
+            let mut bytes = 0u64;
+            // SAFETY: both attributes are 64-bit values, written into `bytes`.
+            unsafe { sys::cuMemPoolGetAttribute(pool, attribute, (&raw mut bytes).cast()) }
+                .result()
+                .context("reading the memory pool's size")?;
+            Ok(bytes)
+        };
+        let reserved = pool_bytes(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)?;
+        let used = pool_bytes(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?;
+        Ok(free + reserved.saturating_sub(used))
     }
 
     /// Waits for all queued work and turns a kernel fault into an error (a hang ends the

@@ -17,7 +17,7 @@ impl DeviceBuffer {
     /// checking that the device has that much free.
     pub fn alloc(gpu: &Gpu, bytes: usize, what: &str) -> Result<Self> {
         let bytes = bytes.max(16);
-        let free = gpu.free_memory()?;
+        let free = gpu.available_memory()?;
         if bytes as u64 > free {
             return Err(Error::new(format!(
                 "{what} needs {:.2} GiB of device memory and {:.2} GiB are free: pass a smaller --n",

@@ -49,7 +49,7 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
     let most = 1usize << SIZES_LOG2.end();
     let fits = gpus
         .iter()
-        .map(|g| Ok(g.free_memory()? / 2 > most as u64 + (256 << 20)))
+        .map(|g| Ok(g.available_memory()? / 2 > most as u64 + (256 << 20)))
         .collect::<Result<Vec<_>>>()?;
     let largest = if fits.iter().all(|&f| f) { most } else { 1 << 30 };
     let buffers: Vec<(DeviceBuffer, DeviceBuffer)> = gpus

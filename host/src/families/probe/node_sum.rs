@@ -23,16 +23,18 @@ use cudarc::driver::{CudaFunction, LaunchConfig};
 
 /// Elements of the whole array: 2^24 (64 MiB, where launch and collective costs show) to
 /// 2^35 (128 GiB, which one H200 holds; an H100 holds 2^34, 64 GiB). Sizes whose whole
-/// array does not fit one GPU are left out: they would have no one-GPU baseline.
+/// array does not fit one GPU are left out: they would have no one-GPU baseline. They are
+/// run largest first (see [`run`]) and tabled smallest first.
 pub const SIZES_LOG2: [u32; 7] = [24, 26, 28, 30, 32, 34, 35];
 
 /// The step each GPU sums its shard with: the reduction ladder's best.
 pub const STEP: &str = "x4_packed_tally";
 
-/// Device memory one GPU needs beyond the array, per element and in all (the reduction's
-/// scratch, the timer, the CUDA context's own).
-const EXTRA_BYTES_PER_ELEMENT: f64 = 1.0 / 16.0;
-const EXTRA_BYTES: u64 = 1 << 30;
+/// Device memory GPU 0 needs beside the whole array when it sums it alone: the shard's sum,
+/// total and tally (a few bytes each, in whole allocation units), with room to spare. The
+/// CUDA context, NCCL's communicators and the timers are already allocated when this is
+/// asked.
+const EXTRA_BYTES: u64 = 64 << 20;
 
 /// The table's columns (the results pages read its records by them).
 pub const COLUMNS: &[&str] = &[
@@ -140,14 +142,20 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         counts.iter().map(|c| Series { name: format!("{c} GPU(s)"), points: Vec::new() }).collect();
     let mut left_out = Vec::new();
     let mut scaling_at_largest = None;
-    for log2 in SIZES_LOG2 {
+    // Largest first: the one-GPU run of the largest array needs nearly all of GPU 0, and gets
+    // it only before smaller arrays have passed through the device's memory pool (run
+    // smallest first on four H100s, 2^34's 64 GiB was not free again after 2^32's buffers
+    // were freed). The table lists the sizes smallest first.
+    let mut sections: Vec<(u32, Vec<Vec<Cell>>)> = Vec::new();
+    for log2 in SIZES_LOG2.into_iter().rev() {
         let n = 1usize << log2;
-        let needs = (n as f64 * (4.0 + EXTRA_BYTES_PER_ELEMENT)) as u64 + EXTRA_BYTES;
-        if gpus[0].free_memory()? < needs {
-            left_out.push(format!("2^{log2}"));
+        let needs = (n * 4) as u64 + EXTRA_BYTES;
+        let free = gpus[0].available_memory()?;
+        if free < needs {
+            left_out.push((log2, needs, free));
             continue;
         }
-        table.section(format!("n = 2^{log2} ({} GiB of i32)", (n * 4) as f64 / (1u64 << 30) as f64));
+        let mut rows = Vec::new();
         let arrays = array_buffers(&gpus, n, &counts)?;
         let mut one_gpu_ms = f64::NAN;
         for (index, &count) in counts.iter().enumerate() {
@@ -187,12 +195,12 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
             }
             let speedup = one_gpu_ms / total.median_ms;
             let efficiency = 100.0 * speedup / count as f64;
-            if count == gpus.len() {
+            if count == gpus.len() && scaling_at_largest.is_none() {
                 scaling_at_largest = Some((log2, count, efficiency));
             }
             let gbs = total.gigabytes_per_second((n * 4) as f64);
             series[index].points.push((n as f64, gbs));
-            table.push(vec![
+            rows.push(vec![
                 Cell::Int(count as i64),
                 Cell::Size(n as u64),
                 Cell::Time(total),
@@ -204,7 +212,13 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
                 Cell::Check(passed),
             ]);
         }
+        sections.push((log2, rows));
     }
+    for (log2, rows) in sections.into_iter().rev() {
+        table.section(format!("n = 2^{log2} ({} GiB of i32)", (4u64 << log2) as f64 / (1u64 << 30) as f64));
+        rows.into_iter().for_each(|row| table.push(row));
+    }
+    series.iter_mut().for_each(|s| s.points.sort_by(|a, b| a.0.total_cmp(&b.0)));
     table.notes.push(format!(
         "median µs: the whole sum, every shard's {STEP} then the all-reduce of the partial sums, timed as one span \
          across the GPUs (the longest GPU's events), L2s flushed first; local µs: the shards' sums alone, all GPUs \
@@ -222,9 +236,15 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         ));
     }
     if !left_out.is_empty() {
+        let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
+        let sizes: Vec<String> = left_out
+            .iter()
+            .rev()
+            .map(|&(log2, needs, free)| format!("2^{log2} (needs {:.1} GiB, {:.1} free)", gib(needs), gib(free)))
+            .collect();
         table.notes.push(format!(
-            "left out: {} (the whole array does not fit in one GPU's free memory)",
-            left_out.join(", ")
+            "left out: {}: one GPU sums the whole array, and it does not fit GPU 0's free memory",
+            sizes.join(", ")
         ));
     }
     out.plots.push(Plot {

@@ -166,9 +166,7 @@ pub fn wgmma_unavailable((major, minor): (u32, u32), loaded: Arch) -> Option<Str
             "wgmma needs {SM_90A} (compute capability 9.0 exactly: H100, H200); this device is {major}.{minor}"
         ));
     }
-    (loaded != SM_90A).then(|| {
-        format!("wgmma is only in the {SM_90A} PTX and this run loaded {loaded}: build it with `cargo xtask build-ptx`")
-    })
+    (loaded != SM_90A).then(|| crate::base::ptx::not_in_folder("wgmma", SM_90A, loaded))
 }
 
 /// A sum of products of operands, in f64 (exact: each product has at most 16 significant

@@ -145,9 +145,17 @@ pub fn unavailable(id: &str, arch: Arch, (major, minor): (u32, u32), loaded: Arc
             arch.number % 10
         ));
     }
-    (arch.specific && loaded != arch).then(|| {
-        format!("{id} is only in the {arch} PTX and this run loaded {loaded}: build it with `cargo xtask build-ptx`")
-    })
+    (arch.specific && loaded != arch).then(|| not_in_folder(id, arch, loaded))
+}
+
+/// Why `what`, which lives only in the PTX for `arch`, cannot run although the device runs
+/// `arch`: the PTX folder holds no `arch` PTX (had it, [`pick_arch`] would have loaded it), and
+/// this run loaded `loaded` instead.
+pub fn not_in_folder(what: &str, arch: Arch, loaded: Arch) -> String {
+    format!(
+        "{what} is only in the {arch} PTX, and the PTX folder holds none (this run loaded its {loaded} PTX): point \
+         --ptx-dir / {PTX_DIR_ENV} at a folder with {arch} PTX, or build one with `cargo xtask build-ptx --arch {arch}`"
+    )
 }
 
 /// The names of the `.entry` points in a PTX text.

@@ -18,7 +18,8 @@ fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
     assert!(reason.contains("sm_90a") && reason.contains("8.0"), "{reason}");
     assert!(t5.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
     let reason = t5.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
-    assert!(reason.contains("build-ptx"), "{reason}");
+    assert!(reason.contains("folder holds none") && reason.contains("--ptx-dir"), "{reason}");
+    assert!(reason.contains("build-ptx --arch sm_90a"), "{reason}");
     let t4 = super::registry::kernels().find(|k| k.id == "t04_warp_tile_f16").expect("t4");
     assert_eq!(t4.unavailable((10, 0), sm90), None);
 }

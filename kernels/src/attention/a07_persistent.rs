@@ -9,8 +9,10 @@
 //!       the tile handed over in shared memory with Q's "full" barrier; Q's "empty" barrier;
 //!       the stage ring and Q's phases counted over the block's life.
 //! Bottleneck: at short sequences a06's own (the softmax between the products); at 4k–16k
-//!       without a mask it is 4–8 % slower than a06 (unexplained yet: the tile order, or the
-//!       turns running on across tiles).
+//!       without a mask it is 4–8 % slower than a06: ptxas computes the stages' `wgmma`
+//!       descriptors per thread and moves them to uniform registers (`R2UR`) before each
+//!       product, 7 % more instructions per key tile (why it gives up the uniform datapath
+//!       here is open: docs/lessons.md#a07).
 //! Cost: a06's registers and shared memory; one relaxed atomic per tile; a counter of two
 //!       words the host zeroes once (each launch leaves it zero).
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.

@@ -151,17 +151,12 @@ __device__ __forceinline__ void flash_wgmma(const u16* q, const u16* k, const u1
 
     fragments::RowStats stats = fragments::RowStats::empty();
     float s[S_N8][4];
-    float out[PANELS][PANEL_N8][4];
+    Output<PANELS> out;
 #pragma unroll
     for (u32 n = 0; n < S_N8; ++n)
 #pragma unroll
         for (u32 e = 0; e < 4; ++e) s[n][e] = 0.0f;
-#pragma unroll
-    for (u32 panel = 0; panel < PANELS; ++panel)
-#pragma unroll
-        for (u32 n = 0; n < PANEL_N8; ++n)
-#pragma unroll
-            for (u32 e = 0; e < 4; ++e) out[panel][n][e] = 0.0f;
+    clear(out);
     for (u32 j = 0; j < key_tiles; ++j) {
         // Tile j's copies (and Q's, the first time) are the only ones in flight: wait for them,
         // hand them to the tensor cores' proxy, then to the whole block (every warpgroup is

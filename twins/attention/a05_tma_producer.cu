@@ -85,12 +85,7 @@ __device__ __forceinline__ void flash_tma(const u8* maps, u16* o, float* lse, co
     for (u32 n = 0; n < S_N8; ++n)
 #pragma unroll
         for (u32 e = 0; e < 4; ++e) s[n][e] = 0.0f;
-#pragma unroll
-    for (u32 panel = 0; panel < PANELS; ++panel)
-#pragma unroll
-        for (u32 n = 0; n < PANEL_N8; ++n)
-#pragma unroll
-            for (u32 e = 0; e < 4; ++e) out[panel][n][e] = 0.0f;
+    hopper::clear(out);
     // Q's tile: its barrier's one phase.
     mbarrier_wait(barrier(Q_FULL), 0);
     for (u32 j = 0; j < key_tiles; ++j) {

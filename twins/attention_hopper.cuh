@@ -153,6 +153,13 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(u32 bar, u32 bytes) {
 __device__ __forceinline__ void mbarrier_arrive(u32 bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
+// @p mbarrier.arrive.shared::cta.b64: one arrival when `arrive`, predicated rather than branched
+// around (the Rust's mbarrier_arrive_if).
+__device__ __forceinline__ void mbarrier_arrive_if(u32 bar, bool arrive) {
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; @p mbarrier.arrive.shared::cta.b64 _, [%0]; }" ::"r"(bar),
+                 "r"((u32)arrive)
+                 : "memory");
+}
 // mbarrier.try_wait.parity.shared::cta.b64: whether the phase of parity `parity` completed.
 __device__ __forceinline__ bool mbarrier_try_wait(u32 bar, u32 parity) {
     u32 done;

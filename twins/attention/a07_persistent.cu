@@ -35,7 +35,6 @@ using a05::prefetch_maps;
 using a05::PRODUCER_THREAD;
 using a05::Q_EMPTY;
 using a05::Q_FULL;
-using a05::release;
 using a05::SharedTiles;
 using a05::Sources;
 using a06::attend;
@@ -159,9 +158,9 @@ __device__ __forceinline__ void consume(SharedTiles<PANELS> tiles, const Dims& d
         if (w.key_tiles > 0) {
             attend<T, PANELS>(tiles, turns, lane, scale_log2, key_loads, w.key_tiles, true, out, stats);
             key_loads += w.key_tiles;
-        } else {
-            release(barrier(Q_EMPTY), lane_id);
         }
+        // A tile without keys releases Q here, by a predicated arrival (see the Rust).
+        mbarrier_arrive_if(barrier(Q_EMPTY), lane_id == 0 && w.key_tiles == 0);
         const u32 pair = w.b * d.heads_q + w.h;
         u16* o_rows = o + d.o.row_offset(w.b, w.h, 0);
         float* lse_rows = lse + (u64)pair * d.seq_q;

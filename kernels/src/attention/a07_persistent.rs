@@ -8,15 +8,13 @@
 //! Changes from a06: a loop over work tiles in both roles; a tile counter in global memory;
 //!       the tile handed over in shared memory with Q's "full" barrier; Q's "empty" barrier;
 //!       the stage ring and Q's phases counted over the block's life.
-//! Bottleneck: at short sequences a06's own (the softmax between the products); at 4k–16k
-//!       without a mask it is 4–8 % slower than a06: ptxas computes the stages' `wgmma`
-//!       descriptors per thread and moves them to uniform registers (`R2UR`) before each
-//!       product, 7 % more instructions per key tile (why it gives up the uniform datapath
-//!       here is open: docs/lessons.md#a07).
+//! Bottleneck: a06's own (the softmax between the products); at 1k–2k keys the tiles are
+//!       still few per block.
 //! Cost: a06's registers and shared memory; one relaxed atomic per tile; a counter of two
 //!       words the host zeroes once (each launch leaves it zero).
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
-//! Result: 405 TFLOP/s, d128, seq 1k, causal, bf16: 95 % of cuDNN (a06 89 %), H100, 2026-11-27.
+//! Result: 700 TFLOP/s, d128, seq 16k, bf16: 107 % of cuDNN (a06 100 %); 1–22 % ahead of a06
+//!       at every length, H100, 2026-11-27.
 //!
 //! More: docs/lessons.md#a07
 //!
@@ -41,7 +39,6 @@
 
 use super::a05_tma_producer::{
     CONSUMER_WARPS, PRODUCER_THREAD, Q_EMPTY, Q_FULL, SharedTiles, Sources, barrier, init_barriers, prefetch_maps,
-    release,
 };
 use super::a06_pingpong::{LOG2_E, Turns, attend};
 use super::fragments::RowStats;
@@ -50,7 +47,7 @@ use super::{Bf16, F16};
 use crate::device::atomic::{atomic_add_acq_rel_u32, atomic_add_relaxed_u32};
 use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
 use crate::device::shared::SharedArray;
-use crate::device::tma::{mbarrier_arrive, mbarrier_wait};
+use crate::device::tma::{mbarrier_arrive, mbarrier_arrive_if, mbarrier_wait};
 use crate::device::warp::shuffle_idx_u32;
 use crate::device::wgmma::{claim_registers, release_registers};
 use crate::static_shared;
@@ -249,9 +246,12 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
         // warpgroups run the same tiles.
         unsafe { attend::<T, PANELS>(tiles, turns, &lane, scale_log2, key_loads, w.key_tiles, true, &mut out, &mut stats) };
         key_loads += w.key_tiles;
-        if w.key_tiles == 0 {
-            release(barrier(Q_EMPTY), lane_id);
-        }
+        // A tile without keys releases Q here (`attend` released it at the last scores
+        // otherwise), by a predicated arrival: as a branch (`if`, then lane 0's arrival) it
+        // cost ptxas the uniform datapath in the key-tile loop of every later tile (the stages'
+        // descriptors computed per thread, 132 `R2UR` in the kernel against 53).
+        // SAFETY: Q's "empty" barrier, initialized; one arrival per warp, by lane 0.
+        unsafe { mbarrier_arrive_if(barrier(Q_EMPTY), lane_id == 0 && w.key_tiles == 0) };
         let pair = w.b * d.heads_q + w.h;
         let o_rows = o.wrapping_add(d.o.row_offset(w.b, w.h, 0) as usize);
         let lse_rows = lse.wrapping_add(pair as usize * d.seq_q as usize);

@@ -63,6 +63,23 @@ pub unsafe fn mbarrier_arrive(bar: u32) {
     unsafe { asm!("mbarrier.arrive.shared::cta.b64 _, [{b}];", b = in(reg32) bar, options(nostack)) }
 }
 
+/// `@p mbarrier.arrive.shared::cta.b64 _, [bar];`: one arrival on `bar` when `arrive`, as a
+/// predicated instruction rather than a branch around it (see a07's consumer for why that can
+/// matter).
+///
+/// # Safety
+/// `bar` is an initialized barrier.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_if(bar: u32, arrive: bool) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {a}, 0; @p mbarrier.arrive.shared::cta.b64 _, [{b}]; }}",
+            b = in(reg32) bar, a = in(reg32) u32::from(arrive), options(nostack)
+        )
+    }
+}
+
 /// `mbarrier.try_wait.parity.shared::cta.b64`: whether the phase of parity `parity` of
 /// `bar` has completed. The hardware lets the thread sleep a while before it answers "not
 /// yet", so a loop on it does not hammer the barrier.

@@ -156,3 +156,23 @@ pub trait Family: Sync {
     /// cannot run can be told apart (ignored, with the reason) from the others.
     fn gpu_tests(&self, gpu_present: bool) -> Vec<GpuTest>;
 }
+
+/// A ladder's table: the columns every ladder shares (the step; its block and launches; its
+/// median time, repetitions and spread; its C++ twin's), then `figures`, the family's own
+/// (ending with its check). The lead's launch, repetition, spread and register columns and the
+/// family's `wide` ones print only in the wide form (`--wide`).
+pub fn ladder_table(
+    title: impl Into<String>,
+    figures: &[&'static str],
+    wide: &[&'static str],
+) -> crate::report::table::Table {
+    let mut columns = vec!["kernel", "block", "launches", "median µs", "reps", "spread"];
+    columns.extend_from_slice(twins::COLUMNS);
+    columns.extend_from_slice(figures);
+    let mut table = crate::report::table::Table::new(title, &columns);
+    let mut detail = vec!["block", "launches", "reps", "spread", twins::COLUMNS[2]];
+    detail.extend_from_slice(wide);
+    table.detail(&detail);
+    table
+}
+

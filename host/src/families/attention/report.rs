@@ -11,6 +11,7 @@ use crate::base::gpu::DeviceInfo;
 use crate::base::precision::Precision;
 use crate::measure::timing::Timing;
 use crate::report::records::{Record, finite};
+use crate::families::family::ladder_table;
 use crate::report::table::{Cell, Table};
 use crate::twins::TwinResult;
 
@@ -102,26 +103,10 @@ fn variant(p: &Problem) -> String {
     )
 }
 
-/// The columns of an attention table.
-const COLUMNS: &[&str] = &[
-    "kernel",
-    "block",
-    "launches",
-    "median µs",
-    "reps",
-    "spread",
-    crate::twins::COLUMNS[0],
-    crate::twins::COLUMNS[1],
-    crate::twins::COLUMNS[2],
-    "TFLOP/s",
-    "% ceiling",
-    "check",
-];
-
 /// The table of one setting, printed from the rows' records.
 pub fn table(info: &DeviceInfo, setting: &Setting, limit: &Limit, rows: &[Row]) -> Table {
     let p = &setting.problem;
-    let mut table = Table::new(
+    let mut table = ladder_table(
         format!(
             "attention forward, {} ({}), {} ({:.3} TFLOP) on {}",
             setting.precision.short_name(),
@@ -130,9 +115,9 @@ pub fn table(info: &DeviceInfo, setting: &Setting, limit: &Limit, rows: &[Row]) 
             p.flops() / 1e12,
             info.name
         ),
-        COLUMNS,
+        &["TFLOP/s", "% ceiling", "check"],
+        &[],
     );
-    table.detail(&["block", "launches", "reps", "spread", crate::twins::COLUMNS[2]]);
     for row in rows {
         let record = record(info, setting, limit, row);
         let check = match &row.check {

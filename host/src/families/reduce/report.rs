@@ -10,6 +10,7 @@ use crate::families::reduce::registry::{Ladder, ReduceKernel};
 use crate::families::reduce::runner::Check;
 use crate::measure::timing::Timing;
 use crate::report::records::{Record, finite, human_size};
+use crate::families::family::ladder_table;
 use crate::report::table::{Cell, Table};
 use crate::twins::TwinResult;
 
@@ -60,7 +61,7 @@ pub fn record(info: &DeviceInfo, n: usize, bytes: usize, row: &Row) -> Record {
 /// The table for one input size, printed from the rows' records: each ladder in its own
 /// section, its speedups relative to its own first step.
 pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
-    let mut table = Table::new(
+    let mut table = ladder_table(
         format!(
             "sum of n = {} i32 ({n} elements, {:.3} GB read) on {}; theoretical {:.0} GB/s",
             human_size(n as u64),
@@ -68,24 +69,9 @@ pub fn table(info: &DeviceInfo, n: usize, bytes: usize, rows: &[Row]) -> Table {
             info.name,
             info.theoretical_bandwidth() / 1e9
         ),
-        &[
-            "kernel",
-            "block",
-            "launches",
-            "median µs",
-            "reps",
-            "spread",
-            crate::twins::COLUMNS[0],
-            crate::twins::COLUMNS[1],
-            crate::twins::COLUMNS[2],
-            "GB/s",
-            "% peak",
-            "step ×",
-            "total ×",
-            "check",
-        ],
+        &["GB/s", "% peak", "step ×", "total ×", "check"],
+        &["total ×"],
     );
-    table.detail(&["block", "launches", "reps", "spread", crate::twins::COLUMNS[2], "total ×"]);
     let mut ladder: Option<Ladder> = None;
     let (mut first, mut previous): (Option<f64>, Option<f64>) = (None, None);
     for row in rows {

@@ -7,6 +7,7 @@ use super::registry::{ElementType, ScanStep};
 use crate::base::gpu::DeviceInfo;
 use crate::measure::timing::Timing;
 use crate::report::records::{Record, finite, human_size};
+use crate::families::family::ladder_table;
 use crate::report::table::{Cell, Table};
 use crate::twins::TwinResult;
 
@@ -148,25 +149,6 @@ pub fn record(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, row: 
     record
 }
 
-/// The columns of a scan table.
-const COLUMNS: &[&str] = &[
-    "kernel",
-    "block",
-    "launches",
-    "median µs",
-    "reps",
-    "spread",
-    crate::twins::COLUMNS[0],
-    crate::twins::COLUMNS[1],
-    crate::twins::COLUMNS[2],
-    "GB/s",
-    "% peak",
-    "% copy",
-    "% CUB",
-    "× launch",
-    "check",
-];
-
 /// The table of one setting, printed from the rows' records.
 pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: &[Row]) -> Table {
     let what = if setting.compaction {
@@ -179,7 +161,7 @@ pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: 
             setting.element.name()
         )
     };
-    let mut table = Table::new(
+    let mut table = ladder_table(
         format!(
             "{what} ({} elements, {:.3} GB moved) on {}; theoretical {:.0} GB/s",
             setting.n,
@@ -187,9 +169,9 @@ pub fn table(info: &DeviceInfo, setting: &Setting, baselines: &Baselines, rows: 
             info.name,
             info.theoretical_bandwidth() / 1e9
         ),
-        COLUMNS,
+        &["GB/s", "% peak", "% copy", "% CUB", "× launch", "check"],
+        &["% peak"],
     );
-    table.detail(&["block", "launches", "reps", "spread", crate::twins::COLUMNS[2], "% peak"]);
     for row in rows {
         let record = record(info, setting, baselines, row);
         let details = record.details.as_ref().expect("set by record()");

@@ -175,4 +175,3 @@ pub fn ladder_table(
     table.detail(&detail);
     table
 }
-

@@ -9,9 +9,9 @@ use super::reference::Check;
 use super::registry::AttentionStep;
 use crate::base::gpu::DeviceInfo;
 use crate::base::precision::Precision;
+use crate::families::family::ladder_table;
 use crate::measure::timing::Timing;
 use crate::report::records::{Record, finite};
-use crate::families::family::ladder_table;
 use crate::report::table::{Cell, Table};
 use crate::twins::TwinResult;
 

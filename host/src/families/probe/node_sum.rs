@@ -240,7 +240,9 @@ pub fn run(ctx: &ProbeContext) -> Result<ProbeOutput> {
         let sizes: Vec<String> = left_out
             .iter()
             .rev()
-            .map(|&(log2, needs, free)| format!("2^{log2} (needs {:.1} GiB, {:.1} free)", gib(needs), gib(free)))
+            .map(|&(log2, needs, free)| {
+                format!("2^{log2} (needs {:.1} GiB, {:.1} free)", gib(needs), gib(free))
+            })
             .collect();
         table.notes.push(format!(
             "left out: {}: one GPU sums the whole array, and it does not fit GPU 0's free memory",

@@ -6,11 +6,11 @@
 //! no Rust binding); CUB's figures come from `bench/cub`, run beside the host.
 
 use crate::base::gpu::DeviceInfo;
+use crate::families::family::ladder_table;
 use crate::families::reduce::registry::{Ladder, ReduceKernel};
 use crate::families::reduce::runner::Check;
 use crate::measure::timing::Timing;
 use crate::report::records::{Record, finite, human_size};
-use crate::families::family::ladder_table;
 use crate::report::table::{Cell, Table};
 use crate::twins::TwinResult;
 

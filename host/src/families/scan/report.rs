@@ -5,9 +5,9 @@
 use super::reference::Check;
 use super::registry::{ElementType, ScanStep};
 use crate::base::gpu::DeviceInfo;
+use crate::families::family::ladder_table;
 use crate::measure::timing::Timing;
 use crate::report::records::{Record, finite, human_size};
-use crate::families::family::ladder_table;
 use crate::report::table::{Cell, Table};
 use crate::twins::TwinResult;
 

@@ -170,24 +170,21 @@ impl Output {
         crate::base::progress::suspend(|| print!("{text}"));
     }
 
+    /// A figure's stamp: its own, or this run's when it has none.
+    fn stamp_of(&self, own: &str) -> String {
+        if own.is_empty() { self.stamp.clone() } else { own.to_string() }
+    }
+
     /// Writes a probe's plot, when `--plots` asks for them.
     pub fn plot(&self, plot: &Plot) -> Result<()> {
         let Some(dir) = &self.plots else { return Ok(()) };
-        if plot.stamp.is_empty() {
-            Plot { stamp: self.stamp.clone(), ..plot.clone() }.write(dir).map(drop)
-        } else {
-            plot.write(dir).map(drop)
-        }
+        Plot { stamp: self.stamp_of(&plot.stamp), ..plot.clone() }.write(dir).map(drop)
     }
 
     /// Writes a probe's heat map, when `--plots` asks for them.
     pub fn heatmap(&self, map: &Heatmap) -> Result<()> {
         let Some(dir) = &self.plots else { return Ok(()) };
-        if map.stamp.is_empty() {
-            Heatmap { stamp: self.stamp.clone(), ..map.clone() }.write(dir).map(drop)
-        } else {
-            map.write(dir).map(drop)
-        }
+        Heatmap { stamp: self.stamp_of(&map.stamp), ..map.clone() }.write(dir).map(drop)
     }
 
     /// Writes a ladder chart, when `--plots` asks for them.

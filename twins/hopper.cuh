@@ -264,6 +264,12 @@ __device__ __forceinline__ void copy_bulk(unsigned dst, const void* src, unsigne
                  " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [g], %2, [%3]; }"
                  :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
+// cp.async.bulk.prefetch.L2.global [src], bytes: the copy engine brings `bytes` contiguous
+// bytes into L2 (device/tma.rs prefetch_bulk_l2); 16-byte aligned, a multiple of 16.
+__device__ __forceinline__ void prefetch_bulk_l2(const void* src, unsigned bytes) {
+    asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %0; cp.async.bulk.prefetch.L2.global [g], %1; }"
+                 :: "l"(src), "r"(bytes) : "memory");
+}
 // fence.proxy.async.global: global writes this thread has seen (through an acquire) become
 // visible to its later bulk copies, which read through the async proxy (used by t16).
 __device__ __forceinline__ void fence_proxy_async_global() {

@@ -76,6 +76,7 @@ constexpr u32 AHEAD = 256;
 }  // namespace s10
 namespace s11 {  // the tile through shared memory by bulk copy: 256 threads, 8 rows per warp
 constexpr u32 AHEAD = 128;  // tiles to the one prefetched into L2: half s10's distance
+constexpr u64 BULK_PREFETCH_BELOW = 1ull << 25;  // shorter inputs: one bulk prefetch per tile
 constexpr u32 THREADS = 256;
 constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp scans
 constexpr u32 TILE = THREADS * ROWS * 4;

@@ -72,8 +72,9 @@ __device__ __forceinline__ Rows<E> scan_rows_of(const u32* tile_words, View view
 
 // `load_tile`: brings the block's tile into `tile_words`: thread 0 claims it (through
 // words[0..2], to every thread) and starts one bulk copy of it when whole, its mbarrier right
-// after the tile; the block prefetches the tile s11::AHEAD tickets on into L2, then waits for
-// the copy, or copies the last, partial tile itself. Every thread, once.
+// after the tile; the block prefetches the tile s11::AHEAD tickets on into L2 (below
+// s11::BULK_PREFETCH_BELOW elements thread 0 in one bulk prefetch, else every thread a line),
+// then waits for the copy, or copies the last, partial tile itself. Every thread, once.
 template <class E>
 __device__ __forceinline__ state::Claim load_tile(u32* tile_words, u32* words, const u32* input, u64 n, u64* state,
                                                   u32 jitter) {
@@ -90,11 +91,14 @@ __device__ __forceinline__ state::Claim load_tile(u32* tile_words, u32* words, c
             mbarrier_arrive_expect_tx(bar, s11::TILE * 4);
             copy_bulk(smem_u32(tile_words), input + start, s11::TILE * 4, bar);
         }
+        const u64 ahead = start + s11::AHEAD * TILE;
+        if (s11::AHEAD > 0 && n < s11::BULK_PREFETCH_BELOW && ahead + TILE <= n)
+            prefetch_bulk_l2(input + ahead, s11::TILE * 4);
     }
     __syncthreads();
     const state::Claim claim = {words[0], words[1]};
     const u64 start = (u64)claim.tile * TILE;
-    if (s11::AHEAD > 0) tile::prefetch(input, n, (u64)(claim.tile + s11::AHEAD) * TILE, TILE);
+    if (s11::AHEAD > 0 && n >= s11::BULK_PREFETCH_BELOW) tile::prefetch(input, n, (u64)(claim.tile + s11::AHEAD) * TILE, TILE);
     if (start + TILE <= n) {
         mbarrier_wait(bar, 0);
     } else {

@@ -71,6 +71,11 @@ pub mod s11 {
     /// (4 MiB ahead; measured at 2^30 on an H200: 64 tiles 2.36 ms, 128 2.33, 256 2.38, 512
     /// 3.04, none 2.74).
     pub const AHEAD: u32 = 128;
+    /// Inputs shorter than this many elements ask for the tile `AHEAD` on in one
+    /// `cp.async.bulk.prefetch.L2` by thread 0; longer ones by one `prefetch.global.L2` per line
+    /// by every thread. Measured both ways (H200 and H100, 2026-11-27): the one instruction is
+    /// 5–8 % faster at 2^23 and 3 % at 2^24, but 1–3 % slower from 2^26 on.
+    pub const BULK_PREFETCH_BELOW: usize = 1 << 25;
     pub const THREADS: u32 = 256;
     /// Rows of one 16-byte unit per lane that each warp scans.
     pub const ROWS: u32 = 8;

@@ -212,6 +212,24 @@ pub unsafe fn copy_bulk(dst: u32, src: *const u8, bytes: u32, bar: u32) {
     }
 }
 
+/// `cp.async.bulk.prefetch.L2.global [src], bytes;`: asks the copy engine to bring `bytes`
+/// contiguous bytes from global address `src` into L2, in one instruction; nothing completes
+/// on a barrier and nothing waits for it.
+///
+/// # Safety
+/// `src` is 16-byte aligned, `bytes` a multiple of 16, and `src..src + bytes` global memory
+/// of this launch (a prefetch changes no memory).
+#[inline(always)]
+pub unsafe fn prefetch_bulk_l2(src: *const u8, bytes: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .b64 g; cvta.to.global.u64 g, {s}; cp.async.bulk.prefetch.L2.global [g], {n}; }}",
+            s = in(reg64) src, n = in(reg32) bytes, options(nostack)
+        )
+    }
+}
+
 /// `fence.proxy.async.global;`: orders this thread's view of global memory through the
 /// ordinary (generic) proxy with the async proxy of its later bulk copies, so that a copy
 /// issued after acquiring another thread's writes (a flag read with `ld.acquire`) reads

@@ -6,11 +6,12 @@
 //!       it landed. The shared memory holds six tiles per SM, the registers only what a warp
 //!       scans at a time: eight rows of one 16-byte unit per lane, read coalesced and stored so.
 //! Changes from s10: the loads (bulk copy, striped rows), the warp's part of the tile scan
-//!       (a warp scan per row), the prefetch 128 tiles ahead; claim, look-back are s10's.
-//! Bottleneck: a block's life outside its copy (ticket, scan, look-back, stores): without the
-//!       L2 prefetch 73 % of a copy; 4096-element tiles (more blocks per SM) gain nothing.
+//!       (a warp scan per row), the prefetch 128 tiles ahead (below 2^25 elements one bulk
+//!       prefetch per tile); claim, look-back are s10's.
+//! Bottleneck: the look-back, which waits for the slowest recent copies: 5.8 µs of a block's
+//!       14 at 2^30 on an H200; with no look-back at all the kernel reaches 92 % of a copy.
 //! Cost: 32 KiB + 8 B of dynamic shared memory per block; sm_90 (`cp.async.bulk`, `mbarrier`).
-//! Result: 2.97 ms at 2^30 i32: 95 % of a copy, 117 % of CUB, H100; 86 %, 118 % H200, 2026-11-25.
+//! Result: 2.98 ms at 2^30 i32: 95 % of a copy, 117 % of CUB, H100; 86 %, 116 % H200, 2026-11-27.
 //!
 //! A warp owns 8 rows of 32 units: row r of warp w is units (8w + r)·32 + lane of the tile, so
 //! each row's loads and stores are 512 contiguous bytes. The warp scans its rows in order: a
@@ -29,11 +30,13 @@ use crate::device::index::{ALL_LANES, WARP_SIZE, lane_idx, thread_idx, warp_idx}
 use crate::device::load::{I32x4, store_streaming_v4};
 use crate::device::shared::{SharedArray, dynamic_shared};
 use crate::device::sync::sync_threads;
-use crate::device::tma::{copy_bulk, fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait};
+use crate::device::tma::{
+    copy_bulk, fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, prefetch_bulk_l2,
+};
 use crate::device::warp::{shuffle_idx_u32, shuffle_up_u32};
 use crate::scan_entry_points;
 use crate::static_shared;
-use common::scan::s11::{AHEAD, ROWS, THREADS, TILE};
+use common::scan::s11::{AHEAD, BULK_PREFETCH_BELOW, ROWS, THREADS, TILE};
 
 static_shared! {
     /// The block's claim (tile, epoch), then the sum of every tile before it.
@@ -157,8 +160,9 @@ pub unsafe fn store_rows<E: Element>(
 
 /// Brings the block's tile into `tile_words`: thread 0 claims it (through `words[0..2]`, to
 /// every thread) and starts one bulk copy of it when it is whole, its mbarrier right after the
-/// tile; the block asks L2 for the tile `AHEAD` tickets on, then waits for the copy, or
-/// copies the last, partial tile itself. Returns the claim.
+/// tile; the block asks L2 for the tile `AHEAD` tickets on (below `BULK_PREFETCH_BELOW`
+/// elements thread 0 in one bulk prefetch, else every thread a line), then waits for the
+/// copy, or copies the last, partial tile itself. Returns the claim.
 ///
 /// # Safety
 /// Every thread of the block, once; launched as [`bulk_copy`]; `words` holds two words no one
@@ -191,12 +195,17 @@ pub unsafe fn load_tile<E: Element>(
                 copy_bulk(tile_words.address(0), input.add(start) as *const u8, TILE * 4, bar);
             }
         }
+        let ahead = start + AHEAD as usize * tile_len;
+        if AHEAD > 0 && n < BULK_PREFETCH_BELOW && ahead + tile_len <= n {
+            // SAFETY: a whole tile below n, 16-byte aligned as above.
+            unsafe { prefetch_bulk_l2(input.add(ahead) as *const u8, TILE * 4) };
+        }
     }
     sync_threads();
     // SAFETY: written before the barrier.
     let claim = unsafe { Claim { tile: words.load(0), epoch: words.load(1) } };
     let start = claim.tile as usize * tile_len;
-    if AHEAD > 0 {
+    if AHEAD > 0 && n >= BULK_PREFETCH_BELOW {
         // SAFETY: the addresses prefetched lie below n.
         unsafe { tile::prefetch(input, n, (claim.tile + AHEAD) as usize * tile_len, tile_len) };
     }

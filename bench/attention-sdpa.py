@@ -721,7 +721,7 @@ def self_test():
               "head_dim": 128, "mask": "causal", "layout": "bshd"}
     full = {"batch": 4, "heads_q": 16, "heads_kv": 16, "seq_q": 2048, "seq_k": 2048,
             "head_dim": 64, "mask": "none", "layout": "bhsd", "flops": 123.0}
-    gemm = {"family": "gemm", "kernel": "t06_tma_pipeline", "precision": "bf16", "figure": 600.0,
+    gemm = {"family": "gemm", "kernel": "w02_tma_pipeline", "precision": "bf16", "figure": 600.0,
             "details": {"tolerance": 0.01}}
     doc = {
         "date_utc": "2026-12-01T00:00:00Z",

@@ -12,7 +12,7 @@
 #   record        the later bundle's default suite alone, with its records (JSON, CSV) and
 #                 charts in OUTDIR/record: what docs/results/<gpu>/ keeps
 #   tests         the later bundle's GPU tests (run.sh --tests-only)
-#   hopper        the Hopper GEMM steps t10–t17 at 1024³, 4096³ and 8192³, interleaved under steady
+#   hopper        the Hopper GEMM steps w06–w13 at 1024³, 4096³ and 8192³, interleaved under steady
 #                 load: before, after, before, after (a GEMM at the power cap favours whichever
 #                 runs on the cooler GPU), then compare of each pair
 #   sanitize:F    the later bundle's GPU tests that match F (a test-name filter) under
@@ -46,12 +46,12 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked" "$out/tests.log" ;;
     hopper)
       # A few seconds of load first, so that every timed run finds the GPU at its held clock.
-      $new/host -k t12 --twins off --gemm 8192 --verify-only > /dev/null 2>&1
-      $new/host -k t12 --twins off --gemm 8192 --min-time 3 > /dev/null 2>&1
+      $new/host -k w08 --twins off --gemm 8192 --verify-only > /dev/null 2>&1
+      $new/host -k w08 --twins off --gemm 8192 --min-time 3 > /dev/null 2>&1
       for round in 1 2; do
-        $old/host -k t10,t11,t12,t13,t14,t15,t16,t17 --twins off --gemm 1024,4096,8192 --json "$out/hopper-before-$round.json" > "$out/hopper-before-$round.txt" 2>/dev/null
+        $old/host -k w06,w07,w08,w09,w10,w11,w12,w13 --twins off --gemm 1024,4096,8192 --json "$out/hopper-before-$round.json" > "$out/hopper-before-$round.txt" 2>/dev/null
         echo "before round $round: exit $?"
-        $new/host -k t10-t17 --twins off --gemm 1024,4096,8192 --json "$out/hopper-after-$round.json" > "$out/hopper-after-$round.txt" 2>/dev/null
+        $new/host -k w06-w13 --twins off --gemm 1024,4096,8192 --json "$out/hopper-after-$round.json" > "$out/hopper-after-$round.txt" 2>/dev/null
         echo "after round $round: exit $?"
         $new/host compare "$out/hopper-before-$round.json" "$out/hopper-after-$round.json" > "$out/compare-hopper-$round.txt"
         grep -E "slower|faster|same, " "$out/compare-hopper-$round.txt" | head -20

@@ -48,12 +48,12 @@ for part in $parts; do
               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum \
               -k "regex:t04_warp_tile_f16|t03_pipeline_f16" $b/host -k t03_pipeline_f16,t04_warp_tile_f16 --gemm 4096 --verify-only > "$out/ncu-t4.txt" 2>&1
             grep -E "^  t|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Stall|hmma|bank_conflicts|wavefronts|inst_executed" "$out/ncu-t4.txt" | head -60 ;;
-    stream-k) # the steps with a workspace (g11, t11, t15–t17) and their twins on the awkward shapes, each
+    stream-k) # the steps with a workspace (g11, w07, w11–w13) and their twins on the awkward shapes, each
             # under a time limit (an owner waits for flags: a wrong schedule hangs rather than
-            # fails), then three rounds of timing at 4096³, 2048³ and 4097 rows beside t10, t12
+            # fails), then three rounds of timing at 4096³, 2048³ and 4097 rows beside w06, w08
             # and cuBLAS (the sanitizers are `stream-k-sanitize`, a call of their own)
             export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
-            for f in g11_split_k t11_stream_k t15_aligned_stream_k t16_pipelined_fixup t17_shares_first; do
+            for f in g11_split_k w07_stream_k w11_aligned_stream_k w12_pipelined_fixup w13_shares_first; do
               timeout 150 $b/tests/gpu $f --test-threads=1 > "$out/tests-$f.log" 2>&1
               echo "tests $f: exit $?; $(grep -E '^test result' "$out/tests-$f.log")"; grep -E "FAIL|panicked" "$out/tests-$f.log" | head -4
             done
@@ -65,7 +65,7 @@ for part in $parts; do
             nvidia-smi --query-gpu=$fields,$reasons --format=csv,noheader -lms 100 > "$out/clocks.csv" 2>&1 &
             logger=$!
             for round in 1 2 3; do
-              timeout 150 $b/host -k t10,t12,t15,t16,t17 --twins off --gemm 4096,2048,4097x4096x4096 --min-samples 50 \
+              timeout 150 $b/host -k w06,w08,w11,w12,w13 --twins off --gemm 4096,2048,4097x4096x4096 --min-samples 50 \
                 --json "$out/stream-k-$round.json" > "$out/stream-k-$round.txt" 2>/dev/null
               echo "round $round: host exit $?"
               grep -E "^(cuBLAS|t1[0-7]_)|GEMM" "$out/stream-k-$round.txt" | awk '{print $1, $2, $(NF-7)}' | sed 's/(f32 accumulate) GEMM C = A·B, M×N×K =//'
@@ -74,14 +74,14 @@ for part in $parts; do
             echo "clocks: $(wc -l < "$out/clocks.csv") samples; SM MHz min/median/max, W max:"
             awk -F', ' '$2+0 > 0 { print $2+0, $3+0 }' "$out/clocks.csv" | sort -n | awk '{ c[NR] = $1; if ($2 > w) w = $2 } END { if (NR) print c[1], c[int((NR + 1) / 2)], c[NR], w }'
             cut -d, -f6- "$out/clocks.csv" | sort | uniq -c | sort -rn | head -4 ;;
-    clusters) # how many clusters of 1, 2, 3, 4, 6 and 8 of t12's blocks fit at once (do clusters of four keep every SM?)
+    clusters) # how many clusters of 1, 2, 3, 4, 6 and 8 of w08's blocks fit at once (do clusters of four keep every SM?)
             python3 bench/max-clusters.py $b/ptx/sm_90a/kernels.ptx 2>&1 | tee "$out/clusters.txt" ;;
-    stream-k-sanitize) # memcheck, racecheck and synccheck on the steps with a workspace, t11 and t15–t17
+    stream-k-sanitize) # memcheck, racecheck and synccheck on the steps with a workspace, w07 and w11–w13
             # (f16: the bf16 entries run the same code) and g11
-            bench/sanitize-hopper.sh "$out/sanitize" g11_split_k t11_stream_k_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16 ;;
-    gemm-dram) # t05, t06 and t12 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
+            bench/sanitize-hopper.sh "$out/sanitize" g11_split_k w07_stream_k_f16 w11_aligned_stream_k_f16 w12_pipelined_fixup_f16 w13_shares_first_f16 ;;
+    gemm-dram) # w01, w02 and w08 in BF16 at 8192³ under ncu: DRAM traffic of one block per tile against a grouped walk
             timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
-              -k "regex:t05_wgmma_bf16|t06_tma_bf16|t12_latency_trims_bf16" $b/host -k t05_wgmma_bf16,t06_tma_bf16,t12_latency_trims_bf16 \
+              -k "regex:w01_wgmma_bf16|w02_tma_bf16|w08_latency_trims_bf16" $b/host -k w01_wgmma_bf16,w02_tma_bf16,w08_latency_trims_bf16 \
               --gemm 8192 --verify-only > "$out/ncu-dram.txt" 2>&1
             grep -E "^  t|Duration|DRAM Throughput|L2 Hit Rate|SM Frequency" "$out/ncu-dram.txt" ;;
     sass) # the divergence kernels in SASS: branches and their reconvergence (BSSY/BSYNC) or selects
@@ -92,7 +92,7 @@ for part in $parts; do
             done
             # the Hopper GEMM steps: warpgroup MMAs, tensor copies and block barriers in SASS
             ptxas -arch=sm_90a $b/ptx/sm_90a/kernels.ptx -o /tmp/kernels90a.cubin
-            for k in t05_wgmma_f16 t06_tma_f16 t07_persistent_f16 t08_multicast_f16 t09_tma_store_f16 t10_setmaxnreg_f16 t11_stream_k_f16 t12_latency_trims_f16 t13_small_tile_f16 t14_narrow_tile_f16 t15_aligned_stream_k_f16 t16_pipelined_fixup_f16 t17_shares_first_f16; do
+            for k in w01_wgmma_f16 w02_tma_f16 w03_persistent_f16 w04_multicast_f16 w05_tma_store_f16 w06_setmaxnreg_f16 w07_stream_k_f16 w08_latency_trims_f16 w09_small_tile_f16 w10_narrow_tile_f16 w11_aligned_stream_k_f16 w12_pipelined_fixup_f16 w13_shares_first_f16; do
               cuobjdump -sass -fun $k /tmp/kernels90a.cubin > /tmp/$k.sass
               echo "$k: $(grep -c HGMMA /tmp/$k.sass) HGMMA ($(grep -m1 -o 'HGMMA[.0-9a-zA-Z]*' /tmp/$k.sass)), $(grep -c UTMALDG /tmp/$k.sass) UTMALDG ($(grep -c 'UTMALDG.*MULTICAST' /tmp/$k.sass) multicast), $(grep -c UTMASTG /tmp/$k.sass) UTMASTG, $(grep -c LDGSTS /tmp/$k.sass) LDGSTS, $(grep -c 'BAR.SYNC' /tmp/$k.sass) BAR.SYNC, $(grep -c 'USETMAXREG' /tmp/$k.sass) USETMAXREG, $(grep -cE 'MEMBAR' /tmp/$k.sass) MEMBAR, $(grep -cE '\bSTL\b|\bLDL\b' /tmp/$k.sass) STL/LDL"
             done ;;

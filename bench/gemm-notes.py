@@ -5,12 +5,12 @@ as columns, each cell the step's % of cuBLAS (TFLOP/s for the cuBLAS row), the b
 shape in bold; then each tensor-core step's % of its instruction's ceiling.
 
 With --best, one line per table instead: the best step's % of cuBLAS, and the % of the steps
-named by -s (prefixes, e.g. -s t12,t16).
+named by -s (prefixes, e.g. -s w08,w12).
 
 It reads the JSON rather than the printed tables, whose columns change with the options
 (`--twins` adds three).
 
-Usage: gemm-notes.py [--best [-s t12,t14]] FILE.json..."""
+Usage: gemm-notes.py [--best [-s w08,w10]] FILE.json..."""
 import argparse, json, re, sys
 from collections import OrderedDict
 
@@ -77,7 +77,7 @@ for precision in ['FP16', 'BF16', 'FP32']:
             cells.append(f'**{cell}**' if best[c] == k else cell)
         print(f'| {step(k)} | ' + ' | '.join(cells) + ' |')
     if precision != 'FP32':
-        print(f"\n{precision}: % of the instruction's ceiling (mma.sync for t1–t4, wgmma for t5 on; "
+        print(f"\n{precision}: % of the instruction's ceiling (mma.sync for t1–t4, wgmma for w1 on; "
               f'cuBLAS against wgmma)\n\n{header}')
         for k in ['cuBLAS'] + kernels:
             cells = []

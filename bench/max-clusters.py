@@ -13,9 +13,9 @@ import ctypes
 import sys
 
 ptx_path = sys.argv[1] if len(sys.argv) > 1 else "dist/gpu-bundle/ptx/sm_90a/kernels.ptx"
-kernel = sys.argv[2] if len(sys.argv) > 2 else "t12_latency_trims_f16"
+kernel = sys.argv[2] if len(sys.argv) > 2 else "w08_latency_trims_f16"
 threads = int(sys.argv[3]) if len(sys.argv) > 3 else 384
-# t10-t12: 4 stages of 48 KB, 32 KB of C staging, the barriers and the alignment slack.
+# w06-w08: 4 stages of 48 KB, 32 KB of C staging, the barriers and the alignment slack.
 shared = int(sys.argv[4]) if len(sys.argv) > 4 else 230464
 
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8

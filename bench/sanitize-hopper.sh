@@ -2,7 +2,7 @@
 # compute-sanitizer's memcheck, racecheck and synccheck over the GPU tests of the given
 # GEMM steps (each test checks the step on every awkward shape), one line per tool and test.
 # Usage (from the repository root, after `cargo xtask bundle`):
-#   bench/sanitize-hopper.sh OUTDIR t07_persistent_f16 t08_multicast_f16 …
+#   bench/sanitize-hopper.sh OUTDIR w03_persistent_f16 w04_multicast_f16 …
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle

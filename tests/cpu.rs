@@ -432,7 +432,7 @@ fn steps_sort_in_ladder_order_within_each_ladder() {
     for family in FAMILIES {
         let steps = family.steps();
         for ladder in family.ladders() {
-            // Zero-padded numbers: the files and ids sort in ladder order (`t02` before `t10`).
+            // Zero-padded numbers: the files and ids sort in ladder order (`t02` before `w06`).
             let numbers: Vec<u32> =
                 steps.iter().filter(|s| s.ladder() == ladder.prefix).filter_map(|s| s.number()).collect();
             assert!(numbers.windows(2).all(|w| w[0] <= w[1]), "{}: {numbers:?}", ladder.prefix);
@@ -533,15 +533,21 @@ fn selection_picks_families_ladders_steps_and_ranges() {
     let gemm = host::families::family("gemm").unwrap().steps().len();
     assert_eq!(ids(&["gemm"]).len(), gemm);
     assert_eq!(ids(&["GEMM"]).len(), gemm, "case-insensitive");
-    assert_eq!(ids(&["g"]).len() + ids(&["t"]).len(), gemm, "the GEMM family is ladders g and t");
+    assert_eq!(
+        ids(&["g"]).len() + ids(&["t"]).len() + ids(&["w"]).len(),
+        gemm,
+        "the GEMM family is ladders g, t and w"
+    );
     assert_eq!(ids(&["probes"]), ids(&["probe"]));
-    assert_eq!(ids(&["t1"]), ["t01_mma_sync_f16", "t01_mma_sync_bf16"], "t1 is step 1, not t10-t17");
+    assert_eq!(ids(&["t1"]), ["t01_mma_sync_f16", "t01_mma_sync_bf16"], "t1 is step 1 of its ladder");
     assert_eq!(ids(&["t01"]), ids(&["t1"]));
-    assert_eq!(ids(&["t05_wgmma_f16"]), ["t05_wgmma_f16"]);
-    assert_eq!(ids(&["t5_wgmma_f16"]), ["t05_wgmma_f16"], "an id from before the zero padding");
-    assert_eq!(ids(&["t12_latency_trims_b"]), ["t12_latency_trims_bf16"]);
-    assert_eq!(ids(&["t10-t17"]).len(), 16);
-    assert_eq!(ids(&["t10..17"]).len(), 16);
+    assert_eq!(ids(&["w01_wgmma_f16"]), ["w01_wgmma_f16"]);
+    assert_eq!(ids(&["w1"]), ["w01_wgmma_f16", "w01_wgmma_bf16"], "w1 is step 1, not w10-w13");
+    assert_eq!(ids(&["t05_wgmma_f16"]), ["w01_wgmma_f16"], "an id from before the Hopper ladder");
+    assert_eq!(ids(&["t5_wgmma_f16"]), ["w01_wgmma_f16"], "an id from before the zero padding");
+    assert_eq!(ids(&["w08_latency_trims_b"]), ["w08_latency_trims_bf16"]);
+    assert_eq!(ids(&["w06-w13"]).len(), 16);
+    assert_eq!(ids(&["w06..13"]).len(), 16);
     assert_eq!(ids(&["x4"]), ["x4_packed_tally"]);
     assert_eq!(ids(&["p6", "x4"]), ["x4_packed_tally", "p6_latency"], "run order, not pattern order");
     assert_eq!(ids(&["x", "x4"]).len(), 4, "each step once");
@@ -551,15 +557,19 @@ fn selection_picks_families_ladders_steps_and_ranges() {
 
 #[test]
 fn a_pattern_that_picks_nothing_names_the_closest_ids() {
-    for (pattern, near) in
-        [("t99", "t"), ("wgmma", "t05_wgmma"), ("gem", "gemm"), ("x4_packed_taly", "x4_packed_tally")]
-    {
+    for (pattern, near) in [
+        ("t99", "t"),
+        ("wgmma", "w01_wgmma"),
+        ("gem", "gemm"),
+        ("x4_packed_taly", "x4_packed_tally"),
+        ("t12", "t05–t17 are w01–w13"),
+    ] {
         let Err(err) = select(&[pattern.to_string()]) else { panic!("`{pattern}` picked something") };
         let err = err.to_string();
         assert!(err.contains(pattern) && err.contains("--list"), "{err}");
         assert!(err.contains(near), "`{pattern}`: {err}");
     }
-    for bad in ["", "7", "t10-t5", "-"] {
+    for bad in ["", "7", "w06-t5", "-"] {
         assert!(select(&[bad.to_string()]).is_err(), "`{bad}` accepted");
     }
 }

@@ -3,7 +3,7 @@
 //! A ladder step's header (`kernels/src/<family>/<step>.rs`) is
 //!
 //! ```text
-//! //! Step t05 — <the idea in a phrase>.
+//! //! Step w01 — <the idea in a phrase>.
 //! //!
 //! //! Idea: …                 at most 5 lines
 //! //! Changes from t04: …     at most 3 lines; may be left out by a ladder's first step
@@ -12,7 +12,7 @@
 //! //! Requires: …             at most 2 lines; only where the step has shape limits
 //! //! Result: …               one line: a GPU model and a date, or "not measured"
 //! //!
-//! //! <optional prose about the code; `More: docs/lessons.md#t05` where there is more>
+//! //! <optional prose about the code; `More: docs/lessons.md#w01` where there is more>
 //! ```
 //!
 //! and a probe's is `Probe p1 — <title>.`, then `Shows:` (at most 3 lines), `How:` (at most 5)
@@ -41,7 +41,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The short id the header names: ladder letters and number (`t05` of `t05_wgmma_f16`).
+/// The short id the header names: ladder letters and number (`w01` of `w01_wgmma_f16`).
 fn short_id(step: &Step) -> &'static str {
     let rest = &step.id[step.ladder().len()..];
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
@@ -49,7 +49,7 @@ fn short_id(step: &Step) -> &'static str {
 }
 
 /// The kernel file of a step: the `.rs` file under a family folder of `kernels/src` whose name
-/// is the id or starts it (`gemm/t05_wgmma.rs` for `t05_wgmma_f16`). The node probes (m1–m3)
+/// is the id or starts it (`gemm/w01_wgmma.rs` for `w01_wgmma_f16`). The node probes (m1–m3)
 /// have none.
 fn kernel_file(step: &Step) -> Option<PathBuf> {
     let src = root().join("kernels/src");
@@ -72,7 +72,7 @@ fn kernel_file(step: &Step) -> Option<PathBuf> {
     found
 }
 
-/// Every step with a kernel file, once per file (`t05_wgmma_f16` and `_bf16` share one), with
+/// Every step with a kernel file, once per file (`w01_wgmma_f16` and `_bf16` share one), with
 /// whether it is the first step of its ladder.
 fn steps_with_files() -> (Vec<(Step, PathBuf, bool)>, Vec<String>) {
     let (mut out, mut missing) = (Vec::new(), Vec::new());
@@ -268,7 +268,7 @@ fn check(text: &str, short: &str, probe: bool, first_of_ladder: bool) -> Vec<(us
     problems
 }
 
-/// The anchors of the lessons page (`<a id="t05"></a>`).
+/// The anchors of the lessons page (`<a id="w01"></a>`).
 fn lesson_anchors() -> Vec<String> {
     let text = std::fs::read_to_string(root().join(LESSONS)).expect("docs/lessons.md is readable");
     text.split("<a id=\"").skip(1).filter_map(|s| s.split_once('"')).map(|(id, _)| id.to_string()).collect()
@@ -309,14 +309,14 @@ fn every_step_header_is_a_card() {
 
 #[test]
 fn the_check_catches_what_it_should() {
-    let card = "//! Step t05 — an idea.\n//!\n//! Idea: one.\n//! Changes from t04: two.\n\
+    let card = "//! Step w01 — an idea.\n//!\n//! Idea: one.\n//! Changes from t04: two.\n\
                 //! Bottleneck: three.\n//! Cost: four.\n//! Result: 1 TFLOP/s, H200, 2026-11-23.\n";
-    assert_eq!(check(card, "t05", false, false), []);
+    assert_eq!(check(card, "w01", false, false), []);
     let first = card.replace("//! Changes from t04: two.\n", "");
-    assert_eq!(check(&first, "t05", false, true), [], "a ladder's first step needs no Changes");
-    assert!(!check(&first, "t05", false, false).is_empty(), "a later step does");
+    assert_eq!(check(&first, "w01", false, true), [], "a ladder's first step needs no Changes");
+    assert!(!check(&first, "w01", false, false).is_empty(), "a later step does");
     let wrong = [
-        card.replace("Step t05", "Step t5"),
+        card.replace("Step w01", "Step w1"),
         card.replace("an idea.", "an idea"),
         card.replace("H200, ", ""),
         card.replace("2026-11-23", "yesterday"),
@@ -329,10 +329,10 @@ fn the_check_catches_what_it_should() {
         card.replace("Idea: one.", &format!("Idea: {}.", "x".repeat(100))),
     ];
     for text in &wrong {
-        assert!(!check(text, "t05", false, false).is_empty(), "passed:\n{text}");
+        assert!(!check(text, "w01", false, false).is_empty(), "passed:\n{text}");
     }
     let probe = "//! Probe p1 — a title.\n//!\n//! Shows: one.\n//! How: two.\n//! Result: not measured.\n";
     assert_eq!(check(probe, "p1", true, true), []);
     let issue_slot = card.replace("Idea: one.", "Idea: an FFMA in every issue slot (see issue 9).");
-    assert_eq!(check(&issue_slot, "t05", false, false).len(), 1, "issue slots are fine, issue numbers not");
+    assert_eq!(check(&issue_slot, "w01", false, false).len(), 1, "issue slots are fine, issue numbers not");
 }

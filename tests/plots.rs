@@ -247,12 +247,12 @@ fn gemm_f16() -> LadderChart {
         ("t02_ldmatrix_f16", "mma.sync m16n8k16", Some(202.64)),
         ("t03_pipeline_f16", "mma.sync m16n8k16", None),
         ("t04_warp_tile_f16", "mma.sync m16n8k16", Some(342.38)),
-        ("t05_wgmma_f16", "wgmma m64n256k16", Some(499.88)),
-        ("t06_tma_f16", "wgmma m64n256k16", Some(607.62)),
+        ("w01_wgmma_f16", "wgmma m64n256k16", Some(499.88)),
+        ("w02_tma_f16", "wgmma m64n256k16", Some(607.62)),
     ] {
         chart.step(id, group, value, "WRONG");
     }
-    chart.step("t14_narrow_tile_f16", "wgmma m64n256k16", None, "skipped");
+    chart.step("w10_narrow_tile_f16", "wgmma m64n256k16", None, "skipped");
     chart.limit("mma.sync m16n8k16 ceiling (p8)", 612.3, Some("mma.sync m16n8k16"));
     chart.limit("wgmma m64n256k16 ceiling (p8)", 871.0, Some("wgmma m64n256k16"));
     chart
@@ -271,8 +271,8 @@ fn gemm_ladders_show_each_step_against_cublas_and_the_ceilings() {
             "NVIDIA H100 80GB HBM3, run of 2026-11-22 14:03 UTC",
             "TFLOP/s (2·M·N·K / median time)",
             "t01_mma_sync_f16",
-            "t06_tma_f16",
-            "t14_narrow_tile_f16",
+            "w02_tma_f16",
+            "w10_narrow_tile_f16",
             "cuBLAS GemmEx (f32 compute): 755 TFLOP/s",
             "mma.sync m16n8k16 ceiling (p8): 612 TFLOP/s",
             "wgmma m64n256k16 ceiling (p8): 871 TFLOP/s",

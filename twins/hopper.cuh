@@ -1,4 +1,4 @@
-// twins/hopper.cuh: Hopper (sm_90a) instructions for the CUDA C++ twins of the GEMM steps t05–t17.
+// twins/hopper.cuh: Hopper (sm_90a) instructions for the CUDA C++ twins of the GEMM steps w01–w13.
 //
 // One thin inline-PTX wrapper per wrapper of kernels/src/device/{wgmma,tma,cluster}.rs (and the
 // sync / atomic / cp.async ones those steps use), emitting the same instruction with the same
@@ -27,13 +27,13 @@ __device__ __forceinline__ void sync_named(unsigned id, unsigned threads) {
     asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
 }
 // bar.arrive id, threads: an arrival at named barrier `id` without waiting (those who wait
-// there with sync_named see this thread's earlier memory accesses), used by t16.
+// there with sync_named see this thread's earlier memory accesses), used by w12.
 __device__ __forceinline__ void arrive_named(unsigned id, unsigned threads) {
     asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(threads) : "memory");
 }
 
 // ---------------------------------------------------------------------------------------------
-// cp.async (device/async_copy.rs), used by t05
+// cp.async (device/async_copy.rs), used by w01
 // ---------------------------------------------------------------------------------------------
 
 // cp.async.cg.shared.global [dst], [src], 16, src_bytes: 16 bytes, zero-filled past src_bytes.
@@ -258,7 +258,7 @@ __device__ __forceinline__ void copy_tensor_2d_multicast(unsigned dst, const voi
 }
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: a plain copy of `bytes`
 // contiguous bytes (16-byte aligned, a multiple of 16) from global `src` to shared `dst`,
-// completing its bytes on `bar` (used by t16).
+// completing its bytes on `bar` (used by w12).
 __device__ __forceinline__ void copy_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
     asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %1;"
                  " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [g], %2, [%3]; }"
@@ -271,7 +271,7 @@ __device__ __forceinline__ void prefetch_bulk_l2(const void* src, unsigned bytes
                  :: "l"(src), "r"(bytes) : "memory");
 }
 // fence.proxy.async.global: global writes this thread has seen (through an acquire) become
-// visible to its later bulk copies, which read through the async proxy (used by t16).
+// visible to its later bulk copies, which read through the async proxy (used by w12).
 __device__ __forceinline__ void fence_proxy_async_global() {
     asm volatile("fence.proxy.async.global;" ::: "memory");
 }
@@ -338,7 +338,7 @@ __device__ __forceinline__ unsigned map_shared_to_rank(unsigned addr, unsigned r
 }
 
 // ---------------------------------------------------------------------------------------------
-// Global-memory ordering (device/atomic.rs), used by t11
+// Global-memory ordering (device/atomic.rs), used by w07
 // ---------------------------------------------------------------------------------------------
 
 // fence.acq_rel.gpu (the Rust's fence_acq_rel_gpu; __threadfence() emits fence.sc.gpu instead).

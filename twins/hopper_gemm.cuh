@@ -1,7 +1,7 @@
-// twins/hopper_gemm.cuh: the machinery the Hopper GEMM twins share from t10 on, the C++ of
+// twins/hopper_gemm.cuh: the machinery the Hopper GEMM twins share from w06 on, the C++ of
 // kernels/src/gemm/hopper/ piece for piece and under the same names, so that a twin reads beside
-// its Rust step. t05-t09 build these pieces one at a time, in full, inside their own files: they
-// are the lesson. From t10 on a twin is its predecessor plus one change, and the pieces it keeps
+// its Rust step. w01-w05 build these pieces one at a time, in full, inside their own files: they
+// are the lesson. From w06 on a twin is its predecessor plus one change, and the pieces it keeps
 // unchanged are called from here.
 //
 // A step's block is warp-specialized: CONSUMER_WARPGROUPS consumer warpgroups of 64 rows each,
@@ -12,18 +12,18 @@
 // multicast.
 //
 //   piece (namespace hopper)                     Rust (kernels/src/gemm/hopper/)   twins
-//   Shape<Constants, Acc, Registers>             mod.rs: Shape, shape!             t10-t17
-//   M64n256, M64n128 (Accumulator<N>), mma       mod.rs: Accumulator               t10-t17
-//   Reallocate<P, C>, KeepRegisters              mod.rs: Registers                 t10-t17 (*)
-//   PipelineState, SharedLayout,                 pipeline.rs                       t10-t17
+//   Shape<Constants, Acc, Registers>             mod.rs: Shape, shape!             w06-w13
+//   M64n256, M64n128 (Accumulator<N>), mma       mod.rs: Accumulator               w06-w13
+//   Reallocate<P, C>, KeepRegisters              mod.rs: Registers                 w06-w13 (*)
+//   PipelineState, SharedLayout,                 pipeline.rs                       w06-w13
 //     consumer_release, is_producer
-//   Units, Producer, Consumer                    mainloop.rs                       t10-t17
-//   Epilogue, wait_written, wait_read, pick      epilogue.rs                       t10-t17
-//   Workspace, unroll_pieces                     stream_k.rs                       t11, t15-t17
+//   Units, Producer, Consumer                    mainloop.rs                       w06-w13
+//   Epilogue, wait_written, wait_read, pick      epilogue.rs                       w06-w13
+//   Workspace, unroll_pieces                     stream_k.rs                       w07, w11-w13
 //
-// (*) the shapes of t10, t11 and t15 name it, but those twins call setmaxnreg themselves, as
+// (*) the shapes of w06, w07 and w11 name it, but those twins call setmaxnreg themselves, as
 // their Rust steps do; the step kernels written once for several shapes take it from the shape:
-// t12's (trimmed_gemm.cuh, for t12-t14) and t16's (pipelined_fixup_gemm.cuh, for t16 and t17).
+// w08's (trimmed_gemm.cuh, for w08-w10) and w12's (pipelined_fixup_gemm.cuh, for w12 and w13).
 //
 // Why the SASS did not move. Each twin used to be written out in one function, and compiles to
 // the same SASS now, instruction for instruction. NVVM simplifies a function on its own before it
@@ -55,7 +55,7 @@ constexpr unsigned WARPGROUP = 4 * WARP_SIZE;
 // Rows of the block tile each consumer warpgroup computes: the M of wgmma m64nNk16.
 constexpr unsigned WARPGROUP_ROWS = 64;
 // Bytes of one row of the 128-byte swizzle (one TMA box row of A, B and C), and the swizzle
-// atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+// atom: 8 rows of 128 bytes, 1024-byte aligned (as w01).
 constexpr unsigned ROW_BYTES = 128;
 constexpr unsigned ATOM_BYTES = 8 * ROW_BYTES;
 // k values per wgmma (the k16 of m64nNk16), and the wgmma per k tile of BK = 64.
@@ -84,8 +84,8 @@ struct Accumulator {
     __device__ __forceinline__ float& operator[](unsigned i) { return r[i]; }
     __device__ __forceinline__ const float& operator[](unsigned i) const { return r[i]; }
 };
-// The accumulators of wgmma m64n256k16 (the 128 x 256 tiles of t10-t12 and t15-t17) and of
-// m64n128k16 (the 128-wide tiles of t13 and t14).
+// The accumulators of wgmma m64n256k16 (the 128 x 256 tiles of w06-w08 and w11-w13) and of
+// m64n128k16 (the 128-wide tiles of w09 and w10).
 using M64n256 = Accumulator<256>;
 using M64n128 = Accumulator<128>;
 static_assert(M64n256::REGISTERS == M64N256_ACC && M64n128::REGISTERS == M64N128_ACC, "wgmma accumulators");
@@ -103,7 +103,7 @@ __device__ __forceinline__ void mma(M64n128& acc, unsigned long long a, unsigned
 }
 
 // How a block's registers are shared between its roles, each call at the top of its role's
-// branch (t10's setmaxnreg). A type rather than two constants because setmaxnreg takes its count
+// branch (w06's setmaxnreg). A type rather than two constants because setmaxnreg takes its count
 // as an immediate: the step's Shape names the counts, here they become the instruction's.
 // Reallocate: the producer warpgroup lowers itself to PRODUCER registers per thread
 // (setmaxnreg.dec), the consumers raise themselves to CONSUMER (setmaxnreg.inc, which waits
@@ -113,7 +113,7 @@ struct Reallocate {
     __device__ __forceinline__ static void producer() { release_registers<PRODUCER>(); }
     __device__ __forceinline__ static void consumers() { claim_registers<CONSUMER>(); }
 };
-// No reallocation: every thread keeps what ptxas gave it (t14: with 256 threads there is no
+// No reallocation: every thread keeps what ptxas gave it (w10: with 256 threads there is no
 // register cap at the entry, and ptxas would ignore setmaxnreg, warning C7508).
 struct KeepRegisters {
     __device__ __forceinline__ static void producer() {}
@@ -174,7 +174,7 @@ struct Shape : Constants {
 // those bytes, and "empty", on which every consumer warp of every block of the cluster arrives
 // once it has finished reading the stage (the copies into a stage are multicast, so all blocks
 // must be done with it). Each side walks the ring in the same order, the n-th k tile (or partial
-// chunk, t16) in stage n % STAGES, and waits for the barrier's phase of its lap: lap n / STAGES
+// chunk, w12) in stage n % STAGES, and waits for the barrier's phase of its lap: lap n / STAGES
 // completes phase n / STAGES of both barriers, and a wait names a phase by its parity.
 // =============================================================================================
 
@@ -184,7 +184,7 @@ constexpr unsigned MBARRIER_BYTES = 8;
 // Where one role is in the stage ring (CUTLASS's PipelineState): how many stages it has passed,
 // from which the stage (index) and the barrier phase (phase) follow. CUTLASS keeps the index and
 // the phase as two fields and wraps the index by hand; this keeps the count and divides, which
-// is what t06-t09 write out (it % STAGES, (it / STAGES) % 2; STAGES is a constant).
+// is what w02-w05 write out (it % STAGES, (it / STAGES) % 2; STAGES is a constant).
 template <class S>
 struct PipelineState {
     // Before the first stage: stage 0, phase 0.
@@ -245,7 +245,7 @@ struct SharedLayout {
     __device__ __forceinline__ unsigned empty(unsigned s) const { return barriers + (S::STAGES + s) * MBARRIER_BYTES; }
 
     // A pointer C++ can load and store through (ld/st.shared once inlined) to the shared address
-    // `address` of this layout: C++ writes the staging boxes and reads t16's chunks with ordinary
+    // `address` of this layout: C++ writes the staging boxes and reads w12's chunks with ordinary
     // accesses where the Rust writes ld/st.shared by address.
     template <class T>
     __device__ __forceinline__ static T* pointer(unsigned address) {
@@ -279,7 +279,7 @@ struct SharedLayout {
     }
 };
 
-// The consumers' release of a stage, as the lambda the main loop and t16's fix-up call with the
+// The consumers' release of a stage, as the lambda the main loop and w12's fix-up call with the
 // stage s this warp has finished reading: lane 0 arrives on the stage's "empty" barrier in every
 // block of the cluster (mbarrier.arrive.shared::cluster through mapa), since each block's copies
 // into the stage land in all of them. Every lane of the warp calls it, after the warp's reads of
@@ -312,14 +312,14 @@ struct Origin {
 };
 
 // The units of an m x n C: CLUSTER_M tiles stacked along M, one per block of a cluster, numbered
-// in t07's grouped order (bands of GROUP_ROWS unit rows, walked column by column, so that the
+// in w03's grouped order (bands of GROUP_ROWS unit rows, walked column by column, so that the
 // clusters running at one time share rows of A and columns of B in L2).
 template <class S>
 struct Units {
     // Rows of units (of CLUSTER_M tile rows each), columns of tiles, and units.
     unsigned pair_rows, tile_cols, units;
     // This block's rank in its cluster (mov %cluster_ctarank), read once here for Producer and
-    // Workspace as well: NVVM keeps every read of it, and in t11 a second one moves the SASS.
+    // Workspace as well: NVVM keeps every read of it, and in w07 a second one moves the SASS.
     unsigned rank;
 
     __device__ __forceinline__ Units(unsigned m, unsigned n) {
@@ -424,10 +424,10 @@ struct Consumer {
 };
 
 // =============================================================================================
-// epilogue.rs: t09's epilogue. A consumer warpgroup writes its 64 x BN piece of C into swizzled
+// epilogue.rs: w05's epilogue. A consumer warpgroup writes its 64 x BN piece of C into swizzled
 // staging boxes in shared memory, and one of its threads hands each box to the copy engine
 // (cp.async.bulk.tensor ... .global.shared::cta), which writes C in whole lines and clips what
-// lies outside the matrix. t09's header tells the why; this is the same code.
+// lies outside the matrix. w05's header tells the why; this is the same code.
 // =============================================================================================
 
 // Staging boxes per consumer warpgroup: one is written while the copy engine reads the other
@@ -464,7 +464,7 @@ struct Epilogue {
     SharedLayout<S> smem;
     const void* c_map;
     // This thread's warpgroup, its lane and its warp in the warpgroup. (The Rust's also keeps
-    // the lane's row group and column pair; here store_tile derives them, as t09 does.)
+    // the lane's row group and column pair; here store_tile derives them, as w05 does.)
     unsigned warpgroup, lane, warp;
     // The warpgroup's first thread, which issues the box stores.
     bool storer;
@@ -524,20 +524,20 @@ struct Epilogue {
 };
 
 // Before the block exits: each consumer warpgroup's storer (thread tid % 128 = 0) waits until
-// C's last boxes are written (cp.async.bulk.wait_group 0), as t09 does.
+// C's last boxes are written (cp.async.bulk.wait_group 0), as w05 does.
 __device__ __forceinline__ void wait_written(unsigned tid) {
     if (tid % WARPGROUP == 0) bulk_wait_group<0>();
 }
 
 // Before the block exits: each storer waits only until C's last boxes are read out of shared
 // memory (cp.async.bulk.wait_group.read 0); the launch completes after their writes in any case
-// (t12's trim).
+// (w08's trim).
 __device__ __forceinline__ void wait_read(unsigned tid) {
     if (tid % WARPGROUP == 0) bulk_wait_group_read<0>();
 }
 
 // =============================================================================================
-// stream_k.rs: stream-K's pieces in global memory (t11, t15-t17): the workspace where a
+// stream_k.rs: stream-K's pieces in global memory (w07, w11-w13): the workspace where a
 // contributor leaves its partial tile and raises a flag, and the owner that waits for the flag
 // and adds the partial. Which cluster does what is schedule.cuh's StreamK.
 //
@@ -632,7 +632,7 @@ struct Workspace {
         });
     }
 
-    // t11's fix-up of one piece's accumulators, by every consumer thread (tid) of the block of
+    // w07's fix-up of one piece's accumulators, by every consumer thread (tid) of the block of
     // cluster `cluster`. A contributor stores its partial, the consumers meet
     // (CONSUMERS_BARRIER) and thread 0 raises the flag: the tile is not stored here (false). An
     // owner, for each contributor, has thread 0 take its flag, meets, and adds its partial: the

@@ -1,12 +1,12 @@
-// twins/pipelined_fixup_gemm.cuh: t16's kernel, pipelined_fixup_gemm<S, SHARES_FIRST, BF16>, which
-// the twins of t16 and t17 instantiate (t17 with its schedule's shares first), as the Rust writes
-// it once in t16_pipelined_fixup.rs (pipelined_fixup_gemm_for!) for T16 and T17. A header because
-// NVRTC hands a twin no other file than the headers twins/*.cuh; t16's card
-// (twins/gemm/t16_pipelined_fixup.cu and its Rust step) says what it changes over t15.
+// twins/pipelined_fixup_gemm.cuh: w12's kernel, pipelined_fixup_gemm<S, SHARES_FIRST, BF16>, which
+// the twins of w12 and w13 instantiate (w13 with its schedule's shares first), as the Rust writes
+// it once in w12_pipelined_fixup.rs (pipelined_fixup_gemm_for!) for W12 and W13. A header because
+// NVRTC hands a twin no other file than the headers twins/*.cuh; w12's card
+// (twins/gemm/w12_pipelined_fixup.cu and its Rust step) says what it changes over w11.
 #pragma once
 #include "hopper_gemm.cuh"
 
-namespace t16 {
+namespace w12 {
 using namespace hopper;
 
 // The producer warpgroup's warp that raises contributors' flags (warp 0's first thread issues
@@ -15,8 +15,8 @@ using namespace hopper;
 constexpr unsigned FLAG_WARP = 1;
 constexpr unsigned PARTIAL_BARRIER = 3;
 
-// C = A * B as t15 computes it, with the partial tiles' round trips off the consumers' path, for
-// the shape S, its schedule run with the shares first when SHARES_FIRST (t17); launched with
+// C = A * B as w11 computes it, with the partial tiles' round trips off the consumers' path, for
+// the shape S, its schedule run with the shares first when SHARES_FIRST (w13); launched with
 // S's THREADS and SHARED_BYTES and a workspace of S's workspace_bytes(blocks).
 template <class S, bool SHARES_FIRST, bool BF16>
 __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const void* b_map, const void* c_map,
@@ -144,7 +144,7 @@ __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const vo
                 }
             }
 
-            // The epilogue: t09's.
+            // The epilogue: w05's.
             epilogue.store_tile(acc, origin);
         }
         // C's last boxes are read out of shared memory before the block exits.
@@ -153,4 +153,4 @@ __device__ __forceinline__ void pipelined_fixup_gemm(const void* a_map, const vo
     cluster_sync();
 }
 
-}  // namespace t16
+}  // namespace w12

@@ -1,4 +1,4 @@
-// twins/schedule.cuh: how the persistent GEMM steps (t07-t14) walk their work, for their CUDA C++
+// twins/schedule.cuh: how the persistent GEMM steps (w03-w10) walk their work, for their CUDA C++
 // twins: the C++ of common::gemm's grouped_tile and StreamK, which the Rust steps share the same
 // way (from the `common` crate, so that the host sizes grids and workspaces by the same code).
 // No system headers: NVRTC compiles this without a toolkit include path.
@@ -26,8 +26,8 @@ __device__ __forceinline__ void grouped_tile(unsigned unit, unsigned rows, unsig
 // clusters has one owner; the others contribute partials. Which cluster owns a cut unit, and in
 // which order a cluster runs the two pieces of a share that spans two units, is the ShareOrder.
 enum class ShareOrder {
-    Offsets,    // the end of one unit, then the start of the next; owner: k tile 0's cluster (t11)
-    KAligned,   // the start of the next unit first; owner: the last k tile's cluster (t15-t17)
+    Offsets,    // the end of one unit, then the start of the next; owner: k tile 0's cluster (w07)
+    KAligned,   // the start of the next unit first; owner: the last k tile's cluster (w11-w13)
 };
 
 enum class Role { Whole, Owner, Contributor };
@@ -46,7 +46,7 @@ struct Pieces;
 struct StreamK {
     unsigned units, k_tiles, clusters;
     ShareOrder order;
-    bool shares_first;                   // the share before the whole units (t17)
+    bool shares_first;                   // the share before the whole units (w13)
     unsigned dp_units;                   // units computed whole in the data-parallel waves
     unsigned sk_clusters;                // clusters sharing the remaining units' k tiles
     unsigned long long sk_iterations;    // k tiles of the remaining units, end to end

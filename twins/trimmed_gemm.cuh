@@ -1,15 +1,15 @@
-// twins/trimmed_gemm.cuh: t12's kernel, trimmed_gemm<S, BF16>, which the twins of t12, t13 and t14
-// instantiate for their shapes S, as the Rust writes it once in t12_latency_trims.rs
-// (trimmed_gemm_for!) for T12, T13 and T14. A header because NVRTC hands a twin no other file than
-// the headers twins/*.cuh; t12's card (twins/gemm/t12_latency_trims.cu and its Rust step) says
-// what it changes over t10.
+// twins/trimmed_gemm.cuh: w08's kernel, trimmed_gemm<S, BF16>, which the twins of w08, w09 and w10
+// instantiate for their shapes S, as the Rust writes it once in w08_latency_trims.rs
+// (trimmed_gemm_for!) for W08, W09 and W10. A header because NVRTC hands a twin no other file than
+// the headers twins/*.cuh; w08's card (twins/gemm/w08_latency_trims.cu and its Rust step) says
+// what it changes over w06.
 #pragma once
 #include "hopper_gemm.cuh"
 
-namespace t12 {
+namespace w08 {
 using namespace hopper;
 
-// C = A * B as t10 computes it, with shorter waits at entry and exit, for the shape S (its
+// C = A * B as w06 computes it, with shorter waits at entry and exit, for the shape S (its
 // accumulators and register split included); launched with S's THREADS and SHARED_BYTES.
 template <class S, bool BF16>
 __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
@@ -53,7 +53,7 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
             const Origin origin = units.origin(unit);
             auto acc = S::Acc::zeroed();
             const Epilogue<S> epilogue(smem, c_map, tid);
-            // The whole warpgroup, in step with the producer; then t09's epilogue.
+            // The whole warpgroup, in step with the producer; then w05's epilogue.
             consumer.mma_k_tiles(state, 0, k_tiles, acc, release);
             epilogue.store_tile(acc, origin);
         }
@@ -64,4 +64,4 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
     cluster_sync();
 }
 
-}  // namespace t12
+}  // namespace w08

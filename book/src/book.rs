@@ -41,7 +41,7 @@ pub struct Built {
     pub out: PathBuf,
     /// The Markdown it was rendered from.
     pub source: PathBuf,
-    /// Every chapter of a step, in book order: the page (`gemm/t05_wgmma.html`) and the
+    /// Every chapter of a step, in book order: the page (`gemm/w01_wgmma.html`) and the
     /// step ids it holds.
     pub chapters: Vec<(String, Vec<String>)>,
 }
@@ -974,7 +974,7 @@ fn family_name(family: &FamilyPart) -> String {
         .unwrap_or_else(|| capitalise(family.name))
 }
 
-/// A chapter in a table of contents: `t05 — Hopper wgmma 64 × 256 × 16 from shared memory`.
+/// A chapter in a table of contents: `w01 — Hopper wgmma 64 × 256 × 16 from shared memory`.
 fn chapter_label(chapter: &Chapter) -> String {
     let summary = chapter.steps.first().map_or("", |s| s.summary);
     format!("{} — {summary}", chapter.short_id())
@@ -1147,8 +1147,8 @@ mod tests {
 
     #[test]
     fn relative_links_and_paths() {
-        assert_eq!(relative("index.md", "gemm/t05_wgmma.md"), "gemm/t05_wgmma.md");
-        assert_eq!(relative("gemm/t06_tma.md", "gemm/t05_wgmma.md"), "../gemm/t05_wgmma.md");
+        assert_eq!(relative("index.md", "gemm/w01_wgmma.md"), "gemm/w01_wgmma.md");
+        assert_eq!(relative("gemm/w02_tma.md", "gemm/w01_wgmma.md"), "../gemm/w01_wgmma.md");
         assert_eq!(normalise("docs/../kernels/src/./gemm/mod.rs"), "kernels/src/gemm/mod.rs");
         assert_eq!(parent("docs/running.md"), "docs");
     }

@@ -1,11 +1,11 @@
 //! The course's structure, read from the host's families: a part per family and ladder, in
 //! the order `FAMILIES` and `Family::ladders` give (the families of ladders before those of
 //! probes, whose steps have no twin), and a chapter per source file of a
-//! step, in ladder order. A GEMM step has a kernel per input type (`t05_wgmma_f16`,
-//! `t05_wgmma_bf16`) but one file (`t05_wgmma.rs`): steps are grouped by their file.
+//! step, in ladder order. A GEMM step has a kernel per input type (`w01_wgmma_f16`,
+//! `w01_wgmma_bf16`) but one file (`w01_wgmma.rs`): steps are grouped by their file.
 //!
 //! A step's file is the kernel file `kernels/src/<folder>/<file>.rs` whose name is the
-//! step's id or starts it (`t05_wgmma` for `t05_wgmma_f16`), where the family's folder is
+//! step's id or starts it (`w01_wgmma` for `w01_wgmma_f16`), where the family's folder is
 //! named as the family or its plural (`probe` → `probes/`). A step with no kernel (the node
 //! probes m1–m3 launch library calls and other steps' kernels) is its host file,
 //! `host/src/families/<family>/<idea>.rs`, the idea being the id after its number
@@ -28,7 +28,7 @@ pub struct Source {
 /// One chapter: the steps of one source file.
 #[derive(Clone, Debug)]
 pub struct Chapter {
-    /// The file's name without `.rs`: `t05_wgmma`, `m1_interconnect` (the step's id for a
+    /// The file's name without `.rs`: `w01_wgmma`, `m1_interconnect` (the step's id for a
     /// host file).
     pub name: String,
     /// The family's name (`gemm`).
@@ -47,12 +47,12 @@ pub struct Chapter {
     pub builds_on: Option<String>,
     /// Its header card.
     pub header: Header,
-    /// The book's page for it, from the book's root: `gemm/t05_wgmma.md`.
+    /// The book's page for it, from the book's root: `gemm/w01_wgmma.md`.
     pub page: String,
 }
 
 impl Chapter {
-    /// The short id: the ladder and the number (`t05`, `m1`).
+    /// The short id: the ladder and the number (`w01`, `m1`).
     pub fn short_id(&self) -> &str {
         let letters = self.ladder.len();
         let digits = self.name[letters..].chars().take_while(char::is_ascii_digit).count();
@@ -145,7 +145,7 @@ impl Course {
         self.families.iter().flat_map(FamilyPart::chapters)
     }
 
-    /// The chapter called `name` (`t10_setmaxnreg`).
+    /// The chapter called `name` (`w06_setmaxnreg`).
     pub fn chapter(&self, name: &str) -> Option<&Chapter> {
         self.chapters().find(|c| c.name == name)
     }
@@ -344,11 +344,11 @@ mod tests {
     #[test]
     fn files_of_steps() {
         let files: Vec<String> =
-            ["t05_wgmma", "t05_wgmma_extra", "x4_packed_tally", "t1"].map(String::from).into();
-        assert_eq!(file_of("t05_wgmma_f16", &files).map(String::as_str), Some("t05_wgmma"));
-        assert_eq!(file_of("t05_wgmma_extra_bf16", &files).map(String::as_str), Some("t05_wgmma_extra"));
+            ["w01_wgmma", "w01_wgmma_extra", "x4_packed_tally", "t1"].map(String::from).into();
+        assert_eq!(file_of("w01_wgmma_f16", &files).map(String::as_str), Some("w01_wgmma"));
+        assert_eq!(file_of("w01_wgmma_extra_bf16", &files).map(String::as_str), Some("w01_wgmma_extra"));
         assert_eq!(file_of("x4_packed_tally", &files).map(String::as_str), Some("x4_packed_tally"));
-        assert_eq!(file_of("t10_setmaxnreg_f16", &files), None);
+        assert_eq!(file_of("w06_setmaxnreg_f16", &files), None);
         assert_eq!(file_of("m1_interconnect", &files), None);
     }
 }

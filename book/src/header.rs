@@ -34,7 +34,7 @@ pub struct Field {
 pub struct Header {
     /// `Step`, `Probe`, or empty when the title does not open with one.
     pub kind: String,
-    /// The id the title names (`t12`, `p1`), or empty.
+    /// The id the title names (`w08`, `p1`), or empty.
     pub id: String,
     /// The title after the dash, without its final full stop (Markdown).
     pub title: String,
@@ -109,7 +109,7 @@ fn paragraphs<'a>(lines: &[&'a str]) -> Vec<Vec<&'a str>> {
     out
 }
 
-/// `Step t12 — the title.` → (`Step`, `t12`, `the title`, nothing more). A first paragraph
+/// `Step w08 — the title.` → (`Step`, `w08`, `the title`, nothing more). A first paragraph
 /// without that opening (a host file's doc) gives its first sentence as the title, after an
 /// id that opens it (`m1: the interconnect. …` → id `m1`), and the rest of the paragraph as
 /// the first of the prose.
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn titles_over_several_lines_and_fields_with_parentheses() {
-        let doc = "Step t12 — the start and the end of a launch: what a block waits for before its first\n\
+        let doc = "Step w08 — the start and the end of a launch: what a block waits for before its first\n\
                    `wgmma` and after its last store.\n\n\
                    Idea: a launch.\n\
                    Result (final run, 2026-11-23, % of cuBLAS f16 / bf16): H200 4096³ 100.2 / 99.7,\n\

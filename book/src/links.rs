@@ -267,7 +267,7 @@ mod tests {
         assert!(is_external("https://example.org/a"));
         assert!(is_external("mailto:a@b"));
         assert!(is_external("//cdn/x.js"));
-        assert!(!is_external("gemm/t05.html#a:b"));
+        assert!(!is_external("gemm/w01.html#a:b"));
         assert!(!is_external("../index.html"));
         assert_eq!(percent_decode("a%20b"), "a b");
     }

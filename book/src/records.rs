@@ -240,7 +240,7 @@ mod tests {
         let mut r = Record::new("reduce", "x4_packed_tally");
         r.n = Some(1 << 30);
         assert_eq!(size_text(&r), "n = 2^30");
-        let mut g = Record::new("gemm", "t12_latency_trims_f16");
+        let mut g = Record::new("gemm", "w08_latency_trims_f16");
         (g.m, g.n, g.k) = (Some(8192), Some(1024), Some(8192));
         assert_eq!(size_text(&g), "8192×1024×8192");
         assert!(size_rank(&r) < size_rank(&g));

@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 /// The chapters whose rendering the tests look at closely: a reduction step and a Hopper
 /// GEMM step, each with a diff, a chart, figures and a twin.
-const CLOSE_LOOK: &[&str] = &["x4_packed_tally", "t12_latency_trims_f16"];
+const CLOSE_LOOK: &[&str] = &["x4_packed_tally", "w08_latency_trims_f16"];
 
 fn main() {
     let args = Arguments::from_args();

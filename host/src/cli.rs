@@ -28,12 +28,13 @@ pub struct Options {
     /// Run only the steps these pick (comma separated, case-insensitive; a step runs if any
     /// pattern picks it):
     ///
-    /// - a family: `gemm`, `reduce`, `scan`, `probe` (or `probes`): every step of it;
-    /// - a ladder: `g` (FP32 GEMM), `t` (tensor-core GEMM), `h`, `v`, `x` (reductions), `s`
-    ///   (scans), `p` (probes on one GPU), `m` (node probes): every step of it;
-    /// - a step: `t5` or `t05` (both input types of tensor-core step 5), `x4`, `p6`;
-    /// - a range of steps: `t10-t17`;
-    /// - a step's id, or its start past the number: `t05_wgmma_f16`, `t12_latency_trims_b`.
+    /// - a family: `gemm`, `reduce`, `scan`, `attention`, `probe` (or `probes`): every step of it;
+    /// - a ladder: `g` (FP32 GEMM), `t` (tensor-core GEMM on any GPU since Ampere), `w` (Hopper
+    ///   GEMM), `h`, `v`, `x` (reductions), `s` (scans), `a` (attention), `p` (probes on one
+    ///   GPU), `m` (node probes): every step of it;
+    /// - a step: `w1` or `w01` (both input types of Hopper GEMM step 1), `x4`, `p6`;
+    /// - a range of steps: `w06-w13`;
+    /// - a step's id, or its start past the number: `w01_wgmma_f16`, `w08_latency_trims_b`.
     ///
     /// A pattern that picks nothing is an error that names the closest ids. `--list` prints
     /// every step.
@@ -322,8 +323,8 @@ pub fn parse_shape(text: &str) -> std::result::Result<(u32, u32, u32), String> {
 /// Options of `host sass`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SassOptions {
-    /// The step: an entry point (`t12_latency_trims_bf16`, `h5_complete_unroll_256`) or the
-    /// start of some (`t12`, `x4`): each matching entry point gets its own table.
+    /// The step: an entry point (`w08_latency_trims_bf16`, `h5_complete_unroll_256`) or the
+    /// start of some (`w08`, `x4`): each matching entry point gets its own table.
     pub step: String,
 
     /// The target to compile both for.

@@ -68,8 +68,8 @@ fn help_documents_the_suite_and_compare() {
 
 #[test]
 fn compare_prints_verdicts_and_fails_only_when_asked() {
-    let old = results("old.json", &[("t05_wgmma", 200.0), ("t06_tma", 180.0), ("t01_mma", 900.0)]);
-    let new = results("new.json", &[("t05_wgmma", 201.0), ("t06_tma", 240.0), ("t07_persistent", 150.0)]);
+    let old = results("old.json", &[("w01_wgmma", 200.0), ("w02_tma", 180.0), ("t01_mma", 900.0)]);
+    let new = results("new.json", &[("w01_wgmma", 201.0), ("w02_tma", 240.0), ("w03_persistent", 150.0)]);
     let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
 
     let output = host(&["compare", old, new]);
@@ -82,10 +82,10 @@ fn compare_prints_verdicts_and_fails_only_when_asked() {
             .to_string()
     };
     let verdict = |kernel: &str| line(kernel).split_whitespace().last().unwrap().to_string();
-    assert_eq!(verdict("t05_wgmma"), "same", "{text}");
-    assert!(line("t06_tma").contains("1.333") && verdict("t06_tma") == "slower", "{text}");
+    assert_eq!(verdict("w01_wgmma"), "same", "{text}");
+    assert!(line("w02_tma").contains("1.333") && verdict("w02_tma") == "slower", "{text}");
     assert_eq!(
-        (verdict("t07_persistent").as_str(), verdict("t01_mma").as_str()),
+        (verdict("w03_persistent").as_str(), verdict("t01_mma").as_str()),
         ("added", "removed"),
         "{text}"
     );

@@ -8,7 +8,7 @@
 //!   vector sum really fast", and the project's own steps to a single launch.
 //! - [`gemm`] is the GEMM ladder: FP32 steps from one thread per output, then tensor-core
 //!   steps up to Hopper's `wgmma`, TMA and stream-K; [`gemm::hopper`] holds the machinery
-//!   the Hopper steps share from t10 on.
+//!   the Hopper steps share from w06 on.
 //! - [`scan`] is the prefix-scan ladder: from Hillis and Steele's tile scan to a single pass
 //!   with a warp-wide decoupled look-back, and stream compaction on it.
 //! - [`probes`] are small kernels that each make one property of the hardware visible.

@@ -719,7 +719,7 @@ mod tests {
             (Some(1373.9), Some(3126.2), Some("GB/s".into()));
         let mut probe = Record::new("probe", "p1_stride_copy");
         probe.variant = Some("stride=1".into());
-        let mut gemm = Record::new("gemm", "t12_latency_trims_f16");
+        let mut gemm = Record::new("gemm", "w08_latency_trims_f16");
         (gemm.precision, gemm.m, gemm.n, gemm.k) = (Some("f16".into()), Some(4096), Some(4096), Some(4096));
         let mut records = vec![reduction];
         records.extend(setting_records(ElementType::I32, false, 1 << 30, Some(wrong_step())).0);

@@ -149,9 +149,9 @@ pub mod t04 {
     pub const THREADS: u32 = 128;
 }
 
-/// t05 (Hopper `wgmma`, sm_90a): a 128 × 256 block tile of two warpgroups (each 64 × 256),
+/// w01 (Hopper `wgmma`, sm_90a): a 128 × 256 block tile of two warpgroups (each 64 × 256),
 /// k tiles of 64, `STAGES` of them in dynamic shared memory.
-pub mod t05 {
+pub mod w01 {
     pub use super::t02::ALIGN;
     pub const BM: u32 = 128;
     pub const BN: u32 = 256;
@@ -168,10 +168,10 @@ pub mod t05 {
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + ALIGN_SLACK;
 }
 
-/// t06 (TMA copies, `mbarrier` pipeline, a producer warp; sm_90a): t05's tiles and stages,
+/// w02 (TMA copies, `mbarrier` pipeline, a producer warp; sm_90a): w01's tiles and stages,
 /// loaded by the copy engine from tensor maps the host encodes.
-pub mod t06 {
-    pub use super::t05::{ALIGN, ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES};
+pub mod w02 {
+    pub use super::w01::{ALIGN, ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES};
     /// Two consumer warpgroups and one producer warp.
     pub const CONSUMER_WARPGROUPS: u32 = 2;
     pub const THREADS: u32 = CONSUMER_WARPGROUPS * 128 + 32;
@@ -185,10 +185,10 @@ pub mod t06 {
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + BARRIER_BYTES + ALIGN_SLACK;
 }
 
-/// t07 (a persistent grid; sm_90a): t06's block, tiles, stages and tensor maps, but as many
+/// w03 (a persistent grid; sm_90a): w02's block, tiles, stages and tensor maps, but as many
 /// blocks as fit on the GPU at once, each walking output tiles in a grouped order.
-pub mod t07 {
-    pub use super::t06::{
+pub mod w03 {
+    pub use super::w02::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, SHARED_BYTES, STAGE_BYTES, STAGES,
         THREADS,
     };
@@ -198,16 +198,16 @@ pub mod t07 {
     pub const GROUP_ROWS: u32 = 16;
 }
 
-/// t08 (clusters of two with TMA multicast; sm_90a): t07, with blocks paired along M in
+/// w04 (clusters of two with TMA multicast; sm_90a): w03, with blocks paired along M in
 /// clusters; the pair shares B's tile, each block fetching half of it for both.
-pub mod t08 {
-    pub use super::t06::{
+pub mod w04 {
+    pub use super::w02::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, SHARED_BYTES, STAGE_BYTES, STAGES,
         THREADS,
     };
     /// Blocks per cluster, stacked along M: the pair computes a 256 × 256 piece of C.
     pub const CLUSTER_M: u32 = 2;
-    /// Pair rows (of `CLUSTER_M` tile rows each) in one group of the walk (t07's 16 tile
+    /// Pair rows (of `CLUSTER_M` tile rows each) in one group of the walk (w03's 16 tile
     /// rows).
     pub const GROUP_ROWS: u32 = 8;
 }
@@ -225,15 +225,15 @@ pub const fn grouped_tile(unit: u32, rows: u32, cols: u32, group: u32) -> (u32, 
     (first + within % height, within / height)
 }
 
-/// t09 (the epilogue through shared memory and TMA stores; sm_90a): t08, with each consumer
+/// w05 (the epilogue through shared memory and TMA stores; sm_90a): w04, with each consumer
 /// warpgroup's 64 × 256 piece of C staged in shared memory one 64 × 32 box at a time and
 /// stored by the copy engine from a third tensor map, of C.
-pub mod t09 {
-    pub use super::t06::{
+pub mod w05 {
+    pub use super::w02::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BARRIER_BYTES, BK, BM, BN, CONSUMER_WARPGROUPS, STAGE_BYTES,
         STAGES, THREADS,
     };
-    pub use super::t08::{CLUSTER_M, GROUP_ROWS};
+    pub use super::w04::{CLUSTER_M, GROUP_ROWS};
     /// The box one TMA store writes, (contiguous extent, rows): 32 f32 (one 128-byte
     /// swizzle row) × the 64 rows of a consumer warpgroup.
     pub const C_BOX: (u32, u32) = (32, 64);
@@ -246,10 +246,10 @@ pub mod t09 {
     pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
 }
 
-/// t10 (register reallocation; sm_90a): t09 with a whole producer warpgroup, which hands
+/// w06 (register reallocation; sm_90a): w05 with a whole producer warpgroup, which hands
 /// most of its registers to the two consumer warpgroups (`setmaxnreg`).
-pub mod t10 {
-    pub use super::t09::{
+pub mod w06 {
+    pub use super::w05::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES,
         CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, SHARED_BYTES, STAGE_BYTES, STAGES,
     };
@@ -268,10 +268,10 @@ pub mod t10 {
     );
 }
 
-/// t11 (stream-K; sm_90a): t10, with the work that does not fill a last whole wave of
+/// w07 (stream-K; sm_90a): w06, with the work that does not fill a last whole wave of
 /// units split evenly along K over all clusters.
-pub mod t11 {
-    pub use super::t10::{
+pub mod w07 {
+    pub use super::w06::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES,
         CLUSTER_M, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, SHARED_BYTES,
         STAGE_BYTES, STAGES, THREADS,
@@ -289,31 +289,31 @@ pub mod t11 {
     }
 }
 
-/// t15 (stream-K with the clusters in step; sm_90a): t11's tiles, block and workspace.
-pub mod t15 {
-    pub use super::t11::*;
+/// w11 (stream-K with the clusters in step; sm_90a): w07's tiles, block and workspace.
+pub mod w11 {
+    pub use super::w07::*;
 }
 
-/// t16 (the partial tiles' round trips off the consumers' path; sm_90a): t15's tiles,
+/// w12 (the partial tiles' round trips off the consumers' path; sm_90a): w11's tiles,
 /// block and workspace.
-pub mod t16 {
-    pub use super::t11::*;
+pub mod w12 {
+    pub use super::w07::*;
 }
 
-/// t17 (the stream-K share first; sm_90a): t16's tiles, block and workspace.
-pub mod t17 {
-    pub use super::t11::*;
+/// w13 (the stream-K share first; sm_90a): w12's tiles, block and workspace.
+pub mod w13 {
+    pub use super::w07::*;
 }
 
-/// t12 (the start and the end of a launch trimmed; sm_90a): t10's tiles and block.
-pub mod t12 {
-    pub use super::t10::*;
+/// w08 (the start and the end of a launch trimmed; sm_90a): w06's tiles and block.
+pub mod w08 {
+    pub use super::w06::*;
 }
 
-/// t13 (a tile for small products; sm_90a): t12 with a 128 × 128 block tile, so a product
+/// w09 (a tile for small products; sm_90a): w08 with a 128 × 128 block tile, so a product
 /// has twice as many tiles, and six 32 KB stages in the shared memory that held four.
-pub mod t13 {
-    pub use super::t10::{
+pub mod w09 {
+    pub use super::w06::{
         A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
         CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, THREADS,
     };
@@ -325,13 +325,13 @@ pub mod t13 {
     const _: () = assert!(SHARED_BYTES <= 227 * 1024);
 }
 
-/// t14 (a narrow tile for the smallest products; sm_90a): t13 with a 64 × 128 block tile
+/// w10 (a narrow tile for the smallest products; sm_90a): w09 with a 64 × 128 block tile
 /// (one consumer warpgroup) and eight 24 KB stages.
-pub mod t14 {
-    pub use super::t10::{
+pub mod w10 {
+    pub use super::w06::{
         ALIGN, ALIGN_SLACK, B_BOX, BK, C_BOX, C_BOX_BYTES, C_BUFFERS, CLUSTER_M, GROUP_ROWS,
     };
-    pub use super::t13::BN;
+    pub use super::w09::BN;
     pub const BM: u32 = 64;
     /// One consumer warpgroup (its 64 rows are the tile) and the producer warpgroup.
     pub const CONSUMER_WARPGROUPS: u32 = 1;

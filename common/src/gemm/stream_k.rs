@@ -1,4 +1,4 @@
-//! The stream-K schedule of t11 and t15–t17: which pieces of which output units each
+//! The stream-K schedule of w07 and w11–w13: which pieces of which output units each
 //! cluster of a persistent grid computes, and who adds whose partial tile. The kernels walk
 //! it on the GPU ([`StreamK::pieces`]); the host's tests check its properties over every
 //! small schedule.
@@ -19,7 +19,7 @@ pub struct StreamK {
     pub k_tiles: u32,
     pub clusters: u32,
     pub order: ShareOrder,
-    /// Whether a cluster runs its stream-K share before its whole units (t17) rather than
+    /// Whether a cluster runs its stream-K share before its whole units (w13) rather than
     /// after them.
     pub shares_first: bool,
     /// Units computed whole in the data-parallel waves.
@@ -36,14 +36,14 @@ pub struct StreamK {
 pub enum ShareOrder {
     /// As the k tiles lie end to end: the end of one unit, then the start of the next. A
     /// cut unit is owned by the cluster that computes its k tile 0, which it does last
-    /// (t11). Clusters start their shares at different k, so at any moment they read
+    /// (w07). Clusters start their shares at different k, so at any moment they read
     /// different k tiles of A and B, and rows and columns that neighbouring units share
     /// come from DRAM once per cluster rather than once.
     Offsets,
     /// The start of the next unit first, then the end of the first: every cluster begins
     /// at k tile 0 and, after its first piece, continues at the same distance
     /// (`k_tiles` − its share) ahead, so at any moment the clusters read the same one or
-    /// two k tiles of A and B, as they do in the data-parallel waves (t15). A cut unit is
+    /// two k tiles of A and B, as they do in the data-parallel waves (w11). A cut unit is
     /// owned by the cluster that computes its *last* k tile, which it does last; its
     /// contributors' pieces run first (or are their whole share).
     KAligned,

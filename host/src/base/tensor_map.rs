@@ -1,6 +1,6 @@
 //! TMA tensor maps: the 128-byte descriptors that Hopper's copy engine reads to move boxes
 //! of a tensor between global and shared memory (`cuTensorMapEncodeTiled`), uploaded for
-//! the kernels that take them (the GEMM steps from t06: A and B, from t09 C too; the
+//! the kernels that take them (the GEMM steps from w02: A and B, from w05 C too; the
 //! attention steps from a05: Q, K and V, by head).
 
 use crate::base::error::{Context, Error, Result};
@@ -30,7 +30,7 @@ impl Element {
 
 /// Encodes the map of a row-major `rows × cols` matrix of `element`s at device address
 /// `ptr`, copied in boxes of `box_cols × box_rows` with the 128-byte swizzle (the layout of
-/// `device::wgmma::descriptor`, and of t09's staged C); loads past the matrix's edges fill
+/// `device::wgmma::descriptor`, and of w05's staged C); loads past the matrix's edges fill
 /// zeros, stores past them write nothing.
 pub fn encode(
     ptr: u64,

@@ -21,7 +21,7 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub struct Step {
     /// Stable name on the command line and in the records: the ladder's letter, the step's
-    /// number, its idea (`t05_wgmma_f16`, `x4_packed_tally`, `p6_latency`).
+    /// number, its idea (`w01_wgmma_f16`, `x4_packed_tally`, `p6_latency`).
     pub id: &'static str,
     /// The step's idea in a few words.
     pub summary: &'static str,
@@ -59,13 +59,13 @@ impl Step {
         self.symbols.first().and_then(|&(s, _)| twins::source_of(s))
     }
 
-    /// The letters before the step's number: its ladder (`t` for `t05_wgmma_f16`).
+    /// The letters before the step's number: its ladder (`t` for `w01_wgmma_f16`).
     pub fn ladder(&self) -> &'static str {
         let end = self.id.find(|c: char| !c.is_ascii_lowercase()).unwrap_or(self.id.len());
         &self.id[..end]
     }
 
-    /// The step's number within its ladder (5 for `t05_wgmma_f16`), if it has one.
+    /// The step's number within its ladder (5 for `w01_wgmma_f16`), if it has one.
     pub fn number(&self) -> Option<u32> {
         let rest = &self.id[self.ladder().len()..];
         let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());

@@ -100,15 +100,20 @@ impl Pattern {
 /// family's in ladder order; every step of every family for no pattern. A pattern that picks
 /// nothing is an error that names the closest ids.
 pub fn select(patterns: &[String]) -> Result<Vec<(&'static dyn Family, Vec<Step>)>> {
-    let parsed: Vec<(&String, Option<Pattern>)> = patterns.iter().map(|p| (p, Pattern::parse(p))).collect();
+    // A step's id from before a rename picks the step under its name of today.
+    let parsed: Vec<(&String, Option<Pattern>)> = patterns
+        .iter()
+        .map(|p| (p, Pattern::parse(&crate::report::records::current_id(&p.trim().to_ascii_lowercase()))))
+        .collect();
     let steps = all_steps();
     for (text, pattern) in &parsed {
         let picks_one = pattern.as_ref().is_some_and(|p| steps.iter().any(|(f, s)| p.picks(*f, s)));
         if !picks_one {
             return Err(Error::new(format!(
-                "-k: nothing matches `{text}`; the closest are {} (`--list` prints every step; \
+                "-k: nothing matches `{text}`; the closest are {}{} (`--list` prints every step; \
                  `--help` says what -k takes)",
-                closest(text, &steps).join(", ")
+                closest(text, &steps).join(", "),
+                hopper_hint(text)
             )));
         }
     }
@@ -125,6 +130,18 @@ pub fn select(patterns: &[String]) -> Result<Vec<(&'static dyn Family, Vec<Step>
             (f, picked)
         })
         .collect())
+}
+
+/// For a pattern that names a tensor-core step past t04 by its number (`t12`, `t10-t17`):
+/// where those steps went.
+fn hopper_hint(text: &str) -> &'static str {
+    let text = text.to_ascii_lowercase();
+    let number: String =
+        text.strip_prefix('t').unwrap_or("").chars().take_while(char::is_ascii_digit).collect();
+    match number.parse::<u32>() {
+        Ok(5..=17) => "; the Hopper steps t05–t17 are w01–w13 since 2026-11-27 (t05 is w01: subtract four)",
+        _ => "",
+    }
 }
 
 /// How many names the error of a pattern that matches nothing suggests.

@@ -349,7 +349,7 @@ pub fn run(
     for (name, results) in [("OLD", &old), ("NEW", &new)] {
         if results.renamed > 0 {
             println!(
-                "{name}: {} records carry step ids renamed since (t1_mma_sync_f16 is now t01_mma_sync_f16, …): \
+                "{name}: {} records carry step ids renamed since (t1_mma_sync_f16 is now t01_mma_sync_f16, t12_… w08_…): \
                  compared under today's ids",
                 results.renamed
             );

@@ -26,7 +26,7 @@ use std::path::Path;
 pub struct Record {
     /// The family's name (`reduce`, `probe`, `gemm`: `Family::name`).
     pub family: String,
-    /// The registry id (`x4_packed_tally`, `t06_tma_pipeline`), `cublas` for the vendor's
+    /// The registry id (`x4_packed_tally`, `w02_tma_pipeline`), `cublas` for the vendor's
     /// GEMM, or the probe's id.
     pub kernel: String,
     /// What else tells apart records of one kernel at one size: a reduction's block size, a
@@ -297,20 +297,35 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::new(format!("writing {}: {e}", path.display())))
 }
 
-/// Step ids as they were before the tensor-core steps were numbered with two digits
-/// (2026-11-24): `t1`…`t9` became `t01`…`t09`, and `t2_ldmatrix` (from the file
-/// `t2_ldmatrix_swizzle.rs`) became `t02_ldmatrix`, like its file. Records of older runs
-/// are read under the new ids, so that `host compare` matches them with today's.
+/// Step ids as they were in earlier runs, and today's: the tensor-core steps were numbered
+/// with two digits on 2026-11-24 (`t1`…`t9` became `t01`…`t09`, and `t2_ldmatrix`, from the
+/// file `t2_ldmatrix_swizzle.rs`, became `t02_ldmatrix`, like its file), and on 2026-11-27
+/// the Hopper steps `t05`…`t17` became a ladder of their own, `w01`…`w13`, so that the
+/// portable `mma.sync` steps (`t`) can grow before them. Records of older runs are read
+/// under today's ids, so that `host compare` matches them with today's.
 pub const RENAMED: &[(&str, &str)] = &[
     ("t1_mma_sync", "t01_mma_sync"),
     ("t2_ldmatrix", "t02_ldmatrix"),
     ("t3_pipeline", "t03_pipeline"),
     ("t4_warp_tile", "t04_warp_tile"),
-    ("t5_wgmma", "t05_wgmma"),
-    ("t6_tma", "t06_tma"),
-    ("t7_persistent", "t07_persistent"),
-    ("t8_multicast", "t08_multicast"),
-    ("t9_tma_store", "t09_tma_store"),
+    ("t5_wgmma", "w01_wgmma"),
+    ("t6_tma", "w02_tma"),
+    ("t7_persistent", "w03_persistent"),
+    ("t8_multicast", "w04_multicast"),
+    ("t9_tma_store", "w05_tma_store"),
+    ("t05_wgmma", "w01_wgmma"),
+    ("t06_tma", "w02_tma"),
+    ("t07_persistent", "w03_persistent"),
+    ("t08_multicast", "w04_multicast"),
+    ("t09_tma_store", "w05_tma_store"),
+    ("t10_setmaxnreg", "w06_setmaxnreg"),
+    ("t11_stream_k", "w07_stream_k"),
+    ("t12_latency_trims", "w08_latency_trims"),
+    ("t13_small_tile", "w09_small_tile"),
+    ("t14_narrow_tile", "w10_narrow_tile"),
+    ("t15_aligned_stream_k", "w11_aligned_stream_k"),
+    ("t16_pipelined_fixup", "w12_pipelined_fixup"),
+    ("t17_shares_first", "w13_shares_first"),
 ];
 
 /// `kernel`'s id today: renamed if it starts with an old step's name ([`RENAMED`]), else

@@ -78,26 +78,26 @@ pub const RACECHECK_SKIPPED: [&str; 1] = ["cublas/"];
 /// and was killed by the OOM killer at its last test, on a machine of 128 GiB (H200,
 /// 2026-11-23), while the same tests in two processes were clean. The Hopper GEMM tests
 /// weigh most: 4 of them in one process peaked at 52 GiB of host memory, and a part of 24
-/// (t10–t15, Rust and twins) was killed at 130 GiB after 21 (H100, 2026-11-24). Parts of 6
+/// (w06–w11, Rust and twins) was killed at 130 GiB after 21 (H100, 2026-11-24). Parts of 6
 /// keep the heaviest under 80 GiB.
 pub const RACECHECK_PART_TESTS: usize = 6;
 
 /// Racecheck's buffer of raw hazard records, as compute-sanitizer reads it from the
 /// environment, and the size every run here gives it unless the caller set one. The
 /// default buffer overflows on the stream-K steps whose owners read a partial tile out of a
-/// pipeline stage with ordinary loads before the copy engine refills it (t16, t17): every
+/// pipeline stage with ordinary loads before the copy engine refills it (w12, w13): every
 /// byte read and then rewritten is a raw record, as racecheck does not follow the ordering
 /// through the stage's cluster-scope `mbarrier`. The tool then prints "Maximum number of
 /// hazards reached", counted as a warning, with no race found (H100, 2026-11-23). With this
 /// buffer each of those tests alone reports 0 hazards, 0 warnings (H200, the same day); the
 /// records are kept in host memory for the whole process, so a larger buffer does not
-/// scale: 200 M records over the t-steps in one process was killed for memory at t17.
+/// scale: 200 M records over the t-steps in one process was killed for memory at w13.
 pub const RACECHECK_HAZARD_BUFFER: (&str, &str) = ("NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS", "20000000");
 
 /// Tests (substrings of their names) that racecheck runs in a process of their own: those
 /// that fill [`RACECHECK_HAZARD_BUFFER`] nearly alone, so that no test before them in the
 /// same process leaves too little of it.
-pub const RACECHECK_ALONE: [&str; 2] = ["t16_pipelined_fixup", "t17_shares_first"];
+pub const RACECHECK_ALONE: [&str; 2] = ["w12_pipelined_fixup", "w13_shares_first"];
 
 /// The environment variable that names a file of test names, one per line: the GPU test
 /// binary (`tests/gpu.rs`) then runs only those, and fails if one of them does not exist.
@@ -134,7 +134,7 @@ NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS is set to 20000000 unless you set it.
 Racecheck runs a selection of more than 6 tests in parts of 6, a process each (a line and
 a log each): it lists the tests (--list, with the same filters) and tells each process its
 tests in a file named by GPU_TESTS_ONLY (<logs>/racecheck-<part>.tests);
-t16_pipelined_fixup and t17_shares_first each run in a process of their own. One racecheck
+w12_pipelined_fixup and w13_shares_first each run in a process of their own. One racecheck
 process over the whole suite outgrew the 128 GiB of host memory of the GPU machines it ran on.
 
 Logs: <logs>/<tool>.log, racecheck in parts <logs>/racecheck-<part>.log. compute-sanitizer is

@@ -24,9 +24,9 @@ fn arguments() {
     assert_eq!(all.tool.0, TOOLS);
     assert!(all.test_binary_args().is_empty());
     assert_eq!((all.tests, all.logs, all.ptx_dir, all.check_only), (None, None, None, false));
-    let some = parse(&["--tool", "memcheck,racecheck", "t7", "--", "--skip", "awkward"]).unwrap();
+    let some = parse(&["--tool", "memcheck,racecheck", "w3", "--", "--skip", "awkward"]).unwrap();
     assert_eq!(some.tool.0, ["memcheck", "racecheck"]);
-    assert_eq!(some.test_binary_args(), ["t7", "--skip", "awkward"]);
+    assert_eq!(some.test_binary_args(), ["w3", "--skip", "awkward"]);
     let eq = parse(&["--tool=initcheck", "--exact", "h0/block_256/awkward_sizes"]).unwrap();
     assert_eq!(eq.tool.0, ["initcheck"]);
     assert_eq!(eq.test_binary_args(), ["--exact", "h0/block_256/awkward_sizes"]);

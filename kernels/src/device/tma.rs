@@ -119,8 +119,8 @@ pub unsafe fn mbarrier_wait(bar: u32, parity: u32) {
 /// that the arrival and the partner's wait on the barrier order (CUTLASS arrives the same
 /// way). Asking for `.release.cluster` instead compiles to `MEMBAR.ALL.GPU` before every
 /// arrival, a wait for all of the thread's outstanding global stores, and `.acquire.cluster`
-/// on the producer's wait adds an L1 invalidation (`CCTL.IVALL`) after it: with both, t08
-/// ran at half t07's speed (H100, 2026-11-22).
+/// on the producer's wait adds an L1 invalidation (`CCTL.IVALL`) after it: with both, w04
+/// ran at half w03's speed (H100, 2026-11-22).
 ///
 /// # Safety
 /// `bar` is the cluster-window address of an initialized barrier of a block of this

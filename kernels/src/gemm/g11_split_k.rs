@@ -347,7 +347,7 @@ unsafe fn combine_slices(
         });
     });
     // Every thread's stores are ordered before the barrier; thread 0's fence and
-    // acquire-release atomic then publish them all with its ticket (as t11's flag).
+    // acquire-release atomic then publish them all with its ticket (as w07's flag).
     sync_threads();
     let ticket = g11_ticket();
     if tid == 0 {

@@ -20,27 +20,27 @@
 //! | [`t02_ldmatrix`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t03_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
 //! | [`t04_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
-//! | [`t05_wgmma`] | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory |
-//! | [`t06_tma`] | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers |
-//! | [`t07_persistent`] | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores |
-//! | [`t08_multicast`] | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic |
-//! | [`t09_tma_store`] | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once |
-//! | [`t10_setmaxnreg`] | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) |
-//! | [`t11_stream_k`] | the last partial wave split along K over all clusters, partial tiles added by each unit's owner |
-//! | [`t12_latency_trims`] | shorter waits at entry and exit: tensor maps prefetched, a relaxed cluster barrier, stores only read out |
-//! | [`t13_small_tile`] | 128 × 128 tiles for products that leave SMs idle |
-//! | [`t14_narrow_tile`] | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products |
-//! | [`t15_aligned_stream_k`] | t11's stream-K with every cluster at the same k tile at the same time, and t12's trims |
-//! | [`t16_pipelined_fixup`] | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags |
-//! | [`t17_shares_first`] | each cluster's stream-K share before its whole units: all shares start together |
+//! | [`w01_wgmma`] | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory |
+//! | [`w02_tma`] | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers |
+//! | [`w03_persistent`] | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores |
+//! | [`w04_multicast`] | clusters of two blocks share B's tile through TMA multicast: a third less L2 traffic |
+//! | [`w05_tma_store`] | C staged in swizzled shared memory and stored by the copy engine: whole sectors, written once |
+//! | [`w06_setmaxnreg`] | a producer warpgroup hands its registers to the consumers (`setmaxnreg`) |
+//! | [`w07_stream_k`] | the last partial wave split along K over all clusters, partial tiles added by each unit's owner |
+//! | [`w08_latency_trims`] | shorter waits at entry and exit: tensor maps prefetched, a relaxed cluster barrier, stores only read out |
+//! | [`w09_small_tile`] | 128 × 128 tiles for products that leave SMs idle |
+//! | [`w10_narrow_tile`] | 64 × 128 tiles, one consumer warpgroup, eight stages: the smallest products |
+//! | [`w11_aligned_stream_k`] | w07's stream-K with every cluster at the same k tile at the same time, and w08's trims |
+//! | [`w12_pipelined_fixup`] | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags |
+//! | [`w13_shares_first`] | each cluster's stream-K share before its whole units: all shares start together |
 //!
-//! t05–t17 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
-//! From t10 on each is its predecessor plus one change, on the machinery in [`hopper`]
-//! (the stage pipeline, the producer's and consumers' loops, t09's epilogue, stream-K's
-//! workspace); t12's kernel also serves t13 and t14, and t16's serves t17.
+//! w01–w13 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
+//! From w06 on each is its predecessor plus one change, on the machinery in [`hopper`]
+//! (the stage pipeline, the producer's and consumers' loops, w05's epilogue, stream-K's
+//! workspace); w08's kernel also serves w09 and w10, and w12's serves w13.
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
-//! stores past an edge are skipped); t02–t17 move 16-byte rows of 16-bit values and need K
+//! stores past an edge are skipped); t02–t04 and w01–w13 move 16-byte rows of 16-bit values and need K
 //! and N multiples of 8 (the host refuses other shapes before launch). Dimensions are
 //! `u32`, offsets `usize`; FP32 products use `fma.rn.f32` (`mul_add`), as nvcc does by
 //! default.
@@ -63,28 +63,28 @@ pub mod t02_ldmatrix;
 pub mod t03_pipeline;
 pub mod t04_warp_tile;
 #[cfg(target_feature = "sm_90a")]
-pub mod t05_wgmma;
+pub mod w01_wgmma;
 #[cfg(target_feature = "sm_90a")]
-pub mod t06_tma;
+pub mod w02_tma;
 #[cfg(target_feature = "sm_90a")]
-pub mod t07_persistent;
+pub mod w03_persistent;
 #[cfg(target_feature = "sm_90a")]
-pub mod t08_multicast;
+pub mod w04_multicast;
 #[cfg(target_feature = "sm_90a")]
-pub mod t09_tma_store;
+pub mod w05_tma_store;
 #[cfg(target_feature = "sm_90a")]
-pub mod t10_setmaxnreg;
+pub mod w06_setmaxnreg;
 #[cfg(target_feature = "sm_90a")]
-pub mod t11_stream_k;
+pub mod w07_stream_k;
 #[cfg(target_feature = "sm_90a")]
-pub mod t12_latency_trims;
+pub mod w08_latency_trims;
 #[cfg(target_feature = "sm_90a")]
-pub mod t13_small_tile;
+pub mod w09_small_tile;
 #[cfg(target_feature = "sm_90a")]
-pub mod t14_narrow_tile;
+pub mod w10_narrow_tile;
 #[cfg(target_feature = "sm_90a")]
-pub mod t15_aligned_stream_k;
+pub mod w11_aligned_stream_k;
 #[cfg(target_feature = "sm_90a")]
-pub mod t16_pipelined_fixup;
+pub mod w12_pipelined_fixup;
 #[cfg(target_feature = "sm_90a")]
-pub mod t17_shares_first;
+pub mod w13_shares_first;

@@ -8,7 +8,7 @@
 //!       `mma` tiles, four `ldmatrix_x4_trans` per k16 step; t03's block tile and pipeline.
 //! Bottleneck: `mma.sync` itself: 2 warps per scheduler cannot hide each `mma`'s wait on its
 //!       `ldmatrix` and the pipeline's barriers (the tensor pipe is busy 55 % of the cycles);
-//!       `wgmma` (t05) removes both.
+//!       `wgmma` (w01) removes both.
 //! Cost: 236 registers (2 blocks of 128 threads per SM), 48 KB of shared memory.
 //! Requires: K and N multiples of 8, as t02.
 //! Result: 342 TFLOP/s f16 at 4096³ (bf16 344), 45 % of cuBLAS, H200, 2026-11-22.

@@ -15,7 +15,7 @@
 //!   latency; eight chains keep eight products in flight per warp.
 //! - [`ceiling_wgmma_f16`] / `_bf16` (sm_90a build only): one block per SM, of 1, 2 or 3
 //!   warpgroups. The block fills a 64 × 64 A tile and a 64 × 256 B tile in shared memory once,
-//!   in t05's 128-byte swizzled layout; then each warpgroup loops: four `wgmma` m64n256k16 over
+//!   in w01's 128-byte swizzled layout; then each warpgroup loops: four `wgmma` m64n256k16 over
 //!   the tile's four k16 steps, commit, and wait until at most one group is unfinished, as in a
 //!   GEMM's main loop. Each `wgmma` is 128 cycles of an SM's tensor cores at the nominal rate
 //!   (4096 FLOP per cycle per SM, dense f16): issue is never the limit.

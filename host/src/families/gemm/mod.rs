@@ -1,6 +1,6 @@
-//! The GEMM family: `C = A · B` in two ladders, eleven FP32 steps (g01–g11) and seventeen
-//! tensor-core steps (t01–t17: `mma.sync` on any GPU since Ampere, then Hopper's `wgmma`,
-//! TMA, clusters and stream-K). The registry, cuBLAS as the baseline, the CPU reference,
+//! The GEMM family: `C = A · B` in three ladders: eleven FP32 steps (g01–g11), four
+//! tensor-core steps on any GPU since Ampere (t01–t04: `mma.sync`, `ldmatrix`, `cp.async`)
+//! and thirteen on Hopper (w01–w13: `wgmma`, TMA, clusters and stream-K). The registry, cuBLAS as the baseline, the CPU reference,
 //! the runner that launches, verifies and times every step next to cuBLAS, the suite that
 //! walks the shapes into tables, records and charts, and the TMA tensor maps some steps take
 //! instead of pointers.
@@ -38,7 +38,11 @@ impl Family for Gemm {
     fn ladders(&self) -> &'static [Ladder] {
         &[
             Ladder { prefix: "g", title: "FP32, CUDA cores" },
-            Ladder { prefix: "t", title: "FP16 and BF16 in, f32 out, tensor cores" },
+            Ladder {
+                prefix: "t",
+                title: "FP16 and BF16 in, f32 out, mma.sync tensor cores (any GPU since Ampere)",
+            },
+            Ladder { prefix: "w", title: "FP16 and BF16 in, f32 out, Hopper: wgmma, TMA, clusters" },
         ]
     }
 

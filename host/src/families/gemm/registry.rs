@@ -4,8 +4,8 @@ use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
-    TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t12,
-    t13, t14, t15, t16, t17,
+    TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, w01, w02, w03, w04, w05, w06, w07, w08,
+    w09, w10, w11, w12, w13,
 };
 
 /// The largest relative Frobenius error a GEMM of `precision` inputs may show. FP32 lands near 1e-6 for K up to 8192
@@ -116,7 +116,7 @@ impl GemmKernel {
 
     /// The tensor-core instruction this kernel issues, whose peak rate at its precision
     /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t01–t04,
-    /// sm_80 PTX), `wgmma` for Hopper's (t05 on, sm_90a PTX); `None` for the FP32 steps,
+    /// sm_80 PTX), `wgmma` for Hopper's (w01 on, sm_90a PTX); `None` for the FP32 steps,
     /// which use no tensor core.
     pub fn tensor_instruction(&self) -> Option<TensorInstruction> {
         match self.precision {
@@ -236,7 +236,7 @@ impl Launch {
 /// tables compares with that one), and its kernels, one per input type it is built for.
 #[derive(Debug)]
 pub struct GemmStep {
-    /// `g05_register_2d`, `t10_setmaxnreg`: the file of its kernel and of its twin.
+    /// `g05_register_2d`, `w06_setmaxnreg`: the file of its kernel and of its twin.
     pub name: &'static str,
     pub summary: &'static str,
     pub builds_on: Option<&'static str>,
@@ -273,7 +273,8 @@ macro_rules! tensor_step {
 
 use GridMap::{ColumnsOnX, RowsOnX};
 
-/// Every GEMM step, in ladder order: the FP32 steps (g), then the tensor-core steps (t). A
+/// Every GEMM step, in ladder order: the FP32 steps (g), then the tensor-core steps on any GPU
+/// since Ampere (t, `mma.sync`), then those on Hopper (w, `wgmma`). A
 /// Hopper step reads its launch from its own module in `common::gemm`, the one its kernel
 /// reads too.
 pub const GEMM_STEPS: &[GemmStep] = &[
@@ -349,104 +350,104 @@ pub const GEMM_STEPS: &[GemmStep] = &[
         Launch::mma(t04::THREADS, (t04::BM, t04::BN), t04::ALIGN)
     ),
     tensor_step!(
-        "t05_wgmma" after Some("t04_warp_tile"),
+        "w01_wgmma" after Some("t04_warp_tile"),
         "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages",
-        Launch::wgmma(t05::THREADS, (t05::BM, t05::BN), t05::SHARED_BYTES, t05::ALIGN)
+        Launch::wgmma(w01::THREADS, (w01::BM, w01::BN), w01::SHARED_BYTES, w01::ALIGN)
     ),
     tensor_step!(
-        "t06_tma" after Some("t05_wgmma"),
+        "w02_tma" after Some("w01_wgmma"),
         "TMA copies from a producer warp, mbarrier pipeline",
-        Launch::wgmma(t06::THREADS, (t06::BM, t06::BN), t06::SHARED_BYTES, t06::ALIGN).tma(t06::A_BOX, t06::B_BOX)
+        Launch::wgmma(w02::THREADS, (w02::BM, w02::BN), w02::SHARED_BYTES, w02::ALIGN).tma(w02::A_BOX, w02::B_BOX)
     ),
     tensor_step!(
-        "t07_persistent" after Some("t06_tma"),
+        "w03_persistent" after Some("w02_tma"),
         "persistent grid, grouped tile walk, next tile's loads under the stores",
-        Launch::wgmma(t07::THREADS, (t07::BM, t07::BN), t07::SHARED_BYTES, t07::ALIGN)
-            .tma(t07::A_BOX, t07::B_BOX)
+        Launch::wgmma(w03::THREADS, (w03::BM, w03::BN), w03::SHARED_BYTES, w03::ALIGN)
+            .tma(w03::A_BOX, w03::B_BOX)
             .persistent(1)
     ),
     tensor_step!(
-        "t08_multicast" after Some("t07_persistent"),
+        "w04_multicast" after Some("w03_persistent"),
         "clusters of 2 share B's tiles by TMA multicast",
-        Launch::wgmma(t08::THREADS, (t08::BM, t08::BN), t08::SHARED_BYTES, t08::ALIGN)
-            .tma(t08::A_BOX, t08::B_BOX)
-            .persistent(t08::CLUSTER_M)
+        Launch::wgmma(w04::THREADS, (w04::BM, w04::BN), w04::SHARED_BYTES, w04::ALIGN)
+            .tma(w04::A_BOX, w04::B_BOX)
+            .persistent(w04::CLUSTER_M)
     ),
     tensor_step!(
-        "t09_tma_store" after Some("t08_multicast"),
+        "w05_tma_store" after Some("w04_multicast"),
         "C staged in swizzled shared memory, stored by TMA",
-        Launch::wgmma(t09::THREADS, (t09::BM, t09::BN), t09::SHARED_BYTES, t09::ALIGN)
-            .tma(t09::A_BOX, t09::B_BOX)
-            .persistent(t09::CLUSTER_M)
-            .tma_store(t09::C_BOX)
+        Launch::wgmma(w05::THREADS, (w05::BM, w05::BN), w05::SHARED_BYTES, w05::ALIGN)
+            .tma(w05::A_BOX, w05::B_BOX)
+            .persistent(w05::CLUSTER_M)
+            .tma_store(w05::C_BOX)
     ),
     tensor_step!(
-        "t10_setmaxnreg" after Some("t09_tma_store"),
+        "w06_setmaxnreg" after Some("w05_tma_store"),
         "producer warpgroup gives registers to the consumers",
-        Launch::wgmma(t10::THREADS, (t10::BM, t10::BN), t10::SHARED_BYTES, t10::ALIGN)
-            .tma(t10::A_BOX, t10::B_BOX)
-            .persistent(t10::CLUSTER_M)
-            .tma_store(t10::C_BOX)
+        Launch::wgmma(w06::THREADS, (w06::BM, w06::BN), w06::SHARED_BYTES, w06::ALIGN)
+            .tma(w06::A_BOX, w06::B_BOX)
+            .persistent(w06::CLUSTER_M)
+            .tma_store(w06::C_BOX)
     ),
     tensor_step!(
-        "t11_stream_k" after Some("t10_setmaxnreg"),
+        "w07_stream_k" after Some("w06_setmaxnreg"),
         "stream-K: the last partial wave split along K",
-        Launch::wgmma(t11::THREADS, (t11::BM, t11::BN), t11::SHARED_BYTES, t11::ALIGN)
-            .tma(t11::A_BOX, t11::B_BOX)
-            .persistent(t11::CLUSTER_M)
-            .tma_store(t11::C_BOX)
-            .stream_k(t11::MAX_SPLIT, t11::workspace_bytes)
+        Launch::wgmma(w07::THREADS, (w07::BM, w07::BN), w07::SHARED_BYTES, w07::ALIGN)
+            .tma(w07::A_BOX, w07::B_BOX)
+            .persistent(w07::CLUSTER_M)
+            .tma_store(w07::C_BOX)
+            .stream_k(w07::MAX_SPLIT, w07::workspace_bytes)
     ),
     tensor_step!(
-        "t12_latency_trims" after Some("t10_setmaxnreg"),
+        "w08_latency_trims" after Some("w06_setmaxnreg"),
         "tensor maps prefetched, relaxed cluster barrier, stores read out",
-        Launch::wgmma(t12::THREADS, (t12::BM, t12::BN), t12::SHARED_BYTES, t12::ALIGN)
-            .tma(t12::A_BOX, t12::B_BOX)
-            .persistent(t12::CLUSTER_M)
-            .tma_store(t12::C_BOX)
+        Launch::wgmma(w08::THREADS, (w08::BM, w08::BN), w08::SHARED_BYTES, w08::ALIGN)
+            .tma(w08::A_BOX, w08::B_BOX)
+            .persistent(w08::CLUSTER_M)
+            .tma_store(w08::C_BOX)
     ),
     tensor_step!(
-        "t13_small_tile" after Some("t12_latency_trims"),
+        "w09_small_tile" after Some("w08_latency_trims"),
         "128 × 128 tiles: twice the tiles for small products",
-        Launch::wgmma(t13::THREADS, (t13::BM, t13::BN), t13::SHARED_BYTES, t13::ALIGN)
-            .tma(t13::A_BOX, t13::B_BOX)
-            .persistent(t13::CLUSTER_M)
-            .tma_store(t13::C_BOX)
+        Launch::wgmma(w09::THREADS, (w09::BM, w09::BN), w09::SHARED_BYTES, w09::ALIGN)
+            .tma(w09::A_BOX, w09::B_BOX)
+            .persistent(w09::CLUSTER_M)
+            .tma_store(w09::C_BOX)
     ),
     tensor_step!(
-        "t14_narrow_tile" after Some("t13_small_tile"),
+        "w10_narrow_tile" after Some("w09_small_tile"),
         "64 × 128 tiles, one consumer warpgroup, 8 stages",
-        Launch::wgmma(t14::THREADS, (t14::BM, t14::BN), t14::SHARED_BYTES, t14::ALIGN)
-            .tma(t14::A_BOX, t14::B_BOX)
-            .persistent(t14::CLUSTER_M)
-            .tma_store(t14::C_BOX)
+        Launch::wgmma(w10::THREADS, (w10::BM, w10::BN), w10::SHARED_BYTES, w10::ALIGN)
+            .tma(w10::A_BOX, w10::B_BOX)
+            .persistent(w10::CLUSTER_M)
+            .tma_store(w10::C_BOX)
     ),
     tensor_step!(
-        "t15_aligned_stream_k" after Some("t11_stream_k"),
-        "stream-K with every cluster at the same k tile, t12's trims",
-        Launch::wgmma(t15::THREADS, (t15::BM, t15::BN), t15::SHARED_BYTES, t15::ALIGN)
-            .tma(t15::A_BOX, t15::B_BOX)
-            .persistent(t15::CLUSTER_M)
-            .tma_store(t15::C_BOX)
-            .stream_k(t15::MAX_SPLIT, t15::workspace_bytes)
+        "w11_aligned_stream_k" after Some("w07_stream_k"),
+        "stream-K with every cluster at the same k tile, w08's trims",
+        Launch::wgmma(w11::THREADS, (w11::BM, w11::BN), w11::SHARED_BYTES, w11::ALIGN)
+            .tma(w11::A_BOX, w11::B_BOX)
+            .persistent(w11::CLUSTER_M)
+            .tma_store(w11::C_BOX)
+            .stream_k(w11::MAX_SPLIT, w11::workspace_bytes)
     ),
     tensor_step!(
-        "t16_pipelined_fixup" after Some("t15_aligned_stream_k"),
+        "w12_pipelined_fixup" after Some("w11_aligned_stream_k"),
         "partials to their owner through the pipeline, flags by a spare warp",
-        Launch::wgmma(t16::THREADS, (t16::BM, t16::BN), t16::SHARED_BYTES, t16::ALIGN)
-            .tma(t16::A_BOX, t16::B_BOX)
-            .persistent(t16::CLUSTER_M)
-            .tma_store(t16::C_BOX)
-            .stream_k(t16::MAX_SPLIT, t16::workspace_bytes)
+        Launch::wgmma(w12::THREADS, (w12::BM, w12::BN), w12::SHARED_BYTES, w12::ALIGN)
+            .tma(w12::A_BOX, w12::B_BOX)
+            .persistent(w12::CLUSTER_M)
+            .tma_store(w12::C_BOX)
+            .stream_k(w12::MAX_SPLIT, w12::workspace_bytes)
     ),
     tensor_step!(
-        "t17_shares_first" after Some("t16_pipelined_fixup"),
-        "t16 with each cluster's stream-K share before its whole units",
-        Launch::wgmma(t17::THREADS, (t17::BM, t17::BN), t17::SHARED_BYTES, t17::ALIGN)
-            .tma(t17::A_BOX, t17::B_BOX)
-            .persistent(t17::CLUSTER_M)
-            .tma_store(t17::C_BOX)
-            .stream_k(t17::MAX_SPLIT, t17::workspace_bytes)
+        "w13_shares_first" after Some("w12_pipelined_fixup"),
+        "w12 with each cluster's stream-K share before its whole units",
+        Launch::wgmma(w13::THREADS, (w13::BM, w13::BN), w13::SHARED_BYTES, w13::ALIGN)
+            .tma(w13::A_BOX, w13::B_BOX)
+            .persistent(w13::CLUSTER_M)
+            .tma_store(w13::C_BOX)
+            .stream_k(w13::MAX_SPLIT, w13::workspace_bytes)
     ),
 ];
 
@@ -455,7 +456,7 @@ pub fn kernels() -> impl Iterator<Item = &'static GemmKernel> {
     GEMM_STEPS.iter().flat_map(|step| step.kernels)
 }
 
-/// The name of the step whose kernel is `id` (`t10_setmaxnreg` for `t10_setmaxnreg_bf16`).
+/// The name of the step whose kernel is `id` (`w06_setmaxnreg` for `w06_setmaxnreg_bf16`).
 pub fn step_name(id: &str) -> Option<&'static str> {
     GEMM_STEPS.iter().find(|step| step.kernels.iter().any(|k| k.id == id)).map(|step| step.name)
 }

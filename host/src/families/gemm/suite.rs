@@ -299,7 +299,7 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             table.notes.push(match ceilings.describe(precision) {
                 Some(measured) => format!(
                     "% of ceiling: TFLOP/s over the peak of the instruction the step issues, measured by \
-                     p8_tensor_ceiling in this run ({measured}); mma.sync for t1–t4, wgmma for t5 on, the \
+                     p8_tensor_ceiling in this run ({measured}); mma.sync for t1–t4, wgmma for w1 on, the \
                      faster of the two for cuBLAS"
                 ),
                 None if precision == Precision::F32 => {
@@ -311,8 +311,8 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
         let twinned: Vec<&Record> = records.iter().collect();
         table.notes.extend(crate::twins::notes(twins, &twinned));
         table.notes.push(
-            "step ×: TFLOP/s over that of the step it builds on (the one before it, but t12 and t11 over t10, t15 \
-             over t11), where that step ran"
+            "step ×: TFLOP/s over that of the step it builds on (the one before it, but w08 and w07 over w06, w11 \
+             over w07), where that step ran"
                 .into(),
         );
         table.notes.push(format!(

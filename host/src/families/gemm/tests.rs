@@ -11,13 +11,13 @@ fn read_ptx(arch: &str) -> String {
 
 #[test]
 fn wgmma_steps_are_skipped_with_a_reason_off_hopper() {
-    let t5 = super::registry::kernels().find(|k| k.id == "t05_wgmma_f16").expect("t5 registered");
+    let w1 = super::registry::kernels().find(|k| k.id == "w01_wgmma_f16").expect("w1 registered");
     let (sm90, sm90a) = (Arch::new(90, false), Arch::new(90, true));
-    assert_eq!(t5.unavailable((9, 0), sm90a), None);
-    let reason = t5.unavailable((8, 0), Arch::new(80, false)).expect("refused on Ampere");
+    assert_eq!(w1.unavailable((9, 0), sm90a), None);
+    let reason = w1.unavailable((8, 0), Arch::new(80, false)).expect("refused on Ampere");
     assert!(reason.contains("sm_90a") && reason.contains("8.0"), "{reason}");
-    assert!(t5.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
-    let reason = t5.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
+    assert!(w1.unavailable((10, 0), sm90).is_some(), "refused on Blackwell");
+    let reason = w1.unavailable((9, 0), sm90).expect("refused without the sm_90a PTX");
     assert!(reason.contains("folder holds none") && reason.contains("--ptx-dir"), "{reason}");
     assert!(reason.contains("build-ptx --arch sm_90a"), "{reason}");
     let t4 = super::registry::kernels().find(|k| k.id == "t04_warp_tile_f16").expect("t4");
@@ -37,7 +37,7 @@ fn launch_bounds_in_the_ptx_match_the_registered_blocks() {
             bounded += 1;
         }
     }
-    assert!(bounded >= 2, "t6's entries carry .maxntid (from #[kernel(max_threads = …)])");
+    assert!(bounded >= 2, "w2's entries carry .maxntid (from #[kernel(max_threads = …)])");
 }
 
 #[test]
@@ -124,7 +124,7 @@ fn grouped_tile_walk_visits_every_tile_once() {
     }
 }
 
-/// The stream-K orders the steps use: t11's, t15/t16's, and t17's.
+/// The stream-K orders the steps use: w07's, w11/w12's, and w13's.
 const STREAM_K_ORDERS: [(common::gemm::stream_k::ShareOrder, bool); 3] = [
     (common::gemm::stream_k::ShareOrder::Offsets, false),
     (common::gemm::stream_k::ShareOrder::KAligned, false),
@@ -293,7 +293,7 @@ fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
     for kernel in kernels() {
         let want = match kernel.precision {
             Precision::F32 => None,
-            // t01–t04 issue mma.sync (sm_80 PTX); t05 onward wgmma (sm_90a PTX).
+            // The t steps issue mma.sync (sm_80 PTX), the w steps wgmma (sm_90a PTX).
             _ if kernel.arch == Arch::new(80, false) => Some(TensorInstruction::MmaSync),
             _ if kernel.arch == Arch::new(90, true) => Some(TensorInstruction::Wgmma),
             _ => panic!(
@@ -302,12 +302,11 @@ fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
             ),
         };
         assert_eq!(kernel.tensor_instruction(), want, "{}", kernel.id);
-        let step: u32 =
-            kernel.id.strip_prefix('t').and_then(|r| r.split('_').next()).map_or(0, |n| n.parse().unwrap());
-        match kernel.tensor_instruction() {
-            Some(TensorInstruction::MmaSync) => assert!((1..=4).contains(&step), "{}", kernel.id),
-            Some(TensorInstruction::Wgmma) => assert!(step >= 5, "{}", kernel.id),
-            None => assert!(kernel.id.starts_with('g'), "{}", kernel.id),
-        }
+        let ladder = match kernel.tensor_instruction() {
+            Some(TensorInstruction::MmaSync) => 't',
+            Some(TensorInstruction::Wgmma) => 'w',
+            None => 'g',
+        };
+        assert!(kernel.id.starts_with(ladder), "{}: the {ladder} ladder's instruction", kernel.id);
     }
 }

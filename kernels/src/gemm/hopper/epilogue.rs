@@ -1,7 +1,7 @@
-//! t09's epilogue: a consumer warpgroup writes its `64 × BN` piece of C into swizzled
+//! w05's epilogue: a consumer warpgroup writes its `64 × BN` piece of C into swizzled
 //! staging boxes in shared memory, and one of its threads hands each box to the copy engine
 //! (`cp.async.bulk.tensor … .global.shared::cta`), which writes C in whole lines and clips
-//! what lies outside the matrix. t09's header tells the why; this is the same code.
+//! what lies outside the matrix. w05's header tells the why; this is the same code.
 
 use super::pipeline::SharedLayout;
 use super::{F32_BYTES, ROW_BYTES, Shape, WARPGROUP, WARPGROUP_ROWS};
@@ -142,7 +142,7 @@ impl<S: Shape> Epilogue<S> {
 }
 
 /// Before the block exits: each consumer warpgroup's storer (thread `tid` % 128 = 0)
-/// waits until C's last boxes are written (`cp.async.bulk.wait_group 0`), as t09 does.
+/// waits until C's last boxes are written (`cp.async.bulk.wait_group 0`), as w05 does.
 #[inline(always)]
 pub fn wait_written(tid: u32) {
     if tid % WARPGROUP == 0 {
@@ -152,7 +152,7 @@ pub fn wait_written(tid: u32) {
 
 /// Before the block exits: each storer waits only until C's last boxes are read out of
 /// shared memory (`cp.async.bulk.wait_group.read 0`); the launch completes after their
-/// writes in any case (t12's trim).
+/// writes in any case (w08's trim).
 #[inline(always)]
 pub fn wait_read(tid: u32) {
     if tid % WARPGROUP == 0 {

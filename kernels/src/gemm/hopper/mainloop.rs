@@ -11,7 +11,7 @@ use common::gemm::grouped_tile;
 use core::marker::PhantomData;
 
 /// The units of an `m × n` C: `CLUSTER_M` tiles stacked along M, one per block of a
-/// cluster, numbered in t07's grouped order (bands of `GROUP_ROWS` unit rows, walked
+/// cluster, numbered in w03's grouped order (bands of `GROUP_ROWS` unit rows, walked
 /// column by column, so that the clusters running at one time share rows of A and columns
 /// of B in L2).
 pub struct Units<S> {

@@ -1,6 +1,6 @@
-//! The machinery the Hopper GEMM steps share from t10 on, each piece written once and named
-//! after what it does. t05–t09 build these pieces one at a time, in full, inside their own
-//! files: they are the lesson. From t10 on a step is its predecessor plus one change, and
+//! The machinery the Hopper GEMM steps share from w06 on, each piece written once and named
+//! after what it does. w01–w05 build these pieces one at a time, in full, inside their own
+//! files: they are the lesson. From w06 on a step is its predecessor plus one change, and
 //! the pieces it keeps unchanged are called from here.
 //!
 //! A step's block is *warp-specialized*: one producer warpgroup, whose first thread issues
@@ -12,19 +12,19 @@
 //!
 //! | piece | what | steps |
 //! | --- | --- | --- |
-//! | [`Shape`], [`shape!`] | a step's shapes, read from its module in `common::gemm`; its accumulators and register split | t10–t17 |
-//! | [`pipeline::PipelineState`] | where a role is in the stage ring: `index()`, `phase()`, `advance()` | t10–t17 |
-//! | [`pipeline::SharedLayout`] | the stages, C's staging boxes and the barriers in dynamic shared memory; the barriers' set-up; the producer's `producer_acquire` | t10–t17 |
-//! | [`pipeline::consumer_release`] | a warp gives a stage back to every block of the cluster | t10–t17 |
-//! | [`mainloop::Units`] | the units of C and their tiles' origins, in t07's grouped walk | t10–t17 |
-//! | [`mainloop::Producer`] | the producer thread's TMA loop over a unit's k tiles | t10–t17 |
-//! | [`mainloop::Consumer`] | the consumer warpgroups' `wgmma` loop over a unit's k tiles | t10–t17 |
-//! | [`epilogue::Epilogue`], [`epilogue::wait_written`], [`epilogue::wait_read`] | t09's epilogue: C through swizzled staging boxes and TMA stores | t10–t17 |
-//! | [`stream_k::Workspace`] | stream-K's partial tiles and flags in global memory; t11's fix-up | t11, t15–t17 |
-//! | [`entry_points!`] | a step's two `#[kernel]` entry points, f16 and bf16 | t10–t17 |
+//! | [`Shape`], [`shape!`] | a step's shapes, read from its module in `common::gemm`; its accumulators and register split | w06–w13 |
+//! | [`pipeline::PipelineState`] | where a role is in the stage ring: `index()`, `phase()`, `advance()` | w06–w13 |
+//! | [`pipeline::SharedLayout`] | the stages, C's staging boxes and the barriers in dynamic shared memory; the barriers' set-up; the producer's `producer_acquire` | w06–w13 |
+//! | [`pipeline::consumer_release`] | a warp gives a stage back to every block of the cluster | w06–w13 |
+//! | [`mainloop::Units`] | the units of C and their tiles' origins, in w03's grouped walk | w06–w13 |
+//! | [`mainloop::Producer`] | the producer thread's TMA loop over a unit's k tiles | w06–w13 |
+//! | [`mainloop::Consumer`] | the consumer warpgroups' `wgmma` loop over a unit's k tiles | w06–w13 |
+//! | [`epilogue::Epilogue`], [`epilogue::wait_written`], [`epilogue::wait_read`] | w05's epilogue: C through swizzled staging boxes and TMA stores | w06–w13 |
+//! | [`stream_k::Workspace`] | stream-K's partial tiles and flags in global memory; w07's fix-up | w07, w11–w13 |
+//! | [`entry_points!`] | a step's two `#[kernel]` entry points, f16 and bf16 | w06–w13 |
 //!
-//! Two steps' kernels serve later steps whole, with another shape: t12's (macro
-//! `trimmed_gemm_for!`, for t13 and t14) and t16's (`pipelined_fixup_gemm_for!`, for t17).
+//! Two steps' kernels serve later steps whole, with another shape: w08's (macro
+//! `trimmed_gemm_for!`, for w09 and w10) and w12's (`pipelined_fixup_gemm_for!`, for w13).
 //!
 //! **Why the SASS did not move.** Each step used to be written out in one function. rustc
 //! inlines small functions into their callers in its own MIR before LLVM sees the code,
@@ -32,7 +32,7 @@
 //! inlined late is optimized alone first. So the pieces are inlined as the written-out
 //! code was: the large ones (the epilogue, the stream-K fix-up and the partial tiles' stores
 //! and loads) with `#[rustc_force_inline]`, which inlines in MIR whatever the size; the release of a stage
-//! as the closure t06–t09 write ([`pipeline::consumer_release`]); and a step's kernel is
+//! as the closure w02–w05 write ([`pipeline::consumer_release`]); and a step's kernel is
 //! compiled for its own constants (a macro, not a generic function, where another step
 //! reuses it). Every piece is inlined; the accumulators stay registers because every index
 //! into them is a constant once the `unroll!` copies are written out.
@@ -56,7 +56,7 @@ pub const WARPGROUP: u32 = 4 * WARP_SIZE;
 pub const WARPGROUP_ROWS: u32 = 64;
 /// Bytes of one row of the 128-byte swizzle (one TMA box row of A, B and C).
 pub const ROW_BYTES: u32 = 128;
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as w01).
 pub const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// k values per `wgmma`: the k16 of m64nNk16; and the `wgmma` per k tile (the consumer's
 /// `unroll!(4, …)`: `BK` is 64).
@@ -89,7 +89,7 @@ pub trait Shape {
     /// Blocks per cluster, stacked along M: a unit is their `CLUSTER_M` tiles.
     const CLUSTER_M: u32;
     const CONSUMER_WARPGROUPS: u32;
-    /// Unit rows in one group of the grouped walk (t07).
+    /// Unit rows in one group of the grouped walk (w03).
     const GROUP_ROWS: u32;
     /// Bytes the kernel may skip to round the dynamic shared base up to 1024.
     const ALIGN_SLACK: u32;
@@ -97,7 +97,7 @@ pub trait Shape {
     const THREADS: u32;
     /// The `wgmma` accumulators of one consumer thread for a `WARPGROUP_ROWS × BN` piece.
     type Acc: Accumulator;
-    /// How the block shares its registers between the roles (t10's `setmaxnreg`).
+    /// How the block shares its registers between the roles (w06's `setmaxnreg`).
     type Registers: Registers;
 
     /// Bytes of A's tile in a stage (one box), and of each of B's `BN / 64` panels (one box
@@ -137,8 +137,8 @@ pub trait Shape {
     );
 }
 
-/// Implements [`Shape`] for a step: `shape!(T10 = t10, M64n256, Reallocate<…>)` declares
-/// the type `T10` whose constants are those of `common::gemm::t10` (in scope as `t10`),
+/// Implements [`Shape`] for a step: `shape!(W06 = w06, M64n256, Reallocate<…>)` declares
+/// the type `W06` whose constants are those of `common::gemm::w06` (in scope as `w06`),
 /// with the accumulator type of its tile width and its register split. A fourth argument,
 /// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module.
 macro_rules! shape {
@@ -194,9 +194,9 @@ pub trait Accumulator {
     unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64);
 }
 
-/// The accumulators of `wgmma` m64n256k16: the 128 × 256 tiles of t10–t12 and t15–t17.
+/// The accumulators of `wgmma` m64n256k16: the 128 × 256 tiles of w06–w08 and w11–w13.
 pub type M64n256 = [f32; M64N256_ACC];
-/// The accumulators of `wgmma` m64n128k16: the 128-wide tiles of t13 and t14.
+/// The accumulators of `wgmma` m64n128k16: the 128-wide tiles of w09 and w10.
 pub type M64n128 = [f32; M64N128_ACC];
 
 impl Accumulator for M64n256 {
@@ -236,7 +236,7 @@ pub trait Registers {
     fn consumers();
 }
 
-/// t10's reallocation: the producer warpgroup lowers itself to `PRODUCER` registers per
+/// w06's reallocation: the producer warpgroup lowers itself to `PRODUCER` registers per
 /// thread (`setmaxnreg.dec`), the consumers raise themselves to `CONSUMER`
 /// (`setmaxnreg.inc`, which waits until the producer's are free).
 pub struct Reallocate<const PRODUCER: u32, const CONSUMER: u32>;
@@ -252,7 +252,7 @@ impl<const PRODUCER: u32, const CONSUMER: u32> Registers for Reallocate<PRODUCER
     }
 }
 
-/// No reallocation: every thread keeps what ptxas gave it (t14: with 256 threads there is
+/// No reallocation: every thread keeps what ptxas gave it (w10: with 256 threads there is
 /// no register cap at the entry, and ptxas would ignore `setmaxnreg`, warning C7508).
 pub struct KeepRegisters;
 
@@ -267,11 +267,11 @@ impl Registers for KeepRegisters {
 /// the input type as `const BF16: bool` (last generic argument):
 ///
 /// ```ignore
-/// entry_points!(trimmed_gemm::<T13>(a_map: *const u8, …, k: u32) => t13_small_tile_f16, t13_small_tile_bf16);
+/// entry_points!(trimmed_gemm::<W09>(a_map: *const u8, …, k: u32) => w09_small_tile_f16, w09_small_tile_bf16);
 /// ```
 ///
 /// The entry points take the listed parameters and pass them on; arguments after a `;`
-/// are passed on after them (t17 passes its schedule's order). Each entry point carries
+/// are passed on after them (w13 passes its schedule's order). Each entry point carries
 /// `max_threads = THREADS` (the `THREADS` in scope: the step's own), the register cap
 /// `setmaxnreg` needs at the entry.
 macro_rules! entry_points {

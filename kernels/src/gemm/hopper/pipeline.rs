@@ -6,7 +6,7 @@
 //! to expect and the TMA copies complete those bytes, and *empty*, on which every consumer
 //! warp of every block of the cluster arrives once it has finished reading the stage (the
 //! copies into a stage are multicast, so all blocks must be done with it). Each side walks
-//! the ring in the same order, the n-th k tile (or partial chunk, t16) in stage
+//! the ring in the same order, the n-th k tile (or partial chunk, w12) in stage
 //! `n % STAGES`, and waits for the barrier's phase of its lap: lap `n / STAGES` completes
 //! phase `n / STAGES` of both barriers, and a wait names a phase by its parity.
 
@@ -26,7 +26,7 @@ const MBARRIER_BYTES: u32 = 8;
 /// ([`phase`](Self::phase)) follow.
 ///
 /// CUTLASS keeps the index and the phase as two fields and wraps the index by hand; this
-/// keeps the count and divides, which is what t06–t09 write out (`it % STAGES`,
+/// keeps the count and divides, which is what w02–w05 write out (`it % STAGES`,
 /// `(it / STAGES) % 2`; STAGES is a constant, so a mask or a multiply).
 pub struct PipelineState<S> {
     count: u32,
@@ -188,14 +188,14 @@ impl<S: Shape> SharedLayout<S> {
     }
 }
 
-/// The consumers' release of a stage, as the closure the main loop and t16's fix-up call
+/// The consumers' release of a stage, as the closure the main loop and w12's fix-up call
 /// with the stage `s` this warp has finished reading: lane 0 arrives on the stage's "empty"
 /// barrier (`empty(s)`) in every block of the cluster (`mbarrier.arrive.shared::cluster`
 /// through `mapa`), since each block's copies into the stage land in all of them. Every
 /// lane of the warp calls it, after the warp's reads of the stage are done (a `wgmma` wait,
 /// or a proxy fence and a warp barrier).
 ///
-/// A closure over the caller's `lane` and `empty` (`|s| smem.empty(s)`), as t06–t09 write
+/// A closure over the caller's `lane` and `empty` (`|s| smem.empty(s)`), as w02–w05 write
 /// it: built this way, the steps compile to the instructions their written-out versions
 /// did.
 #[inline(always)]

@@ -1,4 +1,4 @@
-//! Stream-K's pieces in global memory (t11, t15–t17): the workspace where a *contributor*
+//! Stream-K's pieces in global memory (w07, w11–w13): the workspace where a *contributor*
 //! leaves its partial tile and raises a flag, and the *owner* that waits for the flag and
 //! adds the partial. Which cluster does what is `common::gemm::stream_k`'s schedule.
 //!
@@ -153,7 +153,7 @@ impl<S: StreamKShape> Workspace<S> {
         });
     }
 
-    /// t11's fix-up of one piece's accumulators, by every consumer thread (`tid`) of the
+    /// w07's fix-up of one piece's accumulators, by every consumer thread (`tid`) of the
     /// block of cluster `cluster`. A contributor stores its partial, the consumers meet
     /// ([`CONSUMERS_BARRIER`]) and thread 0 raises the flag: the tile is not stored here
     /// (`false`). An owner, for each contributor, has thread 0 take its flag, meets, and adds

@@ -1,18 +1,18 @@
-//! Step t08 — clusters of two blocks share B's tile: each fetches half, multicast into both.
+//! Step w04 — clusters of two blocks share B's tile: each fetches half, multicast into both.
 //!
 //! Idea: two blocks stacked along M (rows `256p …` and `256p + 128 …` of C, the same 256
 //!       columns) need the same B tile. Launched as a cluster of two on neighbouring SMs, block
 //!       r copies B's panels 2r and 2r + 1 with `.multicast::cluster`, read from L2 once and
 //!       written into both blocks: L2 serves 32 KB per block and k tile instead of 48 (A 16 KB
 //!       and half of B), a third less.
-//! Changes from t07: a cluster launch of pairs walking pairs of tile rows; B's copies split and
+//! Changes from w03: a cluster launch of pairs walking pairs of tile rows; B's copies split and
 //!       multicast; "empty" arrivals on both blocks of the pair; cluster barriers after the
 //!       barriers' setup and before exit.
 //! Bottleneck: the epilogue: two scalar stores per thread half-fill each 32-byte sector of C
-//!       twice (4.2 M sectors written for C's 2.1 M, all through L1); t09 stores through TMA.
+//!       twice (4.2 M sectors written for C's 2.1 M, all through L1); w05 stores through TMA.
 //! Cost: 155 registers × 288 threads, 193 KB of shared memory; 66 clusters of two (H100, H200).
-//! Requires: as t06.
-//! Result: 91.5 % of cuBLAS f16 at 8192³ (bf16 90.9; t07 90.6 / 90.0), H200, 2026-11-23.
+//! Requires: as w02.
+//! Result: 91.5 % of cuBLAS f16 at 8192³ (bf16 90.9; w03 90.6 / 90.0), H200, 2026-11-23.
 //!
 //! The coupling: a block may refill a stage only when the consumers of *both* blocks are done
 //! with it, since its copy lands in both. So a stage's "empty" barrier counts the pair's 16
@@ -24,7 +24,7 @@
 //! barriers' initialization is there because the partner's copies may complete on them, the one
 //! before exit because the partner may still arrive on them.
 //!
-//! More: docs/lessons.md#t08
+//! More: docs/lessons.md#w04
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};
@@ -36,7 +36,7 @@ use crate::device::tma::{
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
 use common::gemm::grouped_tile;
-use common::gemm::t08::{
+use common::gemm::w04::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES,
     THREADS,
 };
@@ -49,7 +49,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as w01).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -63,10 +63,10 @@ const PAIR_MASK: u16 = (1 << CLUSTER_M) - 1;
 /// k values per `wgmma`.
 const MMA_K: u32 = 16;
 
-/// `C = A · B` as t07 computes it, by clusters of two blocks that share B's tiles.
+/// `C = A · B` as w03 computes it, by clusters of two blocks that share B's tiles.
 ///
 /// # Safety
-/// As t07, launched in clusters of `CLUSTER_M` blocks along x, with at most
+/// As w03, launched in clusters of `CLUSTER_M` blocks along x, with at most
 /// ⌈⌈M / 128⌉ / 2⌉ · ⌈N / 256⌉ clusters.
 #[inline(always)]
 unsafe fn multicast_gemm<const BF16: bool>(
@@ -195,7 +195,7 @@ unsafe fn multicast_gemm<const BF16: bool>(
             wgmma::wait_group::<0>();
             release((it - 1) % STAGES);
 
-            // Accumulator layout: see `device::wgmma` (as t06).
+            // Accumulator layout: see `device::wgmma` (as w02).
             let warp = (tid % WARPGROUP) / WARP_SIZE;
             let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
             unroll!(8, jj => {
@@ -228,7 +228,7 @@ unsafe fn multicast_gemm<const BF16: bool>(
 /// # Safety
 /// As `multicast_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t08_multicast_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w04_multicast_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { multicast_gemm::<false>(a_map, b_map, c, m, n, k) }
 }
@@ -238,7 +238,7 @@ pub unsafe fn t08_multicast_f16(a_map: *const u8, b_map: *const u8, c: *mut f32,
 /// # Safety
 /// As `multicast_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t08_multicast_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w04_multicast_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { multicast_gemm::<true>(a_map, b_map, c, m, n, k) }
 }

@@ -1,28 +1,28 @@
-//! Step t16 — the partial tile's round trip off the consumers' path, through the pipeline.
+//! Step w12 — the partial tile's round trip off the consumers' path, through the pipeline.
 //!
-//! Idea: in t15 a contributor's consumers wait for a GPU-wide fence before raising the flag,
+//! Idea: in w11 a contributor's consumers wait for a GPU-wide fence before raising the flag,
 //!       and an owner reads 128 KB back from L2 after its last k tile. Here the owner's
 //!       producer waits for the flag and sends each partial down the pipeline behind the last
 //!       k tile, three stages as if more k tiles; the consumers add them from shared memory.
 //!       A contributor's consumers only arrive at a barrier; an idle producer warp fences.
-//! Changes from t15: the flag wait and the partial's copies move to the producer, the
+//! Changes from w11: the flag wait and the partial's copies move to the producer, the
 //!       owner's fix-up reads stages (fenced before each goes back to the copy engine), the
 //!       contributor's barrier becomes an arrival, a second producer warp raises the flags.
 //! Bottleneck: at 4096³ the round trips still cost more than the last wave leaves.
 //! Cost: 168 registers at entry, no spills, 225 KB of shared memory, the 17 MB workspace.
-//! Requires: as t15.
+//! Requires: as w11.
 //! Result: 102.4 % of cuBLAS f16 at 8192³ (4096³: 97.7), H200, 2026-11-23.
 //!
 //! The kernel is written once, `pipelined_fixup_gemm_for!`, for a shape and a schedule:
-//! t17 is this step with its schedule's shares first.
+//! w13 is this step with its schedule's shares first.
 //!
-//! More: docs/lessons.md#t16
+//! More: docs/lessons.md#w12
 
 use super::hopper;
-use common::gemm::t16::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
+use common::gemm::w12::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
-hopper::shape!(T16 = t16, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, stream_k);
+hopper::shape!(W12 = w12, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, stream_k);
 
 /// The producer warpgroup's warp that raises contributors' flags (warp 0's first thread
 /// issues the copies), and the named barrier at which the consumers hand it a stored
@@ -30,18 +30,18 @@ hopper::shape!(T16 = t16, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS
 pub(super) const FLAG_WARP: u32 = 1;
 pub(super) const PARTIAL_BARRIER: u32 = 3;
 
-/// Writes `pipelined_fixup_gemm`, `C = A · B` as t15 computes it with the partial tiles'
+/// Writes `pipelined_fixup_gemm`, `C = A · B` as w11 computes it with the partial tiles'
 /// round trips off the consumers' path, for the shape `$shape` and with the schedule
-/// `$schedule` ordered by `$order` (t17 writes it for its shape and order). A macro
+/// `$schedule` ordered by `$order` (w13 writes it for its shape and order). A macro
 /// rather than a generic function: each step's kernel is then compiled for its own
 /// constants from the start, as a written-out copy would be.
 macro_rules! pipelined_fixup_gemm_for {
     ($shape:ty, $schedule:ident => $order:expr) => {
-        /// `C = A · B` as t15 computes it, with the partial tiles' round trips off the
+        /// `C = A · B` as w11 computes it, with the partial tiles' round trips off the
         /// consumers' path.
         ///
         /// # Safety
-        /// As t15 (`workspace` holding the step's `workspace_bytes(blocks)` bytes).
+        /// As w11 (`workspace` holding the step's `workspace_bytes(blocks)` bytes).
         #[inline(always)]
         unsafe fn pipelined_fixup_gemm<const BF16: bool>(
             a_map: *const u8,
@@ -64,7 +64,7 @@ macro_rules! pipelined_fixup_gemm_for {
             use $crate::gemm::hopper::pipeline::{PipelineState, SharedLayout, consumer_release, is_producer};
             use $crate::gemm::hopper::stream_k::{PIECE_BYTES, PIECE_FLOATS, StreamKShape, Workspace};
             use $crate::gemm::hopper::{Accumulator, Registers, Shape};
-            use $crate::gemm::t16_pipelined_fixup::{FLAG_WARP, PARTIAL_BARRIER};
+            use $crate::gemm::w12_pipelined_fixup::{FLAG_WARP, PARTIAL_BARRIER};
             use $crate::unroll;
             type S = $shape;
             // A partial tile (128 KB) reaches its owner in whole stages: chunks of 12 pieces
@@ -113,7 +113,7 @@ macro_rules! pipelined_fixup_gemm_for {
                     let producer = Producer::new(smem, a_map, b_map);
                     let mut state = PipelineState::start();
                     for piece in schedule.pieces(cluster) {
-                        // SAFETY: as t15.
+                        // SAFETY: as w11.
                         unsafe { producer.load_k_tiles(&mut state, units.origin(piece.unit), piece.k_begin, piece.k_end) };
                         // An owner's contributors' partials follow its last k tile down the
                         // pipeline, a chunk per stage (both blocks of the pair own the unit,
@@ -221,7 +221,7 @@ macro_rules! pipelined_fixup_gemm_for {
                         Role::Whole => {}
                     }
 
-                    // The epilogue: t09's.
+                    // The epilogue: w05's.
                     // SAFETY: the whole warpgroup, with the tile's accumulators.
                     unsafe { epilogue.store_tile(&acc, origin) };
                 }
@@ -234,7 +234,7 @@ macro_rules! pipelined_fixup_gemm_for {
 }
 pub(super) use pipelined_fixup_gemm_for;
 
-pipelined_fixup_gemm_for!(T16, schedule => schedule);
+pipelined_fixup_gemm_for!(W12, schedule => schedule);
 
 hopper::entry_points!(
     pipelined_fixup_gemm(
@@ -245,5 +245,5 @@ hopper::entry_points!(
         n: u32,
         k: u32,
         workspace: *mut f32
-    ) => t16_pipelined_fixup_f16, t16_pipelined_fixup_bf16
+    ) => w12_pipelined_fixup_f16, w12_pipelined_fixup_bf16
 );

@@ -1,21 +1,21 @@
-// Twin of kernels/src/gemm/t15_aligned_stream_k.rs (step t15): t11's stream-K with each
+// Twin of kernels/src/gemm/w11_aligned_stream_k.rs (step w11): w07's stream-K with each
 // share's two pieces run the other way round (the start of the next unit first, then the end
 // of the first), so that every cluster reads the same k tiles at the same time; a cut unit is
 // owned by the cluster computing its last k tiles, and its contributors are the clusters
-// before it (schedule.cuh's ShareOrder::KAligned). Also t12's trims: prefetch.tensormap at
+// before it (schedule.cuh's ShareOrder::KAligned). Also w08's trims: prefetch.tensormap at
 // entry, a relaxed cluster arrival after the barriers' initialization,
 // cp.async.bulk.wait_group.read at exit.
 //
-// Launch as the Rust step (as t11): 384 threads, t15::SHARED_BYTES of dynamic shared memory, a
+// Launch as the Rust step (as w07): 384 threads, w11::SHARED_BYTES of dynamic shared memory, a
 // grid of every cluster that fits (clusters of 2 along x, cuLaunchKernelEx, all resident at
-// once), tensor maps of A, B, C, and the workspace, t15::workspace_bytes(blocks) bytes, its
+// once), tensor maps of A, B, C, and the workspace, w11::workspace_bytes(blocks) bytes, its
 // flags zero (each launch leaves them zero).
 #include "hopper_gemm.cuh"
 
-namespace t15 {
+namespace w11 {
 using namespace hopper;
 
-// common::gemm::t15 (= t11's tiles, stages, boxes, block and workspace).
+// common::gemm::w11 (= w07's tiles, stages, boxes, block and workspace).
 struct Constants {
     static constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, STAGE_BYTES = (BM * BK + BK * BN) * 2;
     static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
@@ -29,14 +29,14 @@ struct Constants {
     static constexpr unsigned MAX_SPLIT = 4, PARTIAL_FLOATS = BM * BN;
 };
 constexpr unsigned THREADS = Constants::THREADS;
-using T15 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
+using W11 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
 
-// C = A * B as t11 computes it, with each stream-K share's pieces in k order across clusters;
-// `workspace_` as t11's (t15::workspace_bytes(blocks) bytes).
+// C = A * B as w07 computes it, with each stream-K share's pieces in k order across clusters;
+// `workspace_` as w07's (w11::workspace_bytes(blocks) bytes).
 template <bool BF16>
 __device__ __forceinline__ void aligned_stream_k_gemm(const void* a_map, const void* b_map, const void* c_map,
                                                       unsigned m, unsigned n, unsigned k, float* workspace_) {
-    using S = T15;
+    using S = W11;
     const SharedLayout<S> smem;
     const unsigned tid = threadIdx.x;
     const unsigned k_tiles = div_ceil(k, S::BK);
@@ -45,7 +45,7 @@ __device__ __forceinline__ void aligned_stream_k_gemm(const void* a_map, const v
     const unsigned cluster = cluster_idx();
     const Workspace<S> workspace(workspace_, schedule.clusters, units.rank);
 
-    // t12's trims: the maps prefetched, a relaxed arrival after the barriers' initialization
+    // w08's trims: the maps prefetched, a relaxed arrival after the barriers' initialization
     // and, at exit, a wait for C's last boxes to be read only.
     if (tid == S::PRODUCER_THREAD) {
         prefetch_tensor_map(a_map);
@@ -64,7 +64,7 @@ __device__ __forceinline__ void aligned_stream_k_gemm(const void* a_map, const v
             Pieces pieces = schedule.pieces(cluster);
             Piece piece;
             while (pieces.next(piece)) {
-                // As t10; both blocks of the pair walk the same pieces, so their stages stay in
+                // As w06; both blocks of the pair walk the same pieces, so their stages stay in
                 // step.
                 producer.load_k_tiles(state, units.origin(piece.unit), piece.k_begin, piece.k_end);
             }
@@ -82,8 +82,8 @@ __device__ __forceinline__ void aligned_stream_k_gemm(const void* a_map, const v
         while (pieces.next(piece)) {
             const Origin origin = units.origin(piece.unit);
             M64n256 acc = M64n256::zeroed();
-            // The whole warpgroup, in step with the producer; t11's fix-up with the schedule's
-            // role for the piece; then t09's epilogue.
+            // The whole warpgroup, in step with the producer; w07's fix-up with the schedule's
+            // role for the piece; then w05's epilogue.
             consumer.mma_k_tiles(state, piece.k_begin, piece.k_end, acc, release);
             if (workspace.fix_up(piece, cluster, tid, acc)) epilogue.store_tile(acc, origin);
         }
@@ -93,16 +93,16 @@ __device__ __forceinline__ void aligned_stream_k_gemm(const void* a_map, const v
     cluster_sync();
 }
 
-}  // namespace t15
+}  // namespace w11
 
-extern "C" __global__ void __launch_bounds__(t15::THREADS)
-t15_aligned_stream_k_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+extern "C" __global__ void __launch_bounds__(w11::THREADS)
+w11_aligned_stream_k_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                  float* workspace) {
-    t15::aligned_stream_k_gemm<false>(a_map, b_map, c_map, m, n, k, workspace);
+    w11::aligned_stream_k_gemm<false>(a_map, b_map, c_map, m, n, k, workspace);
 }
 
-extern "C" __global__ void __launch_bounds__(t15::THREADS)
-t15_aligned_stream_k_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+extern "C" __global__ void __launch_bounds__(w11::THREADS)
+w11_aligned_stream_k_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                   float* workspace) {
-    t15::aligned_stream_k_gemm<true>(a_map, b_map, c_map, m, n, k, workspace);
+    w11::aligned_stream_k_gemm<true>(a_map, b_map, c_map, m, n, k, workspace);
 }

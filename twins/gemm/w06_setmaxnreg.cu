@@ -1,15 +1,15 @@
-// Twin of kernels/src/gemm/t10_setmaxnreg.rs (step t10): t09 with a whole producer
+// Twin of kernels/src/gemm/w06_setmaxnreg.rs (step w06): w05 with a whole producer
 // warpgroup, which hands most of its registers to the two consumer warpgroups (setmaxnreg).
-// The first twin on hopper_gemm.cuh: t09's pieces under their Rust names (gemm::hopper).
+// The first twin on hopper_gemm.cuh: w05's pieces under their Rust names (gemm::hopper).
 //
-// Launch as the Rust step: 384 threads, t10::SHARED_BYTES of dynamic shared memory, a
+// Launch as the Rust step: 384 threads, w06::SHARED_BYTES of dynamic shared memory, a
 // persistent grid in clusters of 2 along x (cuLaunchKernelEx), tensor maps of A, B, C.
 #include "hopper_gemm.cuh"
 
-namespace t10 {
+namespace w06 {
 using namespace hopper;
 
-// common::gemm::t10: t09's tiles, stages and boxes; a whole producer warpgroup (384 threads)
+// common::gemm::w06: w05's tiles, stages and boxes; a whole producer warpgroup (384 threads)
 // and its register split.
 struct Constants {
     static constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, STAGE_BYTES = (BM * BK + BK * BN) * 2;
@@ -22,13 +22,13 @@ struct Constants {
     static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
 };
 constexpr unsigned THREADS = Constants::THREADS;
-using T10 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
+using W06 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
 
-// C = A * B as t09 computes it, with the registers moved from producer to consumers.
+// C = A * B as w05 computes it, with the registers moved from producer to consumers.
 template <bool BF16>
 __device__ __forceinline__ void reallocating_gemm(const void* a_map, const void* b_map, const void* c_map,
                                                   unsigned m, unsigned n, unsigned k) {
-    using S = T10;
+    using S = W06;
     const SharedLayout<S> smem;
     const unsigned tid = threadIdx.x;
     const unsigned k_tiles = div_ceil(k, S::BK);
@@ -61,7 +61,7 @@ __device__ __forceinline__ void reallocating_gemm(const void* a_map, const void*
             const Origin origin = units.origin(unit);
             M64n256 acc = M64n256::zeroed();
             const Epilogue<S> epilogue(smem, c_map, tid);
-            // The whole warpgroup, in step with the producer; then t09's epilogue.
+            // The whole warpgroup, in step with the producer; then w05's epilogue.
             consumer.mma_k_tiles(state, 0, k_tiles, acc, release);
             epilogue.store_tile(acc, origin);
         }
@@ -72,14 +72,14 @@ __device__ __forceinline__ void reallocating_gemm(const void* a_map, const void*
     cluster_sync();
 }
 
-}  // namespace t10
+}  // namespace w06
 
-extern "C" __global__ void __launch_bounds__(t10::THREADS)
-t10_setmaxnreg_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t10::reallocating_gemm<false>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w06::THREADS)
+w06_setmaxnreg_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w06::reallocating_gemm<false>(a_map, b_map, c_map, m, n, k);
 }
 
-extern "C" __global__ void __launch_bounds__(t10::THREADS)
-t10_setmaxnreg_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t10::reallocating_gemm<true>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w06::THREADS)
+w06_setmaxnreg_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w06::reallocating_gemm<true>(a_map, b_map, c_map, m, n, k);
 }

@@ -1,17 +1,17 @@
-// Twin of kernels/src/gemm/t17_shares_first.rs (step t17): t16, with each cluster's stream-K
+// Twin of kernels/src/gemm/w13_shares_first.rs (step w13): w12, with each cluster's stream-K
 // share run before its whole units (StreamK::with_shares_first), so that every share starts at
-// the launch, together: t16's kernel (pipelined_fixup_gemm.cuh) with SHARES_FIRST.
+// the launch, together: w12's kernel (pipelined_fixup_gemm.cuh) with SHARES_FIRST.
 //
-// Launch as the Rust step (as t11): 384 threads, t17::SHARED_BYTES of dynamic shared memory, a
+// Launch as the Rust step (as w07): 384 threads, w13::SHARED_BYTES of dynamic shared memory, a
 // grid of every cluster that fits (clusters of 2 along x, cuLaunchKernelEx, all resident at
-// once), tensor maps of A, B, C, and the workspace, t17::workspace_bytes(blocks) bytes, its
+// once), tensor maps of A, B, C, and the workspace, w13::workspace_bytes(blocks) bytes, its
 // flags zero (each launch leaves them zero).
 #include "pipelined_fixup_gemm.cuh"
 
-namespace t17 {
+namespace w13 {
 using namespace hopper;
 
-// common::gemm::t17 (= t11's tiles, stages, boxes, block and workspace).
+// common::gemm::w13 (= w07's tiles, stages, boxes, block and workspace).
 struct Constants {
     static constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, STAGE_BYTES = (BM * BK + BK * BN) * 2;
     static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
@@ -25,19 +25,19 @@ struct Constants {
     static constexpr unsigned MAX_SPLIT = 4, PARTIAL_FLOATS = BM * BN;
 };
 constexpr unsigned THREADS = Constants::THREADS;
-using T17 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
+using W13 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
 
-}  // namespace t17
+}  // namespace w13
 
-// t16's kernel, on t17's shape, with the shares first.
-extern "C" __global__ void __launch_bounds__(t17::THREADS)
-t17_shares_first_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+// w12's kernel, on w13's shape, with the shares first.
+extern "C" __global__ void __launch_bounds__(w13::THREADS)
+w13_shares_first_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                      float* workspace) {
-    t16::pipelined_fixup_gemm<t17::T17, true, false>(a_map, b_map, c_map, m, n, k, workspace);
+    w12::pipelined_fixup_gemm<w13::W13, true, false>(a_map, b_map, c_map, m, n, k, workspace);
 }
 
-extern "C" __global__ void __launch_bounds__(t17::THREADS)
-t17_shares_first_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+extern "C" __global__ void __launch_bounds__(w13::THREADS)
+w13_shares_first_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                       float* workspace) {
-    t16::pipelined_fixup_gemm<t17::T17, true, true>(a_map, b_map, c_map, m, n, k, workspace);
+    w12::pipelined_fixup_gemm<w13::W13, true, true>(a_map, b_map, c_map, m, n, k, workspace);
 }

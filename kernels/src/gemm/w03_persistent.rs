@@ -1,25 +1,25 @@
-//! Step t07 — a persistent grid: one block per SM walks many tiles, its producer running ahead.
+//! Step w03 — a persistent grid: one block per SM walks many tiles, its producer running ahead.
 //!
-//! Idea: t06's blocks each fill a pipeline and store an epilogue with nothing overlapping them.
+//! Idea: w02's blocks each fill a pipeline and store an epilogue with nothing overlapping them.
 //!       Here the grid is as many blocks as fit at once, each looping over tiles `blockIdx.x`,
 //!       `+ gridDim.x`, …; the producer's stage counter runs on across tiles, so while the
 //!       consumers store one tile it already loads the next. The tiles are walked in bands of
 //!       16 tile rows ([`common::gemm::grouped_tile`]), so running blocks share A and B in L2.
-//! Changes from t06: the tile loop; a stage counter (and phase) that does not restart per tile;
+//! Changes from w02: the tile loop; a stage counter (and phase) that does not restart per tile;
 //!       a tile's last stage released after the final `wait_group`; the grid sized by the
 //!       occupancy calculator (`GridMap::Persistent`) instead of one block per tile.
 //! Bottleneck: L2 → SM traffic: a block copies 48 KB per k tile for 4.2 MFLOP, about 8.6 TB/s
-//!       across the GPU at 750 TFLOP/s, about what L2 can serve (t08 shares B's tile).
-//! Cost: 158 registers × 288 threads; t06's 193 KB of shared memory; one block per SM, a grid
+//!       across the GPU at 750 TFLOP/s, about what L2 can serve (w04 shares B's tile).
+//! Cost: 158 registers × 288 threads; w02's 193 KB of shared memory; one block per SM, a grid
 //!       of 132 on an H100 or H200.
-//! Requires: as t06.
-//! Result: 90.6 % of cuBLAS f16 at 8192³ (bf16 90.0; t06 78.1 / 83.9), H200, 2026-11-23.
+//! Requires: as w02.
+//! Result: 90.6 % of cuBLAS f16 at 8192³ (bf16 90.0; w02 78.1 / 83.9), H200, 2026-11-23.
 //!
 //! The walk: column by column within a band, so the 132 blocks that run at one time share 16
-//! rows of A and about 8 columns of B, where t06's launch order (4 rows by the whole width of B
+//! rows of A and about 8 columns of B, where w02's launch order (4 rows by the whole width of B
 //! at 8192³) reads B from DRAM again for every wave.
 //!
-//! More: docs/lessons.md#t07
+//! More: docs/lessons.md#w03
 
 use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
 use crate::device::shared::dynamic_shared;
@@ -31,7 +31,7 @@ use crate::device::tma::{
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
 use common::gemm::grouped_tile;
-use common::gemm::t07::{
+use common::gemm::w03::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES, THREADS,
 };
 use kernel_macros::kernel;
@@ -43,7 +43,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// Every consumer warp arrives on a stage's "empty" barrier when done with it.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as w01).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -53,11 +53,11 @@ const _: () = assert!(A_BOX.0 * 2 == ROW_BYTES && A_BYTES + BN / B_BOX.0 * B_PAN
 /// k values per `wgmma`.
 const MMA_K: u32 = 16;
 
-/// `C = A · B` as t06 computes it, on a persistent grid: block `b` computes tiles `b`,
+/// `C = A · B` as w02 computes it, on a persistent grid: block `b` computes tiles `b`,
 /// `b + gridDim.x`, … of the grouped walk.
 ///
 /// # Safety
-/// As t06, with any grid of at most ⌈M / 128⌉ · ⌈N / 256⌉ blocks (the host launches one per
+/// As w02, with any grid of at most ⌈M / 128⌉ · ⌈N / 256⌉ blocks (the host launches one per
 /// SM, or fewer when there are fewer tiles).
 #[inline(always)]
 unsafe fn persistent_gemm<const BF16: bool>(
@@ -171,7 +171,7 @@ unsafe fn persistent_gemm<const BF16: bool>(
             unsafe { mbarrier_arrive(empty((it - 1) % STAGES)) };
         }
 
-        // Accumulator layout: see `device::wgmma` (as t06).
+        // Accumulator layout: see `device::wgmma` (as w02).
         let warp = (tid % WARPGROUP) / WARP_SIZE;
         let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
         unroll!(8, jj => {
@@ -201,7 +201,7 @@ unsafe fn persistent_gemm<const BF16: bool>(
 /// # Safety
 /// As `persistent_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t07_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w03_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { persistent_gemm::<false>(a_map, b_map, c, m, n, k) }
 }
@@ -211,7 +211,7 @@ pub unsafe fn t07_persistent_f16(a_map: *const u8, b_map: *const u8, c: *mut f32
 /// # Safety
 /// As `persistent_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t07_persistent_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w03_persistent_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { persistent_gemm::<true>(a_map, b_map, c, m, n, k) }
 }

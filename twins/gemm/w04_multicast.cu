@@ -1,13 +1,13 @@
-// Twin of kernels/src/gemm/t08_multicast.rs (step t08): t07 by clusters of two blocks stacked along M
+// Twin of kernels/src/gemm/w04_multicast.rs (step w04): w03 by clusters of two blocks stacked along M
 // that share B's tiles: each block copies half of B's panels and multicasts them to both, and the
 // consumers of both blocks release a stage on both blocks' "empty" barriers.
 // 288 threads, a persistent 1-D grid launched in clusters of 2 along x (cuLaunchKernelEx; no
-// __cluster_dims__, as the Rust PTX has no .reqnctapercluster), t08::SHARED_BYTES (= t06's) of
-// dynamic shared memory; a_map / b_map as t06.
+// __cluster_dims__, as the Rust PTX has no .reqnctapercluster), w04::SHARED_BYTES (= w02's) of
+// dynamic shared memory; a_map / b_map as w02.
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t08 {
+namespace w04 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
@@ -24,8 +24,8 @@ constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_
 constexpr unsigned PANELS_PER_BLOCK = BN / B_BOX_X / CLUSTER_M;
 constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t08 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t08 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "w04 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "w04 boxes");
 
 template <bool BF16>
 __device__ __forceinline__ void multicast_gemm(const void* a_map, const void* b_map, float* c, unsigned m,
@@ -118,7 +118,7 @@ __device__ __forceinline__ void multicast_gemm(const void* a_map, const void* b_
             wgmma_wait_group<0>();
             release((it - 1) % STAGES);
 
-            // Accumulator layout: see device/wgmma.rs (as t06).
+            // Accumulator layout: see device/wgmma.rs (as w02).
             const unsigned warp = (tid % WARPGROUP) / 32;
             const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
 #pragma unroll
@@ -139,13 +139,13 @@ __device__ __forceinline__ void multicast_gemm(const void* a_map, const void* b_
     // The partner may still arrive on this block's barriers: neither block leaves first.
     cluster_sync();
 }
-}  // namespace t08
+}  // namespace w04
 
-extern "C" __global__ void __launch_bounds__(t08::THREADS)
-    t08_multicast_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t08::multicast_gemm<false>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(w04::THREADS)
+    w04_multicast_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    w04::multicast_gemm<false>(a_map, b_map, c, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t08::THREADS)
-    t08_multicast_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t08::multicast_gemm<true>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(w04::THREADS)
+    w04_multicast_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    w04::multicast_gemm<true>(a_map, b_map, c, m, n, k);
 }

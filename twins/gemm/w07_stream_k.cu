@@ -1,18 +1,18 @@
-// Twin of kernels/src/gemm/t11_stream_k.rs (step t11): stream-K. t10, with the units that do
+// Twin of kernels/src/gemm/w07_stream_k.rs (step w07): stream-K. w06, with the units that do
 // not fill a last whole wave cut along K and shared evenly by all clusters; a unit's owner
 // adds its contributors' partial tiles (left in a workspace, flagged st.release.gpu / read
 // ld.acquire.gpu) before storing it: hopper_gemm.cuh's Workspace, and schedule.cuh's StreamK.
 //
-// Launch as the Rust step: 384 threads, t11::SHARED_BYTES of dynamic shared memory, a grid of
+// Launch as the Rust step: 384 threads, w07::SHARED_BYTES of dynamic shared memory, a grid of
 // every cluster that fits (clusters of 2 along x, cuLaunchKernelEx, all resident at once),
-// tensor maps of A, B, C, and a seventh argument: the workspace, t11::workspace_bytes(blocks)
+// tensor maps of A, B, C, and a seventh argument: the workspace, w07::workspace_bytes(blocks)
 // bytes, its flags zero (each launch leaves them zero).
 #include "hopper_gemm.cuh"
 
-namespace t11 {
+namespace w07 {
 using namespace hopper;
 
-// common::gemm::t11: t10's tiles, stages, boxes and block, and stream-K's workspace.
+// common::gemm::w07: w06's tiles, stages, boxes and block, and stream-K's workspace.
 struct Constants {
     static constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, STAGE_BYTES = (BM * BK + BK * BN) * 2;
     static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
@@ -26,15 +26,15 @@ struct Constants {
     static constexpr unsigned MAX_SPLIT = 4, PARTIAL_FLOATS = BM * BN;
 };
 constexpr unsigned THREADS = Constants::THREADS;
-using T11 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
+using W07 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
 
-// C = A * B as t10 computes it, with the last partial wave shared along K. `workspace_` holds
-// t11::workspace_bytes(blocks) bytes for the launch's blocks, its flags zero, and every cluster
+// C = A * B as w06 computes it, with the last partial wave shared along K. `workspace_` holds
+// w07::workspace_bytes(blocks) bytes for the launch's blocks, its flags zero, and every cluster
 // of the grid is resident at once.
 template <bool BF16>
 __device__ __forceinline__ void stream_k_gemm(const void* a_map, const void* b_map, const void* c_map,
                                               unsigned m, unsigned n, unsigned k, float* workspace_) {
-    using S = T11;
+    using S = W07;
     const SharedLayout<S> smem;
     const unsigned tid = threadIdx.x;
     const unsigned k_tiles = div_ceil(k, S::BK);
@@ -54,7 +54,7 @@ __device__ __forceinline__ void stream_k_gemm(const void* a_map, const void* b_m
             Pieces pieces = schedule.pieces(cluster);
             Piece piece;
             while (pieces.next(piece)) {
-                // As t10; both blocks of the pair walk the same pieces, so their stages stay in
+                // As w06; both blocks of the pair walk the same pieces, so their stages stay in
                 // step.
                 producer.load_k_tiles(state, units.origin(piece.unit), piece.k_begin, piece.k_end);
             }
@@ -72,8 +72,8 @@ __device__ __forceinline__ void stream_k_gemm(const void* a_map, const void* b_m
         while (pieces.next(piece)) {
             const Origin origin = units.origin(piece.unit);
             M64n256 acc = M64n256::zeroed();
-            // The whole warpgroup, in step with the producer; t11's fix-up with the schedule's
-            // role for the piece; then t09's epilogue.
+            // The whole warpgroup, in step with the producer; w07's fix-up with the schedule's
+            // role for the piece; then w05's epilogue.
             consumer.mma_k_tiles(state, piece.k_begin, piece.k_end, acc, release);
             if (workspace.fix_up(piece, cluster, tid, acc)) epilogue.store_tile(acc, origin);
         }
@@ -82,16 +82,16 @@ __device__ __forceinline__ void stream_k_gemm(const void* a_map, const void* b_m
     cluster_sync();
 }
 
-}  // namespace t11
+}  // namespace w07
 
-extern "C" __global__ void __launch_bounds__(t11::THREADS)
-t11_stream_k_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+extern "C" __global__ void __launch_bounds__(w07::THREADS)
+w07_stream_k_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                  float* workspace) {
-    t11::stream_k_gemm<false>(a_map, b_map, c_map, m, n, k, workspace);
+    w07::stream_k_gemm<false>(a_map, b_map, c_map, m, n, k, workspace);
 }
 
-extern "C" __global__ void __launch_bounds__(t11::THREADS)
-t11_stream_k_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+extern "C" __global__ void __launch_bounds__(w07::THREADS)
+w07_stream_k_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                   float* workspace) {
-    t11::stream_k_gemm<true>(a_map, b_map, c_map, m, n, k, workspace);
+    w07::stream_k_gemm<true>(a_map, b_map, c_map, m, n, k, workspace);
 }

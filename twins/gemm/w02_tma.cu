@@ -1,11 +1,11 @@
-// Twin of kernels/src/gemm/t06_tma.rs (step t06): the TMA copy engine fills the stages, issued by one
-// producer warp, with full/empty mbarriers per stage; two consumer warpgroups run wgmma as in t05.
+// Twin of kernels/src/gemm/w02_tma.rs (step w02): the TMA copy engine fills the stages, issued by one
+// producer warp, with full/empty mbarriers per stage; two consumer warpgroups run wgmma as in w01.
 // 288 threads (2 consumer warpgroups + 1 producer warp), grid ceil(N/256) x ceil(M/128),
-// t06::SHARED_BYTES of dynamic shared memory; a_map / b_map are the global addresses of the
+// w02::SHARED_BYTES of dynamic shared memory; a_map / b_map are the global addresses of the
 // tensor maps of A (boxes 64 x 128) and B (boxes 64 x 64), 128-byte swizzle.
 #include "hopper.cuh"
 
-namespace t06 {
+namespace w02 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
@@ -19,8 +19,8 @@ constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES;
 // The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
 constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_BOX_Y * 2;
 constexpr unsigned MMA_K = 16;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t06 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t06 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "w02 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "w02 boxes");
 
 template <bool BF16>
 __device__ __forceinline__ void tma_gemm(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n,
@@ -85,7 +85,7 @@ __device__ __forceinline__ void tma_gemm(const void* a_map, const void* b_map, f
     }
     wgmma_wait_group<0>();
 
-    // Accumulator layout: see device/wgmma.rs (as t05).
+    // Accumulator layout: see device/wgmma.rs (as w01).
     const unsigned warp = (tid % WARPGROUP) / 32, lane = tid % 32;
     const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
 #pragma unroll
@@ -102,13 +102,13 @@ __device__ __forceinline__ void tma_gemm(const void* a_map, const void* b_map, f
         }
     }
 }
-}  // namespace t06
+}  // namespace w02
 
-extern "C" __global__ void __launch_bounds__(t06::THREADS)
-    t06_tma_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t06::tma_gemm<false>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(w02::THREADS)
+    w02_tma_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    w02::tma_gemm<false>(a_map, b_map, c, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t06::THREADS)
-    t06_tma_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t06::tma_gemm<true>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(w02::THREADS)
+    w02_tma_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    w02::tma_gemm<true>(a_map, b_map, c, m, n, k);
 }

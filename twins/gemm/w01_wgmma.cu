@@ -1,10 +1,10 @@
-// Twin of kernels/src/gemm/t05_wgmma.rs (step t05): Hopper's warpgroup MMA (wgmma.m64n256k16) reads
+// Twin of kernels/src/gemm/w01_wgmma.rs (step w01): Hopper's warpgroup MMA (wgmma.m64n256k16) reads
 // both tiles straight from 128-byte-swizzled shared memory, fed by a 4-stage cp.async pipeline.
 // 128 x 256 block tile, two warpgroups of 64 x 256, k tiles of 64; 256 threads per block,
-// grid ceil(N/256) x ceil(M/128), t05::SHARED_BYTES (4 x 48 KB + 1 KB) of dynamic shared memory.
+// grid ceil(N/256) x ceil(M/128), w01::SHARED_BYTES (4 x 48 KB + 1 KB) of dynamic shared memory.
 #include "hopper.cuh"
 
-namespace t05 {
+namespace w01 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, THREADS = 256, STAGES = 4;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
 constexpr unsigned ALIGN_SLACK = 1024;
@@ -15,8 +15,8 @@ constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES, ROW_CHUNKS = ROW
 // A tile of a stage, then B as BN / 64 panels of BK rows x 64 columns.
 constexpr unsigned A_BYTES = BM * BK * 2, B_PANEL_BYTES = BK * ROW_BYTES;
 constexpr unsigned MMA_K = 16;
-static_assert(BK == ROW_BYTES / 2 && THREADS == 2 * WARPGROUP && BM == 2 * WARPGROUP_ROWS, "t05 shape");
-static_assert(BM * ROW_CHUNKS == 4 * THREADS && BK * BN / 8 == 8 * THREADS, "t5 copy split");
+static_assert(BK == ROW_BYTES / 2 && THREADS == 2 * WARPGROUP && BM == 2 * WARPGROUP_ROWS, "w01 shape");
+static_assert(BM * ROW_CHUNKS == 4 * THREADS && BK * BN / 8 == 8 * THREADS, "w1 copy split");
 
 // Byte offset of 16-byte chunk c of 128-byte row r in a 128-byte-swizzled tile.
 __device__ __forceinline__ unsigned swizzled(unsigned r, unsigned c) {
@@ -109,13 +109,13 @@ __device__ __forceinline__ void wgmma_gemm(const unsigned short* a, const unsign
         }
     }
 }
-}  // namespace t05
+}  // namespace w01
 
-extern "C" __global__ void t05_wgmma_f16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
+extern "C" __global__ void w01_wgmma_f16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
                                         unsigned n, unsigned k) {
-    t05::wgmma_gemm<false>(a, b, c, m, n, k);
+    w01::wgmma_gemm<false>(a, b, c, m, n, k);
 }
-extern "C" __global__ void t05_wgmma_bf16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
+extern "C" __global__ void w01_wgmma_bf16(const unsigned short* a, const unsigned short* b, float* c, unsigned m,
                                          unsigned n, unsigned k) {
-    t05::wgmma_gemm<true>(a, b, c, m, n, k);
+    w01::wgmma_gemm<true>(a, b, c, m, n, k);
 }

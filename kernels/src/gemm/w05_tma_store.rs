@@ -1,19 +1,19 @@
-//! Step t09 — the epilogue through shared memory: C staged in swizzled boxes, stored by TMA.
+//! Step w05 — the epilogue through shared memory: C staged in swizzled boxes, stored by TMA.
 //!
 //! Idea: a consumer warpgroup writes its 64 × 256 f32 piece of C into shared memory one 64 × 32
 //!       box (8 KB) at a time, in the layout of a 128-byte-swizzled TMA box, and one thread
 //!       hands each box to the copy engine (`cp.async.bulk.tensor`), which writes C in whole
 //!       lines, each sector once, and clips what lies outside the matrix. Two boxes per
 //!       warpgroup alternate, so the global writes drain under the next main loop.
-//! Changes from t08: the epilogue (8 boxes per warpgroup and tile, two named barriers per box,
+//! Changes from w04: the epilogue (8 boxes per warpgroup and tile, two named barriers per box,
 //!       `fence.proxy.async.shared::cta` before each store), a third tensor map (C) in place of
 //!       C's pointer, 32 KB more shared memory. No bounds checks are left in the kernel.
 //! Bottleneck: registers: ptxas sizes a block of 288 threads as three warpgroups, 168 registers
-//!       each; the consumers need 167, and the next steps' state would spill (t10).
+//!       each; the consumers need 167, and the next steps' state would spill (w06).
 //! Cost: 168 registers × 288 threads; 225 KB of shared memory (4 × 48 KB stages, 32 KB of
 //!       staging boxes); one block per SM.
-//! Requires: as t06 (N a multiple of 8 also makes C's rows multiples of 16 bytes).
-//! Result: 99.3 % of cuBLAS f16 at 4096³ (bf16 98.7; t08 82.0 / 81.1), H200, 2026-11-23.
+//! Requires: as w02 (N a multiple of 8 also makes C's rows multiples of 16 bytes).
+//! Result: 99.3 % of cuBLAS f16 at 4096³ (bf16 98.7; w04 82.0 / 81.1), H200, 2026-11-23.
 //!
 //! The box: one 8-byte `st.shared.v2` per pair of values, and the XOR of the 16-byte chunk index
 //! with the row spreads the 8 rows a warp writes over all 32 banks. Of the two named barriers
@@ -23,7 +23,7 @@
 //! through the async proxy. A warpgroup starts the next tile as soon as its last box is handed
 //! over.
 //!
-//! More: docs/lessons.md#t09
+//! More: docs/lessons.md#w05
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};
@@ -39,7 +39,7 @@ use crate::device::wgmma::{
 };
 use crate::unroll;
 use common::gemm::grouped_tile;
-use common::gemm::t09::{
+use common::gemm::w05::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
     CONSUMER_WARPGROUPS, GROUP_ROWS, STAGE_BYTES, STAGES, THREADS,
 };
@@ -52,7 +52,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// The consumer warps of the whole pair arrive on each block's "empty" barriers.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as w01).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -70,11 +70,11 @@ const MMA_K: u32 = 16;
 const C_BOXES: u32 = BN / C_BOX.0;
 const _: () = assert!(C_BOX.1 == WARPGROUP_ROWS && C_BOX.0 * 4 == ROW_BYTES && C_BOXES == 8);
 
-/// `C = A · B` as t08 computes it, C stored from shared memory by the copy engine.
+/// `C = A · B` as w04 computes it, C stored from shared memory by the copy engine.
 ///
 /// # Safety
-/// As t08, with `c_map` the global address of a tensor map of C (M × N f32, row-major,
-/// 128-byte swizzle, boxes of 32 × 64) in place of C's pointer, and `t09::SHARED_BYTES` of
+/// As w04, with `c_map` the global address of a tensor map of C (M × N f32, row-major,
+/// 128-byte swizzle, boxes of 32 × 64) in place of C's pointer, and `w05::SHARED_BYTES` of
 /// dynamic shared memory.
 #[inline(always)]
 unsafe fn tma_store_gemm<const BF16: bool>(
@@ -279,7 +279,7 @@ fn pick(acc: &[f32; M64N256_ACC], first: usize, q: u32) -> f32 {
 /// # Safety
 /// As `tma_store_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t09_tma_store_f16(
+pub unsafe fn w05_tma_store_f16(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,
@@ -296,7 +296,7 @@ pub unsafe fn t09_tma_store_f16(
 /// # Safety
 /// As `tma_store_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t09_tma_store_bf16(
+pub unsafe fn w05_tma_store_bf16(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,

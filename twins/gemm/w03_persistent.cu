@@ -1,12 +1,12 @@
-// Twin of kernels/src/gemm/t07_persistent.rs (step t07): t06 on a persistent grid: block b computes
+// Twin of kernels/src/gemm/w03_persistent.rs (step w03): w02 on a persistent grid: block b computes
 // tiles b, b + gridDim.x, ... of a grouped walk (bands of 16 tile rows), and the producer's and
 // consumers' stage counter runs on across tiles.
 // 288 threads, a 1-D grid of at most ceil(M/128) * ceil(N/256) blocks (one per SM),
-// t07::SHARED_BYTES (= t06's) of dynamic shared memory; a_map / b_map as t06.
+// w03::SHARED_BYTES (= w02's) of dynamic shared memory; a_map / b_map as w02.
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t07 {
+namespace w03 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2, GROUP_ROWS = 16;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
 constexpr unsigned STAGE_BYTES = (BM * BK + BK * BN) * 2;
@@ -18,8 +18,8 @@ constexpr unsigned CONSUMER_WARPS = CONSUMER_WARPGROUPS * 4;
 constexpr unsigned ROW_BYTES = 128, ATOM_BYTES = 8 * ROW_BYTES;
 constexpr unsigned A_BYTES = A_BOX_X * A_BOX_Y * 2, B_PANEL_BYTES = B_BOX_X * B_BOX_Y * 2;
 constexpr unsigned MMA_K = 16;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t07 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t07 boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "w03 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "w03 boxes");
 
 template <bool BF16>
 __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b_map, float* c, unsigned m,
@@ -103,7 +103,7 @@ __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b
         // The tile's last stage is free too (the producer may be waiting for it already).
         if (lane == 0) mbarrier_arrive(empty((it - 1) % STAGES));
 
-        // Accumulator layout: see device/wgmma.rs (as t06).
+        // Accumulator layout: see device/wgmma.rs (as w02).
         const unsigned warp = (tid % WARPGROUP) / 32;
         const unsigned r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
 #pragma unroll
@@ -121,13 +121,13 @@ __device__ __forceinline__ void persistent_gemm(const void* a_map, const void* b
         }
     }
 }
-}  // namespace t07
+}  // namespace w03
 
-extern "C" __global__ void __launch_bounds__(t07::THREADS)
-    t07_persistent_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t07::persistent_gemm<false>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(w03::THREADS)
+    w03_persistent_f16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    w03::persistent_gemm<false>(a_map, b_map, c, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t07::THREADS)
-    t07_persistent_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
-    t07::persistent_gemm<true>(a_map, b_map, c, m, n, k);
+extern "C" __global__ void __launch_bounds__(w03::THREADS)
+    w03_persistent_bf16(const void* a_map, const void* b_map, float* c, unsigned m, unsigned n, unsigned k) {
+    w03::persistent_gemm<true>(a_map, b_map, c, m, n, k);
 }

@@ -1,17 +1,17 @@
-// Twin of kernels/src/gemm/t12_latency_trims.rs (step t12): t10 with shorter waits at the
+// Twin of kernels/src/gemm/w08_latency_trims.rs (step w08): w06 with shorter waits at the
 // start and the end of a launch: prefetch.tensormap of the three maps at entry, a relaxed
 // cluster arrival after the barriers' initialization, cp.async.bulk.wait_group.read at exit.
-// Its kernel, t12::trimmed_gemm, is in trimmed_gemm.cuh, since t13 and t14 run it on their
+// Its kernel, w08::trimmed_gemm, is in trimmed_gemm.cuh, since w09 and w10 run it on their
 // shapes (as the Rust's trimmed_gemm_for!).
 //
-// Launch as the Rust step (as t10): 384 threads, t12::SHARED_BYTES of dynamic shared memory,
+// Launch as the Rust step (as w06): 384 threads, w08::SHARED_BYTES of dynamic shared memory,
 // a persistent grid in clusters of 2 along x (cuLaunchKernelEx), tensor maps of A, B, C.
 #include "trimmed_gemm.cuh"
 
-namespace t12 {
+namespace w08 {
 using namespace hopper;
 
-// common::gemm::t12 (= t10's tiles, stages, boxes and block).
+// common::gemm::w08 (= w06's tiles, stages, boxes and block).
 struct Constants {
     static constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, STAGE_BYTES = (BM * BK + BK * BN) * 2;
     static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
@@ -23,16 +23,16 @@ struct Constants {
     static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
 };
 constexpr unsigned THREADS = Constants::THREADS;
-using T12 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
+using W08 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
 
-}  // namespace t12
+}  // namespace w08
 
-extern "C" __global__ void __launch_bounds__(t12::THREADS)
-t12_latency_trims_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t12::trimmed_gemm<t12::T12, false>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w08::THREADS)
+w08_latency_trims_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w08::trimmed_gemm<w08::W08, false>(a_map, b_map, c_map, m, n, k);
 }
 
-extern "C" __global__ void __launch_bounds__(t12::THREADS)
-t12_latency_trims_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t12::trimmed_gemm<t12::T12, true>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w08::THREADS)
+w08_latency_trims_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w08::trimmed_gemm<w08::W08, true>(a_map, b_map, c_map, m, n, k);
 }

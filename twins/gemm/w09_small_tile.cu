@@ -1,15 +1,15 @@
-// Twin of kernels/src/gemm/t13_small_tile.rs (step t13): t12 in 128 x 128 tiles (wgmma
+// Twin of kernels/src/gemm/w09_small_tile.rs (step w09): w08 in 128 x 128 tiles (wgmma
 // m64n128k16, 64 accumulators per thread), twice the tiles for small products, six 32 KB
-// stages: t12's kernel (trimmed_gemm.cuh) on t13's shape.
+// stages: w08's kernel (trimmed_gemm.cuh) on w09's shape.
 //
-// Launch as the Rust step: 384 threads, t13::SHARED_BYTES of dynamic shared memory, a
+// Launch as the Rust step: 384 threads, w09::SHARED_BYTES of dynamic shared memory, a
 // persistent grid in clusters of 2 along x (cuLaunchKernelEx), tensor maps of A, B, C.
 #include "trimmed_gemm.cuh"
 
-namespace t13 {
+namespace w09 {
 using namespace hopper;
 
-// common::gemm::t13: t12 with BN = 128 and six stages.
+// common::gemm::w09: w08 with BN = 128 and six stages.
 struct Constants {
     static constexpr unsigned BM = 128, BN = 128, BK = 64, STAGES = 6, STAGE_BYTES = (BM * BK + BK * BN) * 2;
     static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
@@ -21,17 +21,17 @@ struct Constants {
     static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
 };
 constexpr unsigned THREADS = Constants::THREADS;
-using T13 = Shape<Constants, M64n128, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
+using W09 = Shape<Constants, M64n128, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>>;
 
-}  // namespace t13
+}  // namespace w09
 
-// t12's kernel, on t13's shape.
-extern "C" __global__ void __launch_bounds__(t13::THREADS)
-t13_small_tile_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t12::trimmed_gemm<t13::T13, false>(a_map, b_map, c_map, m, n, k);
+// w08's kernel, on w09's shape.
+extern "C" __global__ void __launch_bounds__(w09::THREADS)
+w09_small_tile_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w08::trimmed_gemm<w09::W09, false>(a_map, b_map, c_map, m, n, k);
 }
 
-extern "C" __global__ void __launch_bounds__(t13::THREADS)
-t13_small_tile_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t12::trimmed_gemm<t13::T13, true>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w09::THREADS)
+w09_small_tile_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w08::trimmed_gemm<w09::W09, true>(a_map, b_map, c_map, m, n, k);
 }

@@ -1,41 +1,44 @@
-//! Step t15 — stream-K with the clusters in step: every cluster at the same k tile at once.
+//! Step w07 — stream-K: the last partial wave split along K, so that every cluster ends together.
 //!
-//! Idea: in t11's stream-K phase each cluster's share starts part-way into a unit, at a k of
-//!       its own, so no two clusters read the same A and B tiles together. Here a share runs
-//!       its two pieces the other way round ([`ShareOrder::KAligned`]): the next unit from k
-//!       tile 0 first, then the end of the first, the same distance ahead for every cluster.
-//!       A cut unit's owner is now the cluster that computes its *last* k tiles.
-//! Changes from t11: the schedule's share order (`KAligned`), and t12's three trims.
-//! Bottleneck: the partial tile's round trip on the consumers' path (t16).
-//! Cost: as t11: 168 registers at entry, the consumers at most 232, no spills; 225 KB of
-//!       shared memory; a 17 MB workspace.
-//! Requires: as t11.
-//! Result: 96.1 % of cuBLAS f16 at 4096³ (t11 94.8, t12 100.2), H200, 2026-11-23.
+//! Idea: at 4096³ w06 runs 256 units on 66 clusters: three full waves and a fourth in which 8
+//!       clusters idle. Here the whole waves run as before, and the k tiles of the units left
+//!       over are laid end to end and cut into equal shares, one per cluster
+//!       ([`common::gemm::stream_k::StreamK`]). A cut unit's *owner* waits for the flags of its
+//!       *contributors*, adds the partial tiles they left in a workspace, and stores the unit.
+//! Changes from w06: the walk (pieces of units instead of units, the same for producer and
+//!       consumers), the partial/owner paths after the main loop (`Workspace::fix_up`), a
+//!       seventh argument (the workspace), a grid of every cluster that fits.
+//! Bottleneck: the partial tile's round trip (the contributor's stores and fence, the owner's
+//!       reads) on the consumers' path, and clusters at different k in the stream-K phase.
+//! Cost: as w06 (168 registers at entry, no spills), plus a 17 MB workspace (a 128 KB
+//!       partial tile and a flag per block), zeroed once.
+//! Requires: as w06; every block of the grid resident at once (an owner waits for others).
+//! Result: 101.8 % of cuBLAS f16 at 8192³ (4096³: 94.8, w06 99.4), H200, 2026-11-23.
 //!
-//! More: docs/lessons.md#t15
+//! More: docs/lessons.md#w07
 
-use super::hopper::epilogue::{Epilogue, wait_read};
+use super::hopper::epilogue::{Epilogue, wait_written};
 use super::hopper::mainloop::{Consumer, Producer, Units};
 use super::hopper::pipeline::{PipelineState, SharedLayout, consumer_release, is_producer};
 use super::hopper::stream_k::{StreamKShape, Workspace};
 use super::hopper::{self, Accumulator, M64n256, Reallocate, Shape};
-use crate::device::cluster::{cluster_count, cluster_idx, cluster_sync, cluster_sync_relaxed};
+use crate::device::cluster::{cluster_count, cluster_idx, cluster_sync};
 use crate::device::index::{WARP_SIZE, thread_idx};
-use crate::device::tma::prefetch_tensor_map;
 use crate::device::wgmma::{claim_registers, release_registers};
 use common::gemm::stream_k::{ShareOrder, StreamK};
-use common::gemm::t15::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
+use common::gemm::w07::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
-hopper::shape!(T15 = t15, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, stream_k);
+hopper::shape!(W07 = w07, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, stream_k);
 
-/// `C = A · B` as t11 computes it, with each stream-K share's pieces in k order across
-/// clusters.
+/// `C = A · B` as w06 computes it, with the last partial wave shared along K.
 ///
 /// # Safety
-/// As t11 (`workspace` holding `t15::workspace_bytes(blocks)` bytes).
+/// As w06, with `workspace` holding `w07::workspace_bytes(blocks)` bytes for the launch's
+/// `blocks`, its flags zero (as the previous launch left them), and every cluster of the
+/// grid resident at once.
 #[inline(always)]
-unsafe fn aligned_stream_k_gemm<const BF16: bool>(
+unsafe fn stream_k_gemm<const BF16: bool>(
     a_map: *const u8,
     b_map: *const u8,
     c_map: *const u8,
@@ -44,28 +47,19 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
     k: u32,
     workspace: *mut f32,
 ) {
-    type S = T15;
+    type S = W07;
     let smem = SharedLayout::<S>::new();
     let tid = thread_idx();
     let units = Units::<S>::new(m, n);
     let k_tiles = k.div_ceil(S::BK);
-    let schedule = StreamK::new(units.count(), k_tiles, cluster_count(), S::MAX_SPLIT, ShareOrder::KAligned);
+    let schedule = StreamK::new(units.count(), k_tiles, cluster_count(), S::MAX_SPLIT, ShareOrder::Offsets);
     let cluster = cluster_idx();
     let workspace = Workspace::<S>::new(workspace, schedule.clusters);
 
-    if tid == S::PRODUCER_THREAD {
-        // SAFETY: the maps' global addresses, as the launch passes them.
-        unsafe {
-            prefetch_tensor_map(a_map);
-            prefetch_tensor_map(b_map);
-            prefetch_tensor_map(c_map);
-        }
-    }
     if tid == 0 {
         smem.init_barriers();
     }
-    // Relaxed: the fence above released the initialization.
-    cluster_sync_relaxed();
+    cluster_sync();
 
     if is_producer::<S>(tid) {
         release_registers::<PRODUCER_REGISTERS>();
@@ -73,7 +67,7 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
             let producer = Producer::new(smem, a_map, b_map);
             let mut state = PipelineState::start();
             for piece in schedule.pieces(cluster) {
-                // SAFETY: as t10; both blocks of the pair walk the same pieces, so their
+                // SAFETY: as w06; both blocks of the pair walk the same pieces, so their
                 // stages stay in step.
                 unsafe {
                     producer.load_k_tiles(&mut state, units.origin(piece.unit), piece.k_begin, piece.k_end)
@@ -92,8 +86,8 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
         for piece in schedule.pieces(cluster) {
             let origin = units.origin(piece.unit);
             let mut acc = M64n256::zeroed();
-            // SAFETY: the whole warpgroup, in step with the producer; t11's fix-up with the
-            // schedule's role for the piece; then t09's epilogue.
+            // SAFETY: the whole warpgroup, in step with the producer; w07's fix-up with the
+            // schedule's role for the piece; then w05's epilogue.
             unsafe {
                 consumer.mma_k_tiles::<BF16>(&mut state, piece.k_begin, piece.k_end, &mut acc, &release);
                 if workspace.fix_up(piece.role, cluster, tid, &mut acc) {
@@ -101,14 +95,13 @@ unsafe fn aligned_stream_k_gemm<const BF16: bool>(
                 }
             }
         }
-        // C's last boxes are read out of shared memory before the block exits.
-        wait_read(tid);
+        wait_written(tid);
     }
     cluster_sync();
 }
 
 hopper::entry_points!(
-    aligned_stream_k_gemm(
+    stream_k_gemm(
         a_map: *const u8,
         b_map: *const u8,
         c_map: *const u8,
@@ -116,5 +109,5 @@ hopper::entry_points!(
         n: u32,
         k: u32,
         workspace: *mut f32
-    ) => t15_aligned_stream_k_f16, t15_aligned_stream_k_bf16
+    ) => w07_stream_k_f16, w07_stream_k_bf16
 );

@@ -1,20 +1,20 @@
-//! Step t10 — register reallocation: the producer warpgroup gives its registers to the consumers.
+//! Step w06 — register reallocation: the producer warpgroup gives its registers to the consumers.
 //!
 //! Idea: ptxas gives every thread of a block the same registers, sized for its warpgroups:
-//!       t09's 288 threads get 168 each, the most the consumers can have. Here the producer is
+//!       w05's 288 threads get 168 each, the most the consumers can have. Here the producer is
 //!       a whole warpgroup that lowers itself to 40 registers, and the two consumer warpgroups
 //!       raise themselves to 232 (2 · 128 · 232 + 128 · 40 = 64512 of the SM's 65536), the room
 //!       the later steps' stream-K bookkeeping needs beside the accumulators.
-//! Changes from t09: 384 threads (`max_threads`, the cap `setmaxnreg` needs at the entry) and
-//!       the two `setmaxnreg`, each at the top of its role; the rest is t09's machinery, named
+//! Changes from w05: 384 threads (`max_threads`, the cap `setmaxnreg` needs at the entry) and
+//!       the two `setmaxnreg`, each at the top of its role; the rest is w05's machinery, named
 //!       in `gemm::hopper`.
-//! Bottleneck: as t09: alone it buys nothing, since t09's consumers did not spill.
-//! Cost: 168 registers per thread at entry × 384 threads (then 232 / 40); t09's 225 KB of
+//! Bottleneck: as w05: alone it buys nothing, since w05's consumers did not spill.
+//! Cost: 168 registers per thread at entry × 384 threads (then 232 / 40); w05's 225 KB of
 //!       shared memory; one block per SM.
-//! Requires: as t09.
-//! Result: 99.4 % of cuBLAS f16 at 4096³ (bf16 98.9; t09 99.3 / 98.7), H200, 2026-11-23.
+//! Requires: as w05.
+//! Result: 99.4 % of cuBLAS f16 at 4096³ (bf16 98.9; w05 99.3 / 98.7), H200, 2026-11-23.
 //!
-//! More: docs/lessons.md#t10
+//! More: docs/lessons.md#w06
 
 use super::hopper::epilogue::{Epilogue, wait_written};
 use super::hopper::mainloop::{Consumer, Producer, Units};
@@ -23,15 +23,15 @@ use super::hopper::{self, Accumulator, M64n256, Reallocate, Shape};
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_sync};
 use crate::device::index::{WARP_SIZE, thread_idx};
 use crate::device::wgmma::{claim_registers, release_registers};
-use common::gemm::t10::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
+use common::gemm::w06::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
-hopper::shape!(T10 = t10, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>);
+hopper::shape!(W06 = w06, M64n256, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>);
 
-/// `C = A · B` as t09 computes it, with the registers moved from producer to consumers.
+/// `C = A · B` as w05 computes it, with the registers moved from producer to consumers.
 ///
 /// # Safety
-/// As t09, launched with `t10::THREADS` threads per block.
+/// As w05, launched with `w06::THREADS` threads per block.
 #[inline(always)]
 unsafe fn reallocating_gemm<const BF16: bool>(
     a_map: *const u8,
@@ -41,7 +41,7 @@ unsafe fn reallocating_gemm<const BF16: bool>(
     n: u32,
     k: u32,
 ) {
-    type S = T10;
+    type S = W06;
     let smem = SharedLayout::<S>::new();
     let tid = thread_idx();
     let units = Units::<S>::new(m, n);
@@ -80,7 +80,7 @@ unsafe fn reallocating_gemm<const BF16: bool>(
             let origin = units.origin(unit);
             let mut acc = M64n256::zeroed();
             let epilogue = Epilogue::new(smem, c_map, tid);
-            // SAFETY: the whole warpgroup, in step with the producer; then t09's epilogue.
+            // SAFETY: the whole warpgroup, in step with the producer; then w05's epilogue.
             unsafe {
                 consumer.mma_k_tiles::<BF16>(&mut state, 0, k_tiles, &mut acc, &release);
                 epilogue.store_tile(&acc, origin);
@@ -96,5 +96,5 @@ unsafe fn reallocating_gemm<const BF16: bool>(
 
 hopper::entry_points!(
     reallocating_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32)
-        => t10_setmaxnreg_f16, t10_setmaxnreg_bf16
+        => w06_setmaxnreg_f16, w06_setmaxnreg_bf16
 );

@@ -1,15 +1,15 @@
-// Twin of kernels/src/gemm/t09_tma_store.rs (step t09): t08 with the epilogue through shared memory:
+// Twin of kernels/src/gemm/w05_tma_store.rs (step w05): w04 with the epilogue through shared memory:
 // each consumer warpgroup writes its 64 x 256 piece of C one 64 x 32 box at a time into a
 // 128-byte-swizzled staging buffer (two per warpgroup) that the copy engine stores (TMA store).
 // 288 threads, a persistent 1-D grid in clusters of 2 along x (cuLaunchKernelEx; no
-// __cluster_dims__, as the Rust PTX has no .reqnctapercluster), t09::SHARED_BYTES of dynamic shared
-// memory; a_map / b_map as t06, c_map the tensor map of C (f32, boxes 32 x 64, 128-byte swizzle).
+// __cluster_dims__, as the Rust PTX has no .reqnctapercluster), w05::SHARED_BYTES of dynamic shared
+// memory; a_map / b_map as w02, c_map the tensor map of C (f32, boxes 32 x 64, 128-byte swizzle).
 // In C++ the staging stores are plain float2 stores through a pointer into `smem` (the Rust
 // writes st.shared.v2.f32 by address); both give st.shared.v2.f32.
 #include "hopper.cuh"
 #include "schedule.cuh"
 
-namespace t09 {
+namespace w05 {
 constexpr unsigned BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMER_WARPGROUPS = 2;
 constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8;
 constexpr unsigned THREADS = CONSUMER_WARPGROUPS * 128 + 32;
@@ -29,9 +29,9 @@ constexpr unsigned short PAIR_MASK = (1 << CLUSTER_M) - 1;
 constexpr unsigned MMA_K = 16;
 // C's boxes: a warpgroup's 64 rows by 32 columns (one 128-byte row of f32), 8 per tile.
 constexpr unsigned C_BOXES = BN / C_BOX_X;
-static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "t09 shape");
-static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "t09 boxes");
-static_assert(C_BOX_Y == WARPGROUP_ROWS && C_BOX_X * 4 == ROW_BYTES && C_BOXES == 8, "t9 C boxes");
+static_assert(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == BM * 2 + 32, "w05 shape");
+static_assert(A_BOX_X * 2 == ROW_BYTES && A_BYTES + BN / B_BOX_X * B_PANEL_BYTES == STAGE_BYTES, "w05 boxes");
+static_assert(C_BOX_Y == WARPGROUP_ROWS && C_BOX_X * 4 == ROW_BYTES && C_BOXES == 8, "w5 C boxes");
 
 // acc[first + 4q] for a run-time q in 0..4, by selects: a run-time index would move the
 // accumulators to local memory.
@@ -180,13 +180,13 @@ __device__ __forceinline__ void tma_store_gemm(const void* a_map, const void* b_
     // The partner may still arrive on this block's barriers: neither block leaves first.
     cluster_sync();
 }
-}  // namespace t09
+}  // namespace w05
 
-extern "C" __global__ void __launch_bounds__(t09::THREADS)
-    t09_tma_store_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t09::tma_store_gemm<false>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w05::THREADS)
+    w05_tma_store_f16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w05::tma_store_gemm<false>(a_map, b_map, c_map, m, n, k);
 }
-extern "C" __global__ void __launch_bounds__(t09::THREADS)
-    t09_tma_store_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    t09::tma_store_gemm<true>(a_map, b_map, c_map, m, n, k);
+extern "C" __global__ void __launch_bounds__(w05::THREADS)
+    w05_tma_store_bf16(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w05::tma_store_gemm<true>(a_map, b_map, c_map, m, n, k);
 }

@@ -1,38 +1,38 @@
-//! Step t12 — latency trims: shorter waits at the start and the end of a launch.
+//! Step w08 — latency trims: shorter waits at the start and the end of a launch.
 //!
-//! Idea: three waits around t10's main loops need not be. The first copy names a tensor map
+//! Idea: three waits around w06's main loops need not be. The first copy names a tensor map
 //!       in global memory, fetched from DRAM after any other kernel: `prefetch.tensormap` at
 //!       entry overlaps that fetch with the barriers' setup. The cluster barrier after their
 //!       initialization can arrive relaxed (the init fence already publishes them). And at
 //!       exit C's last boxes need only be *read* out of shared memory, not written.
-//! Changes from t10: a `prefetch.tensormap` per map, the relaxed cluster arrival at entry,
-//!       `wait_group.read` at exit. (t11 is a branch; this step continues from t10.)
+//! Changes from w06: a `prefetch.tensormap` per map, the relaxed cluster arrival at entry,
+//!       `wait_group.read` at exit. (w07 is a branch; this step continues from w06.)
 //! Bottleneck: at 4096³ the power-held clock: level with cuBLAS on the same tile and bytes.
-//! Cost: as t10: 168 registers at entry × 384 threads, 225 KB of shared memory.
-//! Requires: as t10.
+//! Cost: as w06: 168 registers at entry × 384 threads, 225 KB of shared memory.
+//! Requires: as w06.
 //! Result: 100.2 % of cuBLAS f16 at 4096³ (bf16 99.7), H200, 2026-11-23.
 //!
-//! The kernel is written once, `trimmed_gemm_for!`, for a shape: t13 and t14 are this step on
+//! The kernel is written once, `trimmed_gemm_for!`, for a shape: w09 and w10 are this step on
 //! theirs.
 //!
-//! More: docs/lessons.md#t12
+//! More: docs/lessons.md#w08
 
 use super::hopper;
-use common::gemm::t12::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
+use common::gemm::w08::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
-hopper::shape!(T12 = t12, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>);
+hopper::shape!(W08 = w08, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>);
 
-/// Writes `trimmed_gemm`, `C = A · B` as t10 computes it with shorter waits at entry and
-/// exit, for the shape `$shape` (t13 and t14 write it for theirs). A macro rather than a
+/// Writes `trimmed_gemm`, `C = A · B` as w06 computes it with shorter waits at entry and
+/// exit, for the shape `$shape` (w09 and w10 write it for theirs). A macro rather than a
 /// generic function: each step's kernel is then compiled for its own constants from the
 /// start, as a written-out copy would be.
 macro_rules! trimmed_gemm_for {
     ($shape:ty) => {
-        /// `C = A · B` as t10 computes it, with shorter waits at entry and exit.
+        /// `C = A · B` as w06 computes it, with shorter waits at entry and exit.
         ///
         /// # Safety
-        /// As t10, with the step's `THREADS` and `SHARED_BYTES`.
+        /// As w06, with the step's `THREADS` and `SHARED_BYTES`.
         #[inline(always)]
         unsafe fn trimmed_gemm<const BF16: bool>(
             a_map: *const u8,
@@ -101,7 +101,7 @@ macro_rules! trimmed_gemm_for {
                     let origin = units.origin(unit);
                     let mut acc = <S as Shape>::Acc::zeroed();
                     let epilogue = Epilogue::new(smem, c_map, tid);
-                    // SAFETY: the whole warpgroup, in step with the producer; then t09's
+                    // SAFETY: the whole warpgroup, in step with the producer; then w05's
                     // epilogue.
                     unsafe {
                         consumer.mma_k_tiles::<BF16>(&mut state, 0, k_tiles, &mut acc, &release);
@@ -120,9 +120,9 @@ macro_rules! trimmed_gemm_for {
 }
 pub(super) use trimmed_gemm_for;
 
-trimmed_gemm_for!(T12);
+trimmed_gemm_for!(W08);
 
 hopper::entry_points!(
     trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32)
-        => t12_latency_trims_f16, t12_latency_trims_bf16
+        => w08_latency_trims_f16, w08_latency_trims_bf16
 );

@@ -1,4 +1,4 @@
-//! Step t05 — Hopper's warpgroup MMA (`wgmma`): tensor cores read both tiles from shared memory.
+//! Step w01 — Hopper's warpgroup MMA (`wgmma`): tensor cores read both tiles from shared memory.
 //!
 //! Idea: with `mma.sync` every warp copies its fragments into registers with `ldmatrix` and
 //!       issues a 16 × 8 × 16 product per instruction. `wgmma` lets a warpgroup (4 warps) hand
@@ -9,7 +9,7 @@
 //!       swizzle row, the hardware's own mode), four stages in 193 KB of dynamic shared memory,
 //!       two barriers per k tile.
 //! Bottleneck: the loads: timed apart (ncu, 8192³), the `wgmma`s alone take 1.38 ms, the
-//!       `cp.async` loads alone 1.80 ms, both together 2.07 ms (t06 hands them to the copy engine).
+//!       `cp.async` loads alone 1.80 ms, both together 2.07 ms (w02 hands them to the copy engine).
 //! Cost: 193 registers (128 accumulators) × 256 threads; 193 KB of dynamic shared memory (4
 //!       stages of 48 KB and 1 KB to align the base): one block (8 warps) per SM.
 //! Requires: an sm_90a device (H100, H200) and the sm_90a PTX (ISA 8.0); K and N multiples of 8.
@@ -20,7 +20,7 @@
 //! dynamic shared-memory limit; on a device without sm_90a the runner skips the step and says
 //! why.
 //!
-//! More: docs/lessons.md#t05
+//! More: docs/lessons.md#w01
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
@@ -28,7 +28,7 @@ use crate::device::shared::dynamic_shared;
 use crate::device::sync::sync_threads;
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
-use common::gemm::t05::{ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES, THREADS};
+use common::gemm::w01::{ALIGN_SLACK, BK, BM, BN, STAGE_BYTES, STAGES, THREADS};
 use kernel_macros::kernel;
 
 /// Threads of a warpgroup, and the rows of the block tile each warpgroup computes.
@@ -78,7 +78,7 @@ unsafe fn copy_chunk(dst: u32, p: *const u16, rows: u32, cols: u32, r: u32, c: u
 ///
 /// # Safety
 /// `a`, `b`, `c` hold M·K, K·N 16-bit values and M·N `f32`; K and N are multiples of 8;
-/// launched with 256 threads per block, `t05::SHARED_BYTES` of dynamic shared memory and a
+/// launched with 256 threads per block, `w01::SHARED_BYTES` of dynamic shared memory and a
 /// grid of ⌈N / 256⌉ × ⌈M / 128⌉ blocks, on an sm_90a device.
 #[inline(always)]
 unsafe fn wgmma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
@@ -185,7 +185,7 @@ unsafe fn wgmma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32
 /// # Safety
 /// As `wgmma_gemm`.
 #[kernel]
-pub unsafe fn t05_wgmma_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w01_wgmma_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { wgmma_gemm::<false>(a, b, c, m, n, k) }
 }
@@ -195,7 +195,7 @@ pub unsafe fn t05_wgmma_f16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n
 /// # Safety
 /// As `wgmma_gemm`.
 #[kernel]
-pub unsafe fn t05_wgmma_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w01_wgmma_bf16(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { wgmma_gemm::<true>(a, b, c, m, n, k) }
 }

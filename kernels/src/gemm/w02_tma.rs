@@ -1,26 +1,26 @@
-//! Step t06 — the copy engine feeds the tensor cores: TMA copies from a producer warp, `mbarrier`s.
+//! Step w02 — the copy engine feeds the tensor cores: TMA copies from a producer warp, `mbarrier`s.
 //!
-//! Idea: each of t05's 256 threads computes 12 addresses and bounds per k tile for as many
+//! Idea: each of w01's 256 threads computes 12 addresses and bounds per k tile for as many
 //!       `cp.async`, and all of them meet at two block barriers. Here one thread of a *producer*
 //!       warp asks the TMA copy engine for each tile (one instruction per box: the engine makes
 //!       the addresses, swizzles, zero-fills past the edges); the copies count their bytes on a
 //!       stage's "full" `mbarrier`, and the consumers release the stage on its "empty" one.
-//! Changes from t05: `load_tile` becomes five `copy_tensor_2d` on one thread; the two `bar.sync`
+//! Changes from w01: `load_tile` becomes five `copy_tensor_2d` on one thread; the two `bar.sync`
 //!       per tile become a wait on "full" and an arrival on "empty"; a 9th warp, the producer.
 //! Bottleneck: one block per tile: its pipeline fills with no `wgmma` to hide it and its
-//!       epilogue stores 128 KB of C with none in flight (t07 makes the grid persistent).
+//!       epilogue stores 128 KB of C with none in flight (w03 makes the grid persistent).
 //! Cost: 154 registers × 288 threads (`#[kernel(max_threads = 288)]`, as `__launch_bounds__`);
-//!       t05's shared memory plus 64 bytes of barriers (193 KB); one block per SM.
-//! Requires: as t05; the tensor maps' row strides must be multiples of 16 bytes.
+//!       w01's shared memory plus 64 bytes of barriers (193 KB); one block per SM.
+//! Requires: as w01; the tensor maps' row strides must be multiples of 16 bytes.
 //! Result: 608 TFLOP/s f16 at 4096³ (bf16 623), 80.5 % of cuBLAS, H200, 2026-11-22.
 //!
 //! Each consumer warpgroup waits only for a stage's "full" barrier and, when its `wgmma`s on the
 //! stage have finished, arrives on its "empty" barrier, which the producer waits for before
 //! refilling it: no block barrier is left in the loop. The tiles, their swizzled layout, the
-//! `wgmma`s and the epilogue are t05's. The host encodes the tensor maps
+//! `wgmma`s and the epilogue are w01's. The host encodes the tensor maps
 //! (`cuTensorMapEncodeTiled`) and passes their addresses in place of A and B.
 //!
-//! More: docs/lessons.md#t06
+//! More: docs/lessons.md#w02
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::shared::dynamic_shared;
@@ -31,7 +31,7 @@ use crate::device::tma::{
 };
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
-use common::gemm::t06::{
+use common::gemm::w02::{
     A_BOX, ALIGN_SLACK, B_BOX, BK, BM, BN, CONSUMER_WARPGROUPS, STAGE_BYTES, STAGES, THREADS,
 };
 use kernel_macros::kernel;
@@ -43,7 +43,7 @@ const _: () = assert!(BM == CONSUMER_WARPGROUPS * WARPGROUP_ROWS && THREADS == B
 /// Every consumer warp arrives on a stage's "empty" barrier when done with it.
 const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * 4;
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as t05).
+/// The 128-byte swizzle atom: 8 rows of 128 bytes, 1024-byte aligned (as w01).
 const ROW_BYTES: u32 = 128;
 const ATOM_BYTES: u32 = 8 * ROW_BYTES;
 /// The A tile (one box) and each of B's BN / 64 panels (one box each), in bytes.
@@ -60,7 +60,7 @@ const MMA_K: u32 = 16;
 /// # Safety
 /// `a_map` and `b_map` are global addresses of tensor maps of A (M × K) and B (K × N),
 /// 16-bit, row-major, 128-byte swizzle, with the boxes above; `c` holds M·N `f32`; launched
-/// with 288 threads per block, `t06::SHARED_BYTES` of dynamic shared memory and a grid of
+/// with 288 threads per block, `w02::SHARED_BYTES` of dynamic shared memory and a grid of
 /// ⌈N / 256⌉ × ⌈M / 128⌉ blocks, on an sm_90a device.
 #[inline(always)]
 unsafe fn tma_gemm<const BF16: bool>(
@@ -151,7 +151,7 @@ unsafe fn tma_gemm<const BF16: bool>(
     }
     wgmma::wait_group::<0>();
 
-    // Accumulator layout: see `device::wgmma` (as t05).
+    // Accumulator layout: see `device::wgmma` (as w01).
     let (warp, lane) = ((tid % WARPGROUP) / WARP_SIZE, tid % WARP_SIZE);
     let r = row0 + warpgroup * WARPGROUP_ROWS + warp * 16 + lane / 4;
     unroll!(8, jj => {
@@ -179,7 +179,7 @@ unsafe fn tma_gemm<const BF16: bool>(
 /// # Safety
 /// As `tma_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t06_tma_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w02_tma_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { tma_gemm::<false>(a_map, b_map, c, m, n, k) }
 }
@@ -189,7 +189,7 @@ pub unsafe fn t06_tma_f16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u3
 /// # Safety
 /// As `tma_gemm`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn t06_tma_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
+pub unsafe fn w02_tma_bf16(a_map: *const u8, b_map: *const u8, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { tma_gemm::<true>(a_map, b_map, c, m, n, k) }
 }

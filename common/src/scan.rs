@@ -74,7 +74,7 @@ pub mod s11 {
     /// Inputs shorter than this many elements ask for the tile `AHEAD` on in one
     /// `cp.async.bulk.prefetch.L2` by thread 0; longer ones by one `prefetch.global.L2` per line
     /// by every thread. Measured both ways (H200 and H100, 2026-11-27): the one instruction is
-    /// 5–8 % faster at 2^23 and 3 % at 2^24, but 1–3 % slower from 2^26 on.
+    /// 6–8 % faster at 2^23 and 3 % at 2^24, but 1–3 % slower from 2^26 on.
     pub const BULK_PREFETCH_BELOW: usize = 1 << 25;
     pub const THREADS: u32 = 256;
     /// Rows of one 16-byte unit per lane that each warp scans.

@@ -299,7 +299,7 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             table.notes.push(match ceilings.describe(precision) {
                 Some(measured) => format!(
                     "% of ceiling: TFLOP/s over the peak of the instruction the step issues, measured by \
-                     p8_tensor_ceiling in this run ({measured}); mma.sync for t1–t4, wgmma for w1 on, the \
+                     p8_tensor_ceiling in this run ({measured}); mma.sync for t01–t04, wgmma for w01 on, the \
                      faster of the two for cuBLAS"
                 ),
                 None if precision == Precision::F32 => {

@@ -258,9 +258,12 @@ fn ceiling_accumulators_return_to_zero_and_end_at_the_product() {
 
 #[test]
 fn ceiling_results_are_not_trivial() {
-    use host::ceilings::{mma_expected, wgmma_expected};
-    let (mma, wgmma) = (mma_expected(11), wgmma_expected(11));
+    use host::ceilings::{mma_expected, wgmma_expected, wgmma_fp8_expected};
+    let (mma, wgmma, fp8) = (mma_expected(11), wgmma_expected(11), wgmma_fp8_expected(11));
     assert_eq!(wgmma.len(), 128);
+    assert_eq!(fp8.len(), 128);
+    assert!(fp8.iter().collect::<BTreeSet<_>>().len() > 120, "threads should differ (8-bit)");
+    assert_ne!(fp8, wgmma, "the 8-bit operands are their own");
     assert!(mma.iter().collect::<BTreeSet<_>>().len() > 28, "lanes should differ: {mma:x?}");
     assert!(wgmma.iter().collect::<BTreeSet<_>>().len() > 120, "threads should differ");
     assert!(!mma.contains(&0) && !mma.contains(&0xDEAD_BEEF));
@@ -269,12 +272,14 @@ fn ceiling_results_are_not_trivial() {
 
 #[test]
 fn ceiling_sweep_counts_instructions_and_flops() {
+    use host::base::precision::Precision;
     use host::ceilings::TensorInstruction;
     use host::ceilings::{Config, LAUNCH_FLOP, configs, instruction_flop, wgmma_unavailable};
-    assert_eq!(instruction_flop(TensorInstruction::MmaSync), 4096.0);
-    assert_eq!(instruction_flop(TensorInstruction::Wgmma), 524_288.0);
+    assert_eq!(instruction_flop(TensorInstruction::MmaSync, Precision::F16), 4096.0);
+    assert_eq!(instruction_flop(TensorInstruction::Wgmma, Precision::Bf16), 524_288.0);
+    assert_eq!(instruction_flop(TensorInstruction::Wgmma, Precision::E4m3), 1_048_576.0, "k32");
     let all = configs();
-    assert_eq!(all.len(), 14);
+    assert_eq!(all.len(), 2 * 4 + 3 * 3, "mma.sync: 2 types × 4 counts; wgmma: 3 types × 3 counts");
     assert!(all.iter().all(|c| c.kernel().is_ok()));
     for config in all {
         let threads = config.threads(132);

@@ -115,4 +115,67 @@ pub mod tensor_ceiling {
         let (step, within) = (k / 16, k % 16);
         operand(seed, u64::from((1 << 16) | (((step & !1) * 16 + within) * WGMMA_N + n)))
     }
+    /// The 8-bit `wgmma` kernel's tiles: A 64 rows × 128 k values, B 256 columns × 128 k
+    /// values, both K-major (the only layout 8-bit `wgmma` takes): one 128-byte swizzle row
+    /// per row of A and per column of B, the same 8 KB and 32 KB as the 16-bit tiles. Four
+    /// k32 steps per tile.
+    pub const FP8_TILE_K: u32 = 128;
+    const _: () = assert!(WGMMA_M * FP8_TILE_K + WGMMA_N * FP8_TILE_K == WGMMA_TILE_BYTES);
+
+    /// The eight values the 8-bit operands take: the odd multiples of 1/8 in (−1, 1), from
+    /// −7/8 up, each exact in e4m3 and in e5m2. A product is an odd multiple of 1/64 below
+    /// 1 in magnitude, and a k32 step's sum of 32 of them a multiple of 1/64 below 32: 11
+    /// significant bits at most, exact in f32 and in the narrower sums the tensor cores keep
+    /// inside an 8-bit `wgmma`.
+    pub const FP8_VALUES: [f32; 8] = [-0.875, -0.625, -0.375, -0.125, 0.125, 0.375, 0.625, 0.875];
+
+    /// Their e4m3 codes (sign bit 0x80; checked against `fp8::E4M3` by the tests).
+    pub const FP8_E4M3_CODES: [u8; 8] = [0xB6, 0xB2, 0xAC, 0xA0, 0x20, 0x2C, 0x32, 0x36];
+
+    /// Which of [`FP8_VALUES`] operand `index` of stream `seed` is.
+    #[inline(always)]
+    pub fn fp8_operand(seed: u64, index: u64) -> usize {
+        (random_i32(seed, index) as u32 >> 29) as usize
+    }
+
+    /// Element (`m`, `k`) of the 8-bit kernel's 64 × 128 A tile, as an index into
+    /// [`FP8_VALUES`]: its four k32 steps are P, −P, Q, −Q (negation reverses the index).
+    #[inline(always)]
+    pub fn fp8_a(seed: u64, m: u32, k: u32) -> usize {
+        let (step, within) = (k / 32, k % 32);
+        let value = fp8_operand(seed, u64::from(m * FP8_TILE_K + (step & !1) * 32 + within));
+        if step % 2 == 1 { FP8_VALUES.len() - 1 - value } else { value }
+    }
+
+    /// Element (`k`, `n`) of the 8-bit kernel's 128 × 256 B tile, as an index into
+    /// [`FP8_VALUES`]: k32 steps 1 and 3 repeat steps 0 and 2.
+    #[inline(always)]
+    pub fn fp8_b(seed: u64, k: u32, n: u32) -> usize {
+        let (step, within) = (k / 32, k % 32);
+        fp8_operand(seed, u64::from((1 << 16) | (((step & !1) * 32 + within) * WGMMA_N + n)))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::{FP8_E4M3_CODES, FP8_VALUES, fp8_a, fp8_b};
+        use crate::fp8::{E4M3, E5M2};
+
+        #[test]
+        fn the_fp8_operands_are_exact_in_both_formats_and_their_codes_right() {
+            for (value, code) in FP8_VALUES.iter().zip(FP8_E4M3_CODES) {
+                assert_eq!(E4M3.from_f32(*value), code, "{value}");
+                assert_eq!(E4M3.to_f32(code), *value);
+                assert_eq!(E5M2.to_f32(E5M2.from_f32(*value)), *value, "{value} exact in e5m2");
+            }
+        }
+
+        #[test]
+        fn odd_k32_steps_undo_the_step_before() {
+            for (m, k) in [(0, 0), (5, 17), (63, 95)] {
+                let (a, a_next) = (fp8_a(7, m, k), fp8_a(7, m, k + 32));
+                assert_eq!(FP8_VALUES[a], -FP8_VALUES[a_next]);
+                assert_eq!(fp8_b(7, k, m), fp8_b(7, k + 32, m));
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! p8: the tensor-core ceiling (kernels in `kernels/src/probes/p8_tensor_ceiling.rs`): the
-//! peak FLOP/s of `mma.sync` m16n8k16 and `wgmma` m64n256k16, f16 and bf16 in, f32
-//! accumulate, on the running GPU. Each kernel is checked exactly, then timed at several
+//! peak FLOP/s of `mma.sync` m16n8k16 and `wgmma` m64n256k16, f16 and bf16 in, and of
+//! `wgmma` m64n256k32 with e4m3 in, f32 accumulate, on the running GPU. Each kernel is checked exactly, then timed at several
 //! numbers of warps (or warpgroups) per SM; the best of each instruction and input type is
 //! its ceiling, which the GEMM tables divide each tensor-core step by ([`cached`],
 //! [`measure`]).
@@ -13,8 +13,8 @@ use crate::base::ptx::Arch;
 use crate::measure::timing::Timer;
 use crate::report::table::{Cell, Table};
 use common::probes::tensor_ceiling::{
-    MAX_WARPGROUPS, MMA_CHAINS, MMA_THREADS, WARPGROUP_THREADS, WGMMA_M, WGMMA_N, WGMMA_SHARED_BYTES, mma_a,
-    mma_b, wgmma_a, wgmma_b,
+    FP8_VALUES, MAX_WARPGROUPS, MMA_CHAINS, MMA_THREADS, WARPGROUP_THREADS, WGMMA_M, WGMMA_N,
+    WGMMA_SHARED_BYTES, fp8_a, fp8_b, mma_a, mma_b, wgmma_a, wgmma_b,
 };
 use cudarc::driver::{CudaFunction, LaunchConfig};
 use std::sync::Mutex;
@@ -48,6 +48,11 @@ pub const WGMMA_WARPGROUPS: &[u32] = &[1, 2, 3];
 /// The 16-bit input types both instructions are measured with.
 pub const INPUTS: [Precision; 2] = [Precision::F16, Precision::Bf16];
 
+/// The input types `wgmma` is measured with: the 16-bit ones, and e4m3 (`wgmma`
+/// m64n256k32; `mma.sync` takes 8-bit floats only from sm_89 on, and the ladder's `mma.sync`
+/// steps are 16-bit).
+pub const WGMMA_INPUTS: [Precision; 3] = [Precision::F16, Precision::Bf16, Precision::E4m3];
+
 /// FLOPs of one timed launch: about half a millisecond at the rates these instructions
 /// reach, long enough that the launch and the ramp of the last blocks are noise, short
 /// enough that the whole sweep takes well under a second.
@@ -60,11 +65,27 @@ const POISON: u32 = 0xDEAD_BEEF;
 /// The arch whose PTX holds the `wgmma` kernels.
 const SM_90A: Arch = Arch::new(90, true);
 
+/// The k of one instruction with `precision` inputs: 32 bytes of each row, 16 values of 16
+/// bits or 32 of 8.
+fn instruction_k(precision: Precision) -> f64 {
+    if precision == Precision::E4m3 { 32.0 } else { 16.0 }
+}
+
+/// The instruction and the shape the probe measures it at with `precision` inputs:
+/// "wgmma m64n256k16", but "wgmma m64n256k32" for e4m3.
+pub fn instruction_name(instruction: TensorInstruction, precision: Precision) -> &'static str {
+    match (instruction, precision) {
+        (TensorInstruction::Wgmma, Precision::E4m3) => "wgmma m64n256k32",
+        (instruction, _) => instruction.name(),
+    }
+}
+
 /// FLOPs of one instruction: 2·M·N·K.
-pub fn instruction_flop(instruction: TensorInstruction) -> f64 {
+pub fn instruction_flop(instruction: TensorInstruction, precision: Precision) -> f64 {
+    let k = instruction_k(precision);
     match instruction {
-        TensorInstruction::MmaSync => 2.0 * 16.0 * 8.0 * 16.0,
-        TensorInstruction::Wgmma => 2.0 * f64::from(WGMMA_M) * f64::from(WGMMA_N) * 16.0,
+        TensorInstruction::MmaSync => 2.0 * 16.0 * 8.0 * k,
+        TensorInstruction::Wgmma => 2.0 * f64::from(WGMMA_M) * f64::from(WGMMA_N) * k,
     }
 }
 
@@ -87,8 +108,17 @@ impl Config {
             (TensorInstruction::MmaSync, Precision::Bf16) => Ok("ceiling_mma_sync_bf16"),
             (TensorInstruction::Wgmma, Precision::F16) => Ok("ceiling_wgmma_f16"),
             (TensorInstruction::Wgmma, Precision::Bf16) => Ok("ceiling_wgmma_bf16"),
+            (TensorInstruction::Wgmma, Precision::E4m3) => Ok("ceiling_wgmma_e4m3"),
+            (TensorInstruction::MmaSync, Precision::E4m3) => {
+                Err(Error::new("the tensor-core ceiling has no 8-bit mma.sync kernel"))
+            }
             (_, Precision::F32) => Err(Error::new("the tensor-core ceiling has no FP32 kernel")),
         }
+    }
+
+    /// The instruction and its shape for this input type ([`instruction_name`]).
+    pub fn instruction_name(&self) -> &'static str {
+        instruction_name(self.instruction, self.precision)
     }
 
     /// Threads per block and blocks per SM.
@@ -124,7 +154,7 @@ impl Config {
     }
 
     pub fn flop(&self, sms: u32, iters: u32) -> f64 {
-        self.instructions(sms, iters) * instruction_flop(self.instruction)
+        self.instructions(sms, iters) * instruction_flop(self.instruction, self.precision)
     }
 
     /// Loop trips that make one launch about `flop` FLOPs.
@@ -148,10 +178,11 @@ impl Config {
 /// Every configuration of the sweep, `mma.sync` first.
 pub fn configs() -> Vec<Config> {
     let mut all = Vec::new();
-    for (instruction, counts) in
-        [(TensorInstruction::MmaSync, MMA_WARPS_PER_SCHEDULER), (TensorInstruction::Wgmma, WGMMA_WARPGROUPS)]
-    {
-        for precision in INPUTS {
+    for (instruction, counts, inputs) in [
+        (TensorInstruction::MmaSync, MMA_WARPS_PER_SCHEDULER, &INPUTS[..]),
+        (TensorInstruction::Wgmma, WGMMA_WARPGROUPS, &WGMMA_INPUTS[..]),
+    ] {
+        for &precision in inputs {
             all.extend(counts.iter().map(|&per_sm| Config { instruction, precision, per_sm }));
         }
     }
@@ -216,16 +247,40 @@ pub fn mma_expected(seed: u64) -> [u32; 32] {
 /// of A's first k16 step and B's, in the layout of `device::wgmma` (warp `w`, lane `l`:
 /// rows `16w + l / 4` and 8 below, columns `8j + 2·(l % 4)` and the next, for j < 32).
 pub fn wgmma_expected(seed: u64) -> Vec<u32> {
-    let (m_all, n_all) = (WGMMA_M as usize, WGMMA_N as usize);
-    let b: Vec<f64> =
-        (0..16 * n_all).map(|e| f64::from(wgmma_b(seed, (e / n_all) as u32, (e % n_all) as u32))).collect();
-    let mut d = vec![0.0f32; m_all * n_all];
-    for m in 0..m_all {
-        let a: Vec<f64> = (0..16).map(|k| f64::from(wgmma_a(seed, m as u32, k))).collect();
+    let a = |m: u32, k: u32| f64::from(wgmma_a(seed, m, k));
+    let b = |k: u32, n: u32| f64::from(wgmma_b(seed, k, n));
+    fold_accumulators(&first_step_product(16, a, b))
+}
+
+/// What each thread of the 8-bit `wgmma` kernel writes: as [`wgmma_expected`], for the
+/// product of A's first k32 step and B's (the operands as `common::probes::tensor_ceiling`'s
+/// `fp8_a`, `fp8_b` give them).
+pub fn wgmma_fp8_expected(seed: u64) -> Vec<u32> {
+    let a = |m: u32, k: u32| f64::from(FP8_VALUES[fp8_a(seed, m, k)]);
+    let b = |k: u32, n: u32| f64::from(FP8_VALUES[fp8_b(seed, k, n)]);
+    fold_accumulators(&first_step_product(32, a, b))
+}
+
+/// The 64 × 256 product of A's first `k` columns and B's first `k` rows, row-major, each
+/// entry exact in f32.
+fn first_step_product(k: u32, a: impl Fn(u32, u32) -> f64, b: impl Fn(u32, u32) -> f64) -> Vec<f32> {
+    let n_all = WGMMA_N as usize;
+    let b: Vec<f64> = (0..k as usize * n_all).map(|e| b((e / n_all) as u32, (e % n_all) as u32)).collect();
+    let mut d = vec![0.0f32; WGMMA_M as usize * n_all];
+    for m in 0..WGMMA_M {
+        let a: Vec<f64> = (0..k).map(|kk| a(m, kk)).collect();
         for n in 0..n_all {
-            d[m * n_all + n] = exact_f32((0..16).map(|k| a[k] * b[k * n_all + n]).sum());
+            d[m as usize * n_all + n] = exact_f32((0..k as usize).map(|kk| a[kk] * b[kk * n_all + n]).sum());
         }
     }
+    d
+}
+
+/// Each warpgroup thread's XOR of the bits of its 128 accumulators holding the 64 × 256 `d`
+/// (row-major) in the layout of `device::wgmma` (warp `w`, lane `l`: rows `16w + l / 4` and
+/// 8 below, columns `8j + 2·(l % 4)` and the next, for j < 32).
+fn fold_accumulators(d: &[f32]) -> Vec<u32> {
+    let n_all = WGMMA_N as usize;
     (0..WARPGROUP_THREADS as usize)
         .map(|thread| {
             let (warp, lane) = (thread / 32, thread % 32);
@@ -263,7 +318,7 @@ pub fn prepare(gpu: &Gpu, config: Config) -> Result<std::result::Result<Prepared
     if fit < cfg.grid_dim.0 {
         return Ok(Err(format!(
             "{} {}, {}: only {} blocks of {} threads fit per SM",
-            config.instruction.name(),
+            config.instruction_name(),
             config.precision.name(),
             config.issuers(),
             fit / sms,
@@ -295,9 +350,10 @@ impl Prepared {
         out.fill_words(gpu, POISON, threads)?;
         self.launch(gpu, iters, seed, out)?;
         let got = out.read::<u32>(gpu, threads)?;
-        let want: Vec<u32> = match self.config.instruction {
-            TensorInstruction::MmaSync => mma_expected(seed).to_vec(),
-            TensorInstruction::Wgmma => wgmma_expected(seed),
+        let want: Vec<u32> = match (self.config.instruction, self.config.precision) {
+            (TensorInstruction::MmaSync, _) => mma_expected(seed).to_vec(),
+            (TensorInstruction::Wgmma, Precision::E4m3) => wgmma_fp8_expected(seed),
+            (TensorInstruction::Wgmma, _) => wgmma_expected(seed),
         };
         let wrong = got.iter().enumerate().find(|&(i, &word)| word != want[i % want.len()]);
         Ok(wrong.map(|(i, &word)| {
@@ -351,7 +407,7 @@ impl Ceilings {
             .measured
             .iter()
             .filter(|&&(_, p, _)| p == precision)
-            .map(|&(i, _, t)| format!("{} {t:.1}", i.name()))
+            .map(|&(i, p, t)| format!("{} {t:.1}", instruction_name(i, p)))
             .collect();
         (!parts.is_empty()).then(|| format!("{} TFLOP/s", parts.join(", ")))
     }
@@ -360,7 +416,7 @@ impl Ceilings {
     pub fn json(&self) -> serde_json::Value {
         let mut record = serde_json::Map::new();
         for &(instruction, precision, tflops) in &self.measured {
-            let key = format!("{} {}", instruction.name(), precision.short_name());
+            let key = format!("{} {}", instruction_name(instruction, precision), precision.short_name());
             record.insert(key, serde_json::json!(tflops));
         }
         record.insert("unit".into(), "TFLOP/s".into());
@@ -439,7 +495,7 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             rates.push((table.rows.len(), config.instruction, config.precision, tflops));
         }
         table.push(vec![
-            config.instruction.name().into(),
+            config.instruction_name().into(),
             config.precision.short_name().into(),
             config.issuers().into(),
             Cell::Num(config.instructions(sms, iters), 0),
@@ -455,7 +511,7 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             table.rows[row][6] = Cell::OfLimit(100.0 * tflops / best, 1);
         }
     }
-    for precision in INPUTS {
+    for precision in WGMMA_INPUTS {
         if let Some(line) = ceilings.describe(precision) {
             table.notes.push(format!("ceiling, {} inputs: {line}", precision.short_name()));
         }
@@ -468,11 +524,12 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
             .into(),
     );
     table.notes.push(format!(
-        "FLOPs: 2·M·N·K per instruction ({:.0} per mma.sync, {:.0} per wgmma); operands are random non-zero \
-         values (tensor cores run faster on zeros), and every thread's accumulators are checked exactly against \
-         the CPU",
-        instruction_flop(TensorInstruction::MmaSync),
-        instruction_flop(TensorInstruction::Wgmma)
+        "FLOPs: 2·M·N·K per instruction ({:.0} per mma.sync, {:.0} per 16-bit wgmma, {:.0} per 8-bit); \
+         operands are random non-zero values (tensor cores run faster on zeros), and every thread's accumulators \
+         are checked exactly against the CPU",
+        instruction_flop(TensorInstruction::MmaSync, Precision::F16),
+        instruction_flop(TensorInstruction::Wgmma, Precision::F16),
+        instruction_flop(TensorInstruction::Wgmma, Precision::E4m3)
     ));
     if let Some(reason) = unavailable {
         table.notes.push(format!("{reason}: skipped"));

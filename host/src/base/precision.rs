@@ -7,6 +7,8 @@ pub enum Precision {
     F32,
     F16,
     Bf16,
+    /// Hopper's 8-bit float with 4 exponent and 3 mantissa bits (`common::fp8::E4M3`).
+    E4m3,
 }
 
 impl Precision {
@@ -15,6 +17,7 @@ impl Precision {
         match self {
             Precision::F32 => 4,
             Precision::F16 | Precision::Bf16 => 2,
+            Precision::E4m3 => 1,
         }
     }
 
@@ -24,6 +27,7 @@ impl Precision {
             Precision::F32 => "FP32",
             Precision::F16 => "FP16 (f32 accumulate)",
             Precision::Bf16 => "BF16 (f32 accumulate)",
+            Precision::E4m3 => "FP8 e4m3 (f32 accumulate)",
         }
     }
 
@@ -33,6 +37,7 @@ impl Precision {
             Precision::F32 => "f32",
             Precision::F16 => "f16",
             Precision::Bf16 => "bf16",
+            Precision::E4m3 => "e4m3",
         }
     }
 }

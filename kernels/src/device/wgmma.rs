@@ -150,6 +150,58 @@ macro_rules! m64n128k16 {
 m64n128k16!(mma_m64n128k16_f16, "f16");
 m64n128k16!(mma_m64n128k16_bf16, "bf16");
 
+/// One `wgmma.mma_async` of 8-bit floats with f32 accumulators, A and B both K-major by
+/// descriptor: the only layout `wgmma` takes for 8-bit inputs (there is no `imm-trans`), so
+/// B's k values of one column n lie contiguous, 128 bytes (k32 × 4) to a swizzle row as
+/// A's of one row m. `$a` and `$b` are `e4m3` or `e5m2` (they may differ).
+macro_rules! wgmma_f32_fp8 {
+    ($name:ident, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "`: `acc += A · B`")]
+        /// for the warpgroup, A (64 × 32) and B (32 × N, each column's 32 bytes contiguous)
+        /// read from shared memory through their descriptors ([`descriptor`], both as the
+        /// K-major operand there: a k32 step moves the start address by 32 bytes);
+        /// asynchronous until [`wait_group`].
+        ///
+        /// # Safety
+        /// As [`mma_m64n256k16_f16`].
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [f32; $acc], a: u64, b: u64) {
+            // SAFETY: the caller's contract above.
+            unsafe {
+                asm!(
+                    concat!(
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
+                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
+                        "{", $first, "}", $(", {", $i, "}",)*
+                        "}}, {a}, {b}, keep, 1, 1; }}"
+                    ),
+                    inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
+                    a = in(reg64) a, b = in(reg64) b, one = in(reg32) 1u32,
+                    options(nostack)
+                )
+            }
+        }
+    };
+}
+
+/// k values per 8-bit `wgmma` (m64nNk32): twice the 16-bit instruction's, in the same 32 bytes
+/// of a swizzle row.
+pub const FP8_MMA_K: u32 = 32;
+
+macro_rules! m64n256k32 {
+    ($name:ident, $a:literal, $b:literal) => {
+        wgmma_f32_fp8!($name, "m64n256k32", M64N256_ACC, $a, $b,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+            64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+            96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120
+            121 122 123 124 125 126 127);
+    };
+}
+
+m64n256k32!(mma_m64n256k32_e4m3, "e4m3", "e4m3");
+m64n256k32!(mma_m64n256k32_e4m3_e5m2, "e4m3", "e5m2");
+
 /// `setmaxnreg.inc.sync.aligned.u32 N;`: raises this warpgroup's registers per thread to
 /// `N` (a multiple of 8, 24 to 256), waiting until another warpgroup of the block has
 /// released enough with [`release_registers`]. A block starts with the registers the

@@ -1,8 +1,8 @@
 //! Probe p8 — the tensor-core ceiling: the peak rate of `mma.sync` and `wgmma`, operands on chip.
 //!
-//! Shows: the most FLOP/s `mma.sync` m16n8k16 and `wgmma` m64n256k16 deliver (f16 or bf16 in,
-//!       f32 accumulate) with nothing else in the way: the ceiling no tensor-core GEMM step can
-//!       pass, measured on the running GPU, whose clock under load is not the data sheet's.
+//! Shows: the most FLOP/s `mma.sync` m16n8k16 and `wgmma` m64n256k16 (f16, bf16) and k32 (e4m3)
+//!       deliver, f32 accumulate, nothing else in the way: the ceiling no tensor-core GEMM step
+//!       can pass, measured on the running GPU, whose clock under load is not the data sheet's.
 //! How: warps loop over eight independent `mma.sync` accumulators, 1, 2 or 4 warps per
 //!       scheduler; blocks of 1–3 warpgroups loop over `wgmma` on tiles filled once, one group
 //!       always queued behind the running one; random non-zero inputs, every result checked.
@@ -19,6 +19,11 @@
 //!   the tile's four k16 steps, commit, and wait until at most one group is unfinished, as in a
 //!   GEMM's main loop. Each `wgmma` is 128 cycles of an SM's tensor cores at the nominal rate
 //!   (4096 FLOP per cycle per SM, dense f16): issue is never the limit.
+//! - [`ceiling_wgmma_e4m3`]: the same loop with `wgmma` m64n256k32 of e4m3 codes. 8-bit
+//!   `wgmma` takes both operands K-major, so B is stored as A is, one 128-byte swizzle row
+//!   per column n (its 128 k values): the same 8 KB and 32 KB of tiles, twice the k, twice
+//!   the FLOPs per instruction. Operands are odd multiples of 1/8 in (−1, 1) (exact in e4m3,
+//!   sums of 32 products exact in the narrower sums the 8-bit instruction keeps).
 //!
 //! Inputs: random odd multiples of 1/256 in (−1, 1)
 //! ([`operand`](common::probes::tensor_ceiling::operand)), never zero. Tensor cores draw less
@@ -131,7 +136,7 @@ pub unsafe fn ceiling_mma_sync_bf16(out: *mut u32, iters: u32, seed: u64) {
 }
 
 #[cfg(target_feature = "sm_90a")]
-pub use hopper::{ceiling_wgmma_bf16, ceiling_wgmma_f16};
+pub use hopper::{ceiling_wgmma_bf16, ceiling_wgmma_e4m3, ceiling_wgmma_f16};
 
 /// The `wgmma` half, in the sm_90a build only (the PTX of other archs must not hold
 /// `wgmma`, or the driver would refuse the whole module).
@@ -141,11 +146,13 @@ mod hopper {
     use crate::device::index::{block_dim, block_idx, thread_idx};
     use crate::device::shared::{SharedArray, dynamic_shared};
     use crate::device::sync::sync_threads;
-    use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
+    use crate::device::wgmma::{
+        self, FP8_MMA_K, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16, mma_m64n256k32_e4m3,
+    };
     use crate::unroll;
     use common::probes::tensor_ceiling::{
-        MAX_WARPGROUPS, WARPGROUP_THREADS, WGMMA_ALIGN, WGMMA_M, WGMMA_N, WGMMA_TILE_BYTES, WGMMA_TILE_K,
-        wgmma_a, wgmma_b,
+        FP8_E4M3_CODES, FP8_TILE_K, MAX_WARPGROUPS, WARPGROUP_THREADS, WGMMA_ALIGN, WGMMA_M, WGMMA_N,
+        WGMMA_TILE_BYTES, WGMMA_TILE_K, fp8_a, fp8_b, wgmma_a, wgmma_b,
     };
     use kernel_macros::kernel;
 
@@ -160,6 +167,26 @@ mod hopper {
     const _: () = assert!(A_BYTES + (WGMMA_N / 64) * B_PANEL_BYTES == WGMMA_TILE_BYTES);
     /// k values per `wgmma`.
     const MMA_K: u32 = 16;
+    /// The 8-bit A tile: 64 rows of 128 k values, one swizzle row each; B follows it.
+    const FP8_A_BYTES: u32 = WGMMA_M * ROW_BYTES;
+    const _: () = assert!(FP8_TILE_K == ROW_BYTES);
+
+    /// Codes per 32-bit word the 8-bit tiles are written in: 4 consecutive k values of one
+    /// row, which the swizzle keeps together (it moves 16-byte chunks).
+    const PER_WORD: u32 = 4;
+
+    /// The e4m3 codes of k values `k … k + 3`, `pick(k)` giving each one's index into
+    /// `FP8_VALUES`: one word, the lowest k in the low byte.
+    #[inline(always)]
+    fn codes(k: u32, pick: impl Fn(u32) -> usize) -> u32 {
+        (0..PER_WORD).fold(0u32, |w, i| w | u32::from(FP8_E4M3_CODES[pick(k + i) % 8]) << (8 * i))
+    }
+
+    /// Byte offset of byte `col` of 128-byte row `row` in a 128-byte-swizzled tile.
+    #[inline(always)]
+    fn swizzled_byte(row: u32, col: u32) -> u32 {
+        row * ROW_BYTES + (((col / 16) ^ (row % 8)) * 16) + col % 16
+    }
 
     /// Byte offset of 16-bit value `col` of 128-byte row `row` in a 128-byte-swizzled
     /// tile: chunk `c` of row `r` is stored at chunk `c ^ (r % 8)` (see `device::wgmma`).
@@ -220,20 +247,32 @@ mod hopper {
         // Step kk: A's columns 16·kk … (32 bytes into each swizzled row), B's rows 16·kk …
         let a_desc = |kk: u32| descriptor(a_tile + kk * MMA_K * 2, 0, ATOM_BYTES);
         let b_desc = |kk: u32| descriptor(b_tile + kk * MMA_K * ROW_BYTES, B_PANEL_BYTES, ATOM_BYTES);
+        // SAFETY: the whole warpgroup; the tiles are never written again.
+        unsafe {
+            issue_and_write(out, iters, |acc, kk| mma::<BF16>(acc, a_desc(kk), b_desc(kk)))
+        }
+    }
+
+    /// The loop both tile kinds share: from zeroed accumulators, `iters` trips of four
+    /// `wgmma` (`mma(acc, kk)` for the tile's steps kk = 0…3), each trip one committed group
+    /// with one more left queued behind it, then step 0 once more; each thread then writes
+    /// the XOR of its 128 accumulators' bits to `out[block · blockDim + thread]`.
+    ///
+    /// # Safety
+    /// Every thread of whole warpgroups; `mma` issues one `wgmma` from tiles that stay
+    /// unchanged (its contract with the accumulators is `device::wgmma`'s); `out` holds one
+    /// `u32` per thread of the grid.
+    #[inline(always)]
+    unsafe fn issue_and_write(out: *mut u32, iters: u32, mma: impl Fn(&mut [f32; M64N256_ACC], u32)) {
         let mut acc = [0.0f32; M64N256_ACC];
         wgmma::fence();
         for _ in 0..iters {
-            unroll!(4, kk => {
-                // SAFETY: the whole warpgroup, after the fence; the tiles are never written
-                // again.
-                unsafe { mma::<BF16>(&mut acc, a_desc(kk as u32), b_desc(kk as u32)) };
-            });
+            unroll!(4, kk => { mma(&mut acc, kk as u32); });
             wgmma::commit_group();
             // One group stays queued behind the running one: the pipe never drains.
             wgmma::wait_group::<1>();
         }
-        // SAFETY: as above.
-        unsafe { mma::<BF16>(&mut acc, a_desc(0), b_desc(0)) };
+        mma(&mut acc, 0);
         wgmma::commit_group();
         wgmma::wait_group::<0>();
 
@@ -243,8 +282,49 @@ mod hopper {
                 unroll!(4, l => { fold ^= acc[i * 16 + j * 4 + l].to_bits(); });
             });
         });
+        let (tid, threads) = (thread_idx(), block_dim());
         // SAFETY: one slot per thread (caller's contract).
         unsafe { *out.add(block_idx() as usize * threads as usize + tid as usize) = fold };
+    }
+
+    /// The 8-bit kernel: A (64 × 128) and B (128 × 256, K-major: each column n's 128 k
+    /// values one swizzle row) filled once with e4m3 codes; then as [`wgmma_loop`], with
+    /// `wgmma` m64n256k32 (four k32 steps per tile: P, −P, Q, −Q against R, R, S, S).
+    ///
+    /// # Safety
+    /// As [`wgmma_loop`].
+    #[inline(always)]
+    unsafe fn wgmma_fp8_loop(out: *mut u32, iters: u32, seed: u64) {
+        let base = (dynamic_shared::<u8>().address(0) + WGMMA_ALIGN - 1) & !(WGMMA_ALIGN - 1);
+        let b_tile = base + FP8_A_BYTES;
+        // SAFETY: the tiles lie inside the launch's dynamic shared memory (the caller's
+        // contract), 1024-byte aligned.
+        let words = unsafe { SharedArray::<u32>::from_address(base) };
+        let (tid, threads) = (thread_idx(), block_dim());
+        let row_words = FP8_TILE_K / PER_WORD;
+        let mut e = tid;
+        while e < (WGMMA_M + WGMMA_N) * row_words {
+            // Rows 0…63 are A's rows m, then 256 rows of B, one per column n.
+            let (row, k) = (e / row_words, e % row_words * PER_WORD);
+            let word = if row < WGMMA_M {
+                codes(k, |kk| fp8_a(seed, row, kk))
+            } else {
+                codes(k, |kk| fp8_b(seed, kk, row - WGMMA_M))
+            };
+            // SAFETY: inside the two tiles (A's rows, then B's, 128 bytes each); each word is
+            // written by one thread, read only after the barrier below.
+            unsafe { words.store(swizzled_byte(row, k) / 4, word) };
+            e += threads;
+        }
+        wgmma::fence_proxy_async_shared();
+        sync_threads();
+
+        // Step kk: k values 32·kk … of every row, 32 bytes into each swizzled row, in A and
+        // in B alike (both K-major).
+        let a_desc = |kk: u32| descriptor(base + kk * FP8_MMA_K, 0, ATOM_BYTES);
+        let b_desc = |kk: u32| descriptor(b_tile + kk * FP8_MMA_K, 0, ATOM_BYTES);
+        // SAFETY: the whole warpgroup; the tiles are never written again.
+        unsafe { issue_and_write(out, iters, |acc, kk| mma_m64n256k32_e4m3(acc, a_desc(kk), b_desc(kk))) }
     }
 
     /// [`wgmma_loop`] with f16 inputs.
@@ -255,6 +335,16 @@ mod hopper {
     pub unsafe fn ceiling_wgmma_f16(out: *mut u32, iters: u32, seed: u64) {
         // SAFETY: forwarded.
         unsafe { wgmma_loop::<false>(out, iters, seed) }
+    }
+
+    /// [`wgmma_fp8_loop`]: e4m3 inputs.
+    ///
+    /// # Safety
+    /// As `wgmma_fp8_loop`.
+    #[kernel(max_threads = MAX_WARPGROUPS * WARPGROUP_THREADS)]
+    pub unsafe fn ceiling_wgmma_e4m3(out: *mut u32, iters: u32, seed: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_fp8_loop(out, iters, seed) }
     }
 
     /// [`wgmma_loop`] with bf16 inputs.

@@ -14,6 +14,7 @@ pub fn tag(precision: Precision) -> &'static str {
         Precision::F32 => "f32",
         Precision::F16 => "f16",
         Precision::Bf16 => "bf16",
+        Precision::E4m3 => "e4m3",
     }
 }
 

@@ -96,6 +96,11 @@ impl Cublas {
             Precision::F32 => return unsafe { self.sgemm(m, n, k, a, b, c) },
             Precision::F16 => cudaDataType_t::CUDA_R_16F,
             Precision::Bf16 => cudaDataType_t::CUDA_R_16BF,
+            Precision::E4m3 => {
+                return Err(Error::new(
+                    "cuBLAS GemmEx takes no FP8 inputs: an FP8 GEMM's baseline is cuBLASLt",
+                ));
+            }
         };
         let (alpha, beta) = (1.0f32, 0.0f32);
         let op = cublasOperation_t::CUBLAS_OP_N;

@@ -27,6 +27,7 @@ impl Inputs {
             Precision::F32 => random_f32(seed, index),
             Precision::F16 => random_f16_value(seed, index),
             Precision::Bf16 => random_bf16_value(seed, index),
+            Precision::E4m3 => common::fp8::E4M3.to_f32(common::fp8::E4M3.from_f32(random_f32(seed, index))),
         }
     }
 

@@ -168,7 +168,7 @@ pub const PROBES: &[ProbeInfo] = &[
         id: "p8_tensor_ceiling",
         summary: "peak FLOP/s of mma.sync and wgmma with operands on chip: the GEMM steps' ceiling",
         kernels: &["ceiling_mma_sync_f16", "ceiling_mma_sync_bf16"],
-        sm90a_kernels: &["ceiling_wgmma_f16", "ceiling_wgmma_bf16"],
+        sm90a_kernels: &["ceiling_wgmma_f16", "ceiling_wgmma_bf16", "ceiling_wgmma_e4m3"],
         run: tensor_ceiling::run,
     },
     ProbeInfo {

@@ -96,6 +96,8 @@ impl DeviceBuffer {
 pub unsafe trait Plain: Copy + Default {}
 
 // SAFETY: primitive integers and floats have no padding and accept any bit pattern.
+unsafe impl Plain for u8 {}
+// SAFETY: as above.
 unsafe impl Plain for i32 {}
 // SAFETY: as above.
 unsafe impl Plain for u16 {}

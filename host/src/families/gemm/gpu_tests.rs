@@ -50,6 +50,8 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
     }
     let no_cublas = (!super::cublas::available()).then(|| "cuBLAS could not be loaded".to_string());
     tests.push(GpuTest::new("cublas/row_major_matches_the_reference", cublas_matches).ignored_if(no_cublas));
+    let no_lt = (!super::cublaslt::available()).then(|| "cuBLASLt could not be loaded".to_string());
+    tests.push(GpuTest::new("cublaslt/fp8_matches_the_reference", cublaslt_fp8_matches).ignored_if(no_lt));
     tests
 }
 
@@ -114,4 +116,57 @@ fn cublas_matches() -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// Shapes for cuBLASLt's FP8 product (multiples of 16, as it needs; no other tile's): one
+/// it must refuse, with its message.
+const FP8_SHAPES: &[(u32, u32, u32)] = &[(16, 16, 16), (272, 80, 144), (1040, 528, 2064), (4112, 16, 96)];
+
+/// cuBLASLt's FP8 product (e4m3 A, K-major B, per-tensor scales, f32 C) against the exact
+/// values in f64, on random e4m3 codes; and its refusal of a K that is no multiple of 16.
+fn cublaslt_fp8_matches() -> Result<(), String> {
+    use common::fp8::E4M3;
+    use common::input::random_f32;
+    let gpu = gpu()?;
+    let lt = text(super::cublaslt::CublasLt::open(gpu))?.ok_or("cuBLASLt not loaded")?;
+    let (scale_a, scale_b) = (0.5f32, 0.25f32);
+    let codes = |seed: u64, count: usize| -> Vec<u8> {
+        (0..count as u64).map(|i| E4M3.from_f32(4.0 * random_f32(seed, i))).collect()
+    };
+    for &(m, n, k) in FP8_SHAPES {
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        let (a, bt) = (codes(1, mu * ku), codes(2, nu * ku));
+        let upload = |values: &[u8], what: &str| -> Result<crate::base::memory::DeviceBuffer, String> {
+            let mut buffer = text(crate::base::memory::DeviceBuffer::alloc(gpu, values.len(), what))?;
+            text(buffer.upload(gpu, values))?;
+            Ok(buffer)
+        };
+        let (a_dev, bt_dev) = (upload(&a, "FP8 A")?, upload(&bt, "FP8 Bᵀ")?);
+        let c_dev = text(crate::base::memory::DeviceBuffer::alloc(gpu, mu * nu * 4, "FP8 C"))?;
+        text(c_dev.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
+        let plan = text(lt.plan_fp8(gpu, m, n, k, scale_a, scale_b))?;
+        // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, as the plan's shape.
+        text(unsafe { plan.run(gpu, a_dev.ptr(), bt_dev.ptr(), c_dev.ptr()) })?;
+        let got = text(c_dev.read::<f32>(gpu, mu * nu))?;
+        let (a, bt): (Vec<f64>, Vec<f64>) = (
+            a.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect(),
+            bt.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect(),
+        );
+        let scale = f64::from(scale_a) * f64::from(scale_b);
+        let want: Vec<f64> = (0..mu * nu)
+            .map(|e| {
+                let (row, col) = (e / nu, e % nu);
+                scale * (0..ku).map(|kk| a[row * ku + kk] * bt[col * ku + kk]).sum::<f64>()
+            })
+            .collect();
+        let error = super::reference::relative_error(&got, &want);
+        if error > 1e-5 {
+            return Err(format!("cuBLASLt FP8 on {m}×{n}×{k}: relative error {error:e}"));
+        }
+    }
+    match lt.plan_fp8(gpu, 272, 80, 100, 1.0, 1.0) {
+        Err(e) if e.to_string().contains("multiples of 16") => Ok(()),
+        Err(e) => Err(format!("cuBLASLt FP8 refused K = 100 with `{e}`")),
+        Ok(_) => Err("cuBLASLt FP8 planned K = 100, which it must refuse".into()),
+    }
 }

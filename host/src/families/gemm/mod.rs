@@ -7,6 +7,7 @@
 
 pub mod chart;
 pub mod cublas;
+pub mod cublaslt;
 mod gpu_tests;
 pub mod reference;
 pub mod registry;

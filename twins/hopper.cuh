@@ -89,11 +89,14 @@ constexpr int M64N128_ACC = 64;
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.TY.TY: d += A * B for the warpgroup, A (64x16,
 // K-major) and B (16xN, N-major: imm-trans-b = 1) by descriptor; scale-d is a predicate set
 // from a register holding 1, as in the Rust. Asynchronous until wgmma_wait_group.
-// ---- m64n256k16: 128 accumulators per thread ----
-#define HOPPER_WGMMA_M64N256K16(TY) \
+// HOPPER_WGMMA_M64N256(INSTR, TAIL) writes any m64n256 form: INSTR its shape and types, TAIL
+// what follows scale-a and scale-b (the transposes of 16-bit inputs; none for 8-bit ones).
+// ---- m64n256: 128 accumulators per thread ----
+#define HOPPER_WGMMA_M64N256K16(TY) HOPPER_WGMMA_M64N256("m64n256k16.f32." TY "." TY, ", 0, 1")
+#define HOPPER_WGMMA_M64N256(INSTR, TAIL) \
   asm volatile( \
     "{ .reg .pred keep; setp.ne.b32 keep, %130, 0; " \
-    "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " {" \
+    "wgmma.mma_async.sync.aligned." INSTR " {" \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
@@ -102,7 +105,7 @@ constexpr int M64N128_ACC = 64;
     "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
-    "}, %128, %129, keep, 1, 1, 0, 1; }" \
+    "}, %128, %129, keep, 1, 1" TAIL "; }" \
     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
@@ -122,16 +125,17 @@ constexpr int M64N128_ACC = 64;
     : "l"(a), "l"(b), "r"(1u) \
     : "memory")
 
-// ---- m64n128k16: 64 accumulators per thread ----
-#define HOPPER_WGMMA_M64N128K16(TY) \
+// ---- m64n128: 64 accumulators per thread ----
+#define HOPPER_WGMMA_M64N128K16(TY) HOPPER_WGMMA_M64N128("m64n128k16.f32." TY "." TY, ", 0, 1")
+#define HOPPER_WGMMA_M64N128(INSTR, TAIL) \
   asm volatile( \
     "{ .reg .pred keep; setp.ne.b32 keep, %66, 0; " \
-    "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
+    "wgmma.mma_async.sync.aligned." INSTR " {" \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-    "}, %64, %65, keep, 1, 1, 0, 1; }" \
+    "}, %64, %65, keep, 1, 1" TAIL "; }" \
     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
@@ -164,8 +168,21 @@ __device__ __forceinline__ void mma_m64n128k16_bf16(float (&d)[M64N128_ACC], uns
                                                     unsigned long long b) {
     HOPPER_WGMMA_M64N128K16("bf16");
 }
+// wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3: 8-bit A and B, both K-major (8-bit
+// wgmma has no transpose), 32 k values per instruction (device/wgmma.rs mma_m64n256k32_e4m3).
+__device__ __forceinline__ void mma_m64n256k32_e4m3(float (&d)[M64N256_ACC], unsigned long long a,
+                                                    unsigned long long b) {
+    HOPPER_WGMMA_M64N256("m64n256k32.f32.e4m3.e4m3", "");
+}
+// wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+__device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[M64N128_ACC], unsigned long long a,
+                                                    unsigned long long b) {
+    HOPPER_WGMMA_M64N128("m64n128k32.f32.e4m3.e4m3", "");
+}
 #undef HOPPER_WGMMA_M64N256K16
 #undef HOPPER_WGMMA_M64N128K16
+#undef HOPPER_WGMMA_M64N256
+#undef HOPPER_WGMMA_M64N128
 
 // Picks the instruction by input type, as the Rust steps do with their generic parameter:
 // mma_m64n256k16<true>(...) is bf16, <false> f16.

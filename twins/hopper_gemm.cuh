@@ -101,6 +101,26 @@ template <bool BF16>
 __device__ __forceinline__ void mma(M64n128& acc, unsigned long long a, unsigned long long b) {
     mma_m64n128k16<BF16>(acc.r, a, b);
 }
+// One wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3: acc += A * B, A (64 x 32) and B
+// (32 x N) both K-major by descriptor.
+__device__ __forceinline__ void mma_e4m3(M64n256& acc, unsigned long long a, unsigned long long b) {
+    mma_m64n256k32_e4m3(acc.r, a, b);
+}
+__device__ __forceinline__ void mma_e4m3(M64n128& acc, unsigned long long a, unsigned long long b) {
+    mma_m64n128k32_e4m3(acc.r, a, b);
+}
+
+// A step's input type, as the Rust Shape's INPUT_BYTES, MMA_K and B_K_MAJOR: 16-bit values
+// (f16, bf16: k16 per wgmma, B N-major), or e4m3 (k32 per wgmma in the same 32 bytes of a
+// swizzle row, B K-major as B^T: 8-bit wgmma reads no other layout).
+struct Bits16 {
+    static constexpr unsigned BYTES = 2, MMA_K = 16;
+    static constexpr bool B_K_MAJOR = false;
+};
+struct E4m3 {
+    static constexpr unsigned BYTES = 1, MMA_K = 32;
+    static constexpr bool B_K_MAJOR = true;
+};
 
 // How a block's registers are shared between its roles, each call at the top of its role's
 // branch (w06's setmaxnreg). A type rather than two constants because setmaxnreg takes its count
@@ -126,18 +146,23 @@ struct KeepRegisters {
 // C_STAGING_BYTES, CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, ALIGN_SLACK, THREADS, and for
 // stream-K MAX_SPLIT and PARTIAL_FLOATS), the accumulator type of its tile width and its register
 // split. What follows from those is derived here, and what the pieces assume is checked.
-template <class Constants, class Acc_, class Registers_>
+template <class Constants, class Acc_, class Registers_, class Input = Bits16>
 struct Shape : Constants {
     // The wgmma accumulators of one consumer thread for a WARPGROUP_ROWS x BN piece.
     using Acc = Acc_;
     // How the block shares its registers between the roles.
     using Registers = Registers_;
+    // The input type's bytes, k per wgmma and B's layout.
+    static constexpr unsigned INPUT_BYTES = Input::BYTES, MMA_K = Input::MMA_K;
+    static constexpr bool B_K_MAJOR = Input::B_K_MAJOR;
 
-    // Bytes of A's tile in a stage (one box), and of each of B's BN / 64 panels (one box each).
+    // Bytes of A's tile in a stage (one box), and of each of B's panels (one box each:
+    // B_PANEL_COLUMNS columns of the tile, 64 N-major, more K-major).
     static constexpr unsigned A_BYTES = Constants::A_BOX_X * Constants::A_BOX_Y * INPUT_BYTES;
     static constexpr unsigned B_PANEL_BYTES = Constants::B_BOX_X * Constants::B_BOX_Y * INPUT_BYTES;
+    static constexpr unsigned B_PANEL_COLUMNS = B_K_MAJOR ? Constants::B_BOX_Y : Constants::B_BOX_X;
     // B's panels each block of the cluster copies (and multicasts to all of them).
-    static constexpr unsigned PANELS_PER_BLOCK = Constants::BN / Constants::B_BOX_X / Constants::CLUSTER_M;
+    static constexpr unsigned PANELS_PER_BLOCK = Constants::BN / B_PANEL_COLUMNS / Constants::CLUSTER_M;
     // Every block of the cluster: the mask of a multicast copy.
     static constexpr unsigned short CLUSTER_MASK = (1 << Constants::CLUSTER_M) - 1;
     // Consumer threads of a block; the consumer warps of a block, of which every block of the
@@ -152,13 +177,15 @@ struct Shape : Constants {
     static_assert(Constants::BM == Constants::CONSUMER_WARPGROUPS * WARPGROUP_ROWS &&
                       Constants::THREADS == (Constants::CONSUMER_WARPGROUPS + 1) * WARPGROUP,
                   "a block: 64 rows per consumer warpgroup, then the producer warpgroup");
-    static_assert(Constants::BN == Acc::N && Constants::BK == MMAS_PER_K_TILE * MMA_K,
-                  "the tile: one wgmma wide, MMAS_PER_K_TILE wgmma deep");
+    static_assert(Constants::BN == Acc::N && Constants::BK == MMAS_PER_K_TILE * MMA_K &&
+                      MMA_K * INPUT_BYTES == hopper::MMA_K * hopper::INPUT_BYTES,
+                  "the tile: one wgmma wide, MMAS_PER_K_TILE wgmma deep, 32 bytes of a row each");
     static_assert(Constants::A_BOX_X * INPUT_BYTES == ROW_BYTES && Constants::A_BOX_Y == Constants::BM &&
-                      Constants::B_BOX_X * INPUT_BYTES == ROW_BYTES && Constants::B_BOX_Y == Constants::BK &&
-                      PANELS_PER_BLOCK * Constants::CLUSTER_M * Constants::B_BOX_X == Constants::BN,
+                      Constants::B_BOX_X * INPUT_BYTES == ROW_BYTES &&
+                      (B_K_MAJOR ? Constants::B_BOX_X == Constants::BK : Constants::B_BOX_Y == Constants::BK) &&
+                      PANELS_PER_BLOCK * Constants::CLUSTER_M * B_PANEL_COLUMNS == Constants::BN,
                   "A's and B's boxes: 128-byte rows, A's the tile's rows, B's panels shared by the cluster");
-    static_assert(A_BYTES + Constants::BN / Constants::B_BOX_X * B_PANEL_BYTES == Constants::STAGE_BYTES &&
+    static_assert(A_BYTES + Constants::BN / B_PANEL_COLUMNS * B_PANEL_BYTES == Constants::STAGE_BYTES &&
                       Constants::STAGE_BYTES % ATOM_BYTES == 0,
                   "a stage: A's box and B's panels, a whole number of swizzle atoms");
     static_assert(Constants::C_BOX_Y == WARPGROUP_ROWS && Constants::C_BOX_X * F32_BYTES == ROW_BYTES,
@@ -371,8 +398,11 @@ struct Producer {
             copy_tensor_2d(smem.a_stage(s), a_map, t * S::BK, origin.row0, full);
             for (unsigned p = 0; p < S::PANELS_PER_BLOCK; ++p) {
                 const unsigned panel = rank * S::PANELS_PER_BLOCK + p;
-                copy_tensor_2d_multicast(smem.b_stage(s) + panel * S::B_PANEL_BYTES, b_map,
-                                         origin.col0 + panel * S::B_BOX_X, t * S::BK, full, S::CLUSTER_MASK);
+                // N-major B: the box's x is columns, its y k; K-major B^T: x is k, y columns.
+                const unsigned x = S::B_K_MAJOR ? t * S::BK : origin.col0 + panel * S::B_PANEL_COLUMNS;
+                const unsigned y = S::B_K_MAJOR ? origin.col0 + panel * S::B_PANEL_COLUMNS : t * S::BK;
+                copy_tensor_2d_multicast(smem.b_stage(s) + panel * S::B_PANEL_BYTES, b_map, x, y, full,
+                                         S::CLUSTER_MASK);
             }
             state.advance();
         }
@@ -407,11 +437,13 @@ struct Consumer {
             wgmma_fence();
 #pragma unroll
             for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
-                const unsigned long long a_desc = descriptor(
-                    smem.a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk * MMA_K * INPUT_BYTES, 0, ATOM_BYTES);
+                const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+                const unsigned long long a_desc =
+                    descriptor(smem.a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
                 const unsigned long long b_desc =
-                    descriptor(smem.b_stage(s) + kk * MMA_K * ROW_BYTES, S::B_PANEL_BYTES, ATOM_BYTES);
-                mma<BF16>(acc, a_desc, b_desc);
+                    S::B_K_MAJOR ? descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES)
+                                 : descriptor(smem.b_stage(s) + kk * S::MMA_K * ROW_BYTES, S::B_PANEL_BYTES, ATOM_BYTES);
+                if constexpr (S::INPUT_BYTES == 1) mma_e4m3(acc, a_desc, b_desc); else mma<BF16>(acc, a_desc, b_desc);
             }
             wgmma_commit_group();
             wgmma_wait_group<1>();

@@ -310,6 +310,26 @@ pub mod w08 {
     pub use super::w06::*;
 }
 
+/// w14 (FP8 inputs; sm_90a): w08's kernel on e4m3 A and B through `wgmma` m64n256k32. 8-bit
+/// `wgmma` reads both operands K-major, so B comes as Bᵀ (N × K, row-major: each row one
+/// column of B). A k tile is 128 k values, the same 128-byte swizzle rows as w08's 64, so
+/// its stages hold the same bytes (A 16 KB, B 32 KB) and the block the same shared memory.
+pub mod w14 {
+    pub use super::w06::{
+        ALIGN, ALIGN_SLACK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
+        CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, SHARED_BYTES, STAGES,
+        THREADS,
+    };
+    pub const BK: u32 = 128;
+    /// A's box: 128 k values (one 128-byte swizzle row) × the tile's rows.
+    pub const A_BOX: (u32, u32) = (BK, BM);
+    /// B's box, of Bᵀ: 128 k values × 128 columns of B; each block of a cluster pair copies
+    /// one and multicasts it to both.
+    pub const B_BOX: (u32, u32) = (BK, BN / CLUSTER_M);
+    pub const STAGE_BYTES: u32 = BM * BK + BN * BK;
+    const _: () = assert!(STAGE_BYTES == super::w06::STAGE_BYTES);
+}
+
 /// w09 (a tile for small products; sm_90a): w08 with a 128 × 128 block tile, so a product
 /// has twice as many tiles, and six 32 KB stages in the shared memory that held four.
 pub mod w09 {

@@ -31,6 +31,12 @@ impl Precision {
         }
     }
 
+    /// Whether a GEMM of these inputs takes B K-major, as Bᵀ (N × K, row-major): 8-bit
+    /// `wgmma` reads no other layout.
+    pub fn b_k_major(self) -> bool {
+        self == Precision::E4m3
+    }
+
     /// As the records and item names say it: "f32", "f16", "bf16".
     pub fn short_name(self) -> &'static str {
         match self {

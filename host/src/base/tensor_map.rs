@@ -14,6 +14,8 @@ pub const MAP_BYTES: usize = 128;
 /// The element type of a tensor map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Element {
+    /// e4m3 (or any 8-bit code), to the copy engine an 8-bit integer.
+    Bits8,
     /// f16 or bf16: the copy engine only moves bytes, so both are 16-bit integers to it.
     Bits16,
     F32,
@@ -22,6 +24,7 @@ pub enum Element {
 impl Element {
     fn bytes(self) -> u32 {
         match self {
+            Element::Bits8 => 1,
             Element::Bits16 => 2,
             Element::F32 => 4,
         }
@@ -53,6 +56,7 @@ pub fn encode(
     let boxes = [box_cols, box_rows];
     let element_strides = [1u32, 1];
     let data_type = match element {
+        Element::Bits8 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         Element::Bits16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
         Element::F32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     };

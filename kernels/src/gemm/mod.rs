@@ -88,3 +88,5 @@ pub mod w11_aligned_stream_k;
 pub mod w12_pipelined_fixup;
 #[cfg(target_feature = "sm_90a")]
 pub mod w13_shares_first;
+#[cfg(target_feature = "sm_90a")]
+pub mod w14_fp8;

@@ -35,8 +35,14 @@ impl Inputs {
         self.value(self.seed_a, u64::from(i) * u64::from(self.k) + u64::from(p))
     }
 
+    /// `B[p][j]`: element `p·N + j` of B's stream, or `j·K + p` where B comes K-major (as Bᵀ).
     pub fn b(&self, p: u32, j: u32) -> f32 {
-        self.value(self.seed_b, u64::from(p) * u64::from(self.n) + u64::from(j))
+        let index = if self.precision.b_k_major() {
+            u64::from(j) * u64::from(self.k) + u64::from(p)
+        } else {
+            u64::from(p) * u64::from(self.n) + u64::from(j)
+        };
+        self.value(self.seed_b, index)
     }
 
     /// Which entries of C a check compares: all of them, or a sample.

@@ -72,11 +72,17 @@ impl<'g> GemmBench<'g> {
         }
         let inputs = Inputs { precision, m, n, k, seed_a: seed, seed_b: seed ^ 0xB0B };
         let elements = |r: u32, c: u32| r as usize * c as usize;
-        let a = DeviceBuffer::alloc(gpu, elements(m, k) * precision.bytes(), "GEMM's A")?;
-        let b = DeviceBuffer::alloc(gpu, elements(k, n) * precision.bytes(), "GEMM's B")?;
+        let mut a = DeviceBuffer::alloc(gpu, elements(m, k) * precision.bytes(), "GEMM's A")?;
+        let mut b = DeviceBuffer::alloc(gpu, elements(k, n) * precision.bytes(), "GEMM's B")?;
         let c = DeviceBuffer::alloc(gpu, elements(m, n) * 4, "GEMM's C")?;
-        fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
-        fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
+        if precision == Precision::E4m3 {
+            // B as Bᵀ (N × K): the same count of codes, read K-major (`Inputs::b`).
+            a.upload(gpu, &crate::base::inputs::e4m3_codes(inputs.seed_a, elements(m, k)))?;
+            b.upload(gpu, &crate::base::inputs::e4m3_codes(inputs.seed_b, elements(k, n)))?;
+        } else {
+            fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
+            fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
+        }
         let entries = inputs.entries();
         let want = inputs.reference(&entries);
         // Events with timing enabled: cudarc's `None` would disable it.
@@ -190,9 +196,13 @@ impl<'g> GemmBench<'g> {
             return Ok(maps.clone());
         }
         let Inputs { m, n, k, .. } = self.inputs;
+        let (element, b_rows, b_cols) = match self.inputs.precision {
+            Precision::E4m3 => (Element::Bits8, n, k),
+            _ => (Element::Bits16, k, n),
+        };
         let mut encoded = vec![
-            encode(self.a.ptr(), m, k, Element::Bits16, a_box)?,
-            encode(self.b.ptr(), k, n, Element::Bits16, b_box)?,
+            encode(self.a.ptr(), m, k, element, a_box)?,
+            encode(self.b.ptr(), b_rows, b_cols, element, b_box)?,
         ];
         if let Some(c_box) = c_box {
             encoded.push(encode(self.c.ptr(), m, n, Element::F32, c_box)?);

@@ -2,7 +2,7 @@
 //! unit's k tiles, and the consumer warpgroups' `wgmma` on them.
 
 use super::pipeline::{PipelineState, SharedLayout};
-use super::{ATOM_BYTES, Accumulator, INPUT_BYTES, MMA_K, ROW_BYTES, Shape, WARPGROUP, WARPGROUP_ROWS};
+use super::{ATOM_BYTES, Accumulator, ROW_BYTES, Shape, WARPGROUP, WARPGROUP_ROWS};
 use crate::device::cluster::cluster_rank;
 use crate::device::tma::{copy_tensor_2d, copy_tensor_2d_multicast, mbarrier_wait};
 use crate::device::wgmma::{self, descriptor};
@@ -108,14 +108,13 @@ impl<S: Shape> Producer<S> {
                 for p in 0..S::PANELS_PER_BLOCK {
                     let panel = rank * S::PANELS_PER_BLOCK + p;
                     let dst = self.smem.b_stage(s) + panel * S::B_PANEL_BYTES;
-                    copy_tensor_2d_multicast(
-                        dst,
-                        self.b_map,
-                        col0 + panel * S::B_BOX.0,
-                        t * S::BK,
-                        full,
-                        S::CLUSTER_MASK,
-                    );
+                    // N-major B: the box's x is columns, its y k; K-major Bᵀ: x is k, y columns.
+                    let (x, y) = if S::B_K_MAJOR {
+                        (t * S::BK, col0 + panel * S::B_PANEL_COLUMNS)
+                    } else {
+                        (col0 + panel * S::B_PANEL_COLUMNS, t * S::BK)
+                    };
+                    copy_tensor_2d_multicast(dst, self.b_map, x, y, full, S::CLUSTER_MASK);
                 }
             }
             state.advance();
@@ -162,17 +161,25 @@ impl<'a, S: Shape> Consumer<'a, S> {
             // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
             unsafe { mbarrier_wait(self.smem.full(s), state.phase()) };
             wgmma::fence();
-            // MMAS_PER_K_TILE `wgmma`, k 16 each (`Shape::VALID` checks the count).
+            // MMAS_PER_K_TILE `wgmma`, k 16 each, or 32 of 8-bit inputs: 32 bytes of each
+            // K-major row (`Shape::VALID` checks the count).
             unroll!(4, kk => {
+                let step_bytes = kk as u32 * S::MMA_K * S::INPUT_BYTES;
                 let a_desc = descriptor(
-                    self.smem.a_stage(s) + self.warpgroup * WARPGROUP_ROWS * ROW_BYTES + kk as u32 * MMA_K * INPUT_BYTES,
+                    self.smem.a_stage(s) + self.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes,
                     0,
                     ATOM_BYTES,
                 );
-                let b_desc = descriptor(self.smem.b_stage(s) + kk as u32 * MMA_K * ROW_BYTES, S::B_PANEL_BYTES, ATOM_BYTES);
+                let b_desc = if S::B_K_MAJOR {
+                    descriptor(self.smem.b_stage(s) + step_bytes, 0, ATOM_BYTES)
+                } else {
+                    descriptor(self.smem.b_stage(s) + kk as u32 * S::MMA_K * ROW_BYTES, S::B_PANEL_BYTES, ATOM_BYTES)
+                };
                 // SAFETY: the whole warpgroup, after the fence; no block refills stage s
                 // before this warp has released it.
-                unsafe { acc.mma::<BF16>(a_desc, b_desc) };
+                unsafe {
+                    if S::INPUT_BYTES == 1 { acc.mma_e4m3(a_desc, b_desc) } else { acc.mma::<BF16>(a_desc, b_desc) }
+                };
             });
             wgmma::commit_group();
             wgmma::wait_group::<1>();

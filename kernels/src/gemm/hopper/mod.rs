@@ -46,8 +46,8 @@ pub mod stream_k;
 
 use crate::device::index::WARP_SIZE;
 use crate::device::wgmma::{
-    M64N128_ACC, M64N256_ACC, claim_registers, mma_m64n128k16_bf16, mma_m64n128k16_f16, mma_m64n256k16_bf16,
-    mma_m64n256k16_f16, release_registers,
+    M64N128_ACC, M64N256_ACC, claim_registers, mma_m64n128k16_bf16, mma_m64n128k16_f16, mma_m64n128k32_e4m3,
+    mma_m64n256k16_bf16, mma_m64n256k16_f16, mma_m64n256k32_e4m3, release_registers,
 };
 
 /// Threads of a warpgroup: four warps, the unit `wgmma` and `setmaxnreg` work in.
@@ -99,13 +99,20 @@ pub trait Shape {
     type Acc: Accumulator;
     /// How the block shares its registers between the roles (w06's `setmaxnreg`).
     type Registers: Registers;
+    /// Bytes of one input value (2: f16, bf16; 1: e4m3), k values per `wgmma` (16; 32 for
+    /// 8-bit inputs: the same 32 bytes of a swizzle row), and whether B comes K-major (as
+    /// Bᵀ, N × K: 8-bit `wgmma` takes no other layout) rather than N-major.
+    const INPUT_BYTES: u32 = INPUT_BYTES;
+    const MMA_K: u32 = MMA_K;
+    const B_K_MAJOR: bool = false;
 
-    /// Bytes of A's tile in a stage (one box), and of each of B's `BN / 64` panels (one box
-    /// each).
-    const A_BYTES: u32 = Self::A_BOX.0 * Self::A_BOX.1 * INPUT_BYTES;
-    const B_PANEL_BYTES: u32 = Self::B_BOX.0 * Self::B_BOX.1 * INPUT_BYTES;
+    /// Bytes of A's tile in a stage (one box), and of each of B's panels (one box each:
+    /// `B_PANEL_COLUMNS` columns of the tile, 64 N-major, more K-major).
+    const A_BYTES: u32 = Self::A_BOX.0 * Self::A_BOX.1 * Self::INPUT_BYTES;
+    const B_PANEL_BYTES: u32 = Self::B_BOX.0 * Self::B_BOX.1 * Self::INPUT_BYTES;
+    const B_PANEL_COLUMNS: u32 = if Self::B_K_MAJOR { Self::B_BOX.1 } else { Self::B_BOX.0 };
     /// B's panels each block of the cluster copies (and multicasts to all of them).
-    const PANELS_PER_BLOCK: u32 = Self::BN / Self::B_BOX.0 / Self::CLUSTER_M;
+    const PANELS_PER_BLOCK: u32 = Self::BN / Self::B_PANEL_COLUMNS / Self::CLUSTER_M;
     /// Every block of the cluster: the mask of a multicast copy.
     const CLUSTER_MASK: u16 = (1 << Self::CLUSTER_M) - 1;
     /// Consumer threads of a block; the consumer warps of a block, of which every block of
@@ -122,13 +129,14 @@ pub trait Shape {
         Self::BM == Self::CONSUMER_WARPGROUPS * WARPGROUP_ROWS
             && Self::THREADS == (Self::CONSUMER_WARPGROUPS + 1) * WARPGROUP
             && Self::BN == <Self::Acc as Accumulator>::N
-            && Self::BK == MMAS_PER_K_TILE * MMA_K
-            && Self::A_BOX.0 * INPUT_BYTES == ROW_BYTES
+            && Self::BK == MMAS_PER_K_TILE * Self::MMA_K
+            && Self::MMA_K * Self::INPUT_BYTES == MMA_K * INPUT_BYTES
+            && Self::A_BOX.0 * Self::INPUT_BYTES == ROW_BYTES
             && Self::A_BOX.1 == Self::BM
-            && Self::B_BOX.0 * INPUT_BYTES == ROW_BYTES
-            && Self::B_BOX.1 == Self::BK
-            && Self::PANELS_PER_BLOCK * Self::CLUSTER_M * Self::B_BOX.0 == Self::BN
-            && Self::A_BYTES + Self::BN / Self::B_BOX.0 * Self::B_PANEL_BYTES == Self::STAGE_BYTES
+            && Self::B_BOX.0 * Self::INPUT_BYTES == ROW_BYTES
+            && (if Self::B_K_MAJOR { Self::B_BOX.0 == Self::BK } else { Self::B_BOX.1 == Self::BK })
+            && Self::PANELS_PER_BLOCK * Self::CLUSTER_M * Self::B_PANEL_COLUMNS == Self::BN
+            && Self::A_BYTES + Self::BN / Self::B_PANEL_COLUMNS * Self::B_PANEL_BYTES == Self::STAGE_BYTES
             && Self::STAGE_BYTES.is_multiple_of(ATOM_BYTES)
             && Self::C_BOX.1 == WARPGROUP_ROWS
             && Self::C_BOX.0 * F32_BYTES == ROW_BYTES
@@ -140,9 +148,20 @@ pub trait Shape {
 /// Implements [`Shape`] for a step: `shape!(W06 = w06, M64n256, Reallocate<…>)` declares
 /// the type `W06` whose constants are those of `common::gemm::w06` (in scope as `w06`),
 /// with the accumulator type of its tile width and its register split. A fourth argument,
-/// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module.
+/// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module; `fp8` makes
+/// the inputs e4m3 and B K-major.
 macro_rules! shape {
     ($name:ident = $step:ident, $acc:ty, $registers:ty) => {
+        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {});
+    };
+    ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8) => {
+        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
+            const INPUT_BYTES: u32 = 1;
+            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
+            const B_K_MAJOR: bool = true;
+        });
+    };
+    (@impl $name:ident = $step:ident, $acc:ty, $registers:ty, { $($extra:tt)* }) => {
         #[doc = concat!("The shapes of `common::gemm::", stringify!($step), "`, as the host launches them.")]
         pub struct $name;
         impl $crate::gemm::hopper::Shape for $name {
@@ -164,6 +183,7 @@ macro_rules! shape {
             const THREADS: u32 = $step::THREADS;
             type Acc = $acc;
             type Registers = $registers;
+            $($extra)*
         }
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, stream_k) => {
@@ -192,6 +212,13 @@ pub trait Accumulator {
     /// warpgroup, after `wgmma::fence`, the described shared memory unchanged and `self`
     /// unread until a `wait_group` has seen this `wgmma` finish.
     unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64);
+
+    /// One `wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3`: `self += A · B`, A (64 ×
+    /// 32) and B (32 × N) both K-major by descriptor.
+    ///
+    /// # Safety
+    /// As [`Accumulator::mma`].
+    unsafe fn mma_e4m3(&mut self, a: u64, b: u64);
 }
 
 /// The accumulators of `wgmma` m64n256k16: the 128 × 256 tiles of w06–w08 and w11–w13.
@@ -210,6 +237,11 @@ impl Accumulator for M64n256 {
         // SAFETY: the caller's contract, which is the wrapper's.
         unsafe { if BF16 { mma_m64n256k16_bf16(self, a, b) } else { mma_m64n256k16_f16(self, a, b) } }
     }
+    #[inline(always)]
+    unsafe fn mma_e4m3(&mut self, a: u64, b: u64) {
+        // SAFETY: the caller's contract, which is the wrapper's.
+        unsafe { mma_m64n256k32_e4m3(self, a, b) }
+    }
 }
 
 impl Accumulator for M64n128 {
@@ -222,6 +254,11 @@ impl Accumulator for M64n128 {
     unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64) {
         // SAFETY: the caller's contract, which is the wrapper's.
         unsafe { if BF16 { mma_m64n128k16_bf16(self, a, b) } else { mma_m64n128k16_f16(self, a, b) } }
+    }
+    #[inline(always)]
+    unsafe fn mma_e4m3(&mut self, a: u64, b: u64) {
+        // SAFETY: the caller's contract, which is the wrapper's.
+        unsafe { mma_m64n128k32_e4m3(self, a, b) }
     }
 }
 

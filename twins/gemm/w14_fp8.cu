@@ -1,0 +1,35 @@
+// Twin of kernels/src/gemm/w14_fp8.rs (step w14): w08's kernel (trimmed_gemm.cuh) on 8-bit
+// inputs: e4m3 A (M x K) and B^T (N x K, B K-major: 8-bit wgmma has no transpose) through
+// wgmma m64n256k32, k tiles of 128 values in the same 128-byte swizzle rows, so the same 48 KB
+// stages; the Shape's E4m3 input makes the producer copy B^T's boxes and the consumers describe
+// B as they describe A.
+//
+// Launch as the Rust step: 384 threads, w14::SHARED_BYTES of dynamic shared memory, a
+// persistent grid in clusters of 2 along x (cuLaunchKernelEx), tensor maps of A and B^T (8-bit)
+// and of C (f32).
+#include "trimmed_gemm.cuh"
+
+namespace w14 {
+using namespace hopper;
+
+// common::gemm::w14: w06's block, tiles and stages; 8-bit boxes.
+struct Constants {
+    static constexpr unsigned BM = 128, BN = 256, BK = 128, STAGES = 4, STAGE_BYTES = BM * BK + BN * BK;
+    static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
+    // The TMA boxes of A, B^T (8-bit: 128 k values, rows) and C (f32): (contiguous extent, rows).
+    static constexpr unsigned A_BOX_X = BK, A_BOX_Y = BM, B_BOX_X = BK, B_BOX_Y = BN / 2, C_BOX_X = 32, C_BOX_Y = 64;
+    static constexpr unsigned C_BOX_BYTES = C_BOX_X * C_BOX_Y * 4, C_BUFFERS = 2;
+    static constexpr unsigned C_STAGING_BYTES = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
+    static constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8, ALIGN_SLACK = 1024;
+    static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
+};
+constexpr unsigned THREADS = Constants::THREADS;
+using W14 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3>;
+
+}  // namespace w14
+
+// The input type is the shape's; the kernel's f16/bf16 flag is unused.
+extern "C" __global__ void __launch_bounds__(w14::THREADS)
+w14_fp8_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
+    w08::trimmed_gemm<w14::W14, false>(a_map, b_map, c_map, m, n, k);
+}

@@ -9,9 +9,12 @@ use cudarc::cublas::sys::{
     cublasStatus_t, cudaDataType_t,
 };
 
-/// An open cuBLAS handle on the runner's stream.
+/// An open cuBLAS handle on the runner's stream, and cuBLASLt for FP8 products (with the
+/// plans of the shapes it has run, declared before it so that they are dropped first).
 pub struct Cublas {
     handle: cublasHandle_t,
+    fp8_plans: std::sync::Mutex<Vec<((u32, u32, u32), super::cublaslt::Fp8Plan)>>,
+    lt: Option<super::cublaslt::CublasLt>,
 }
 
 fn check(status: cublasStatus_t, what: &str) -> Result<()> {
@@ -42,7 +45,8 @@ impl Cublas {
             check(sys::cublasSetStream_v2(handle, gpu.stream.cu_stream() as _), "set stream")?;
             check(sys::cublasSetMathMode(handle, cublasMath_t::CUBLAS_DEFAULT_MATH), "set math mode")?;
         }
-        Ok(Some(Cublas { handle }))
+        let lt = super::cublaslt::CublasLt::open(gpu)?;
+        Ok(Some(Cublas { handle, fp8_plans: Default::default(), lt }))
     }
 
     /// Row-major `C = A · B` in FP32 (SGEMM), queued on the stream.
@@ -97,9 +101,7 @@ impl Cublas {
             Precision::F16 => cudaDataType_t::CUDA_R_16F,
             Precision::Bf16 => cudaDataType_t::CUDA_R_16BF,
             Precision::E4m3 => {
-                return Err(Error::new(
-                    "cuBLAS GemmEx takes no FP8 inputs: an FP8 GEMM's baseline is cuBLASLt",
-                ));
+                return Err(Error::new("cuBLAS GemmEx takes no FP8 inputs: FP8 products go through `fp8`"));
             }
         };
         let (alpha, beta) = (1.0f32, 0.0f32);
@@ -130,6 +132,27 @@ impl Cublas {
             )
         };
         check(status, "GemmEx")
+    }
+}
+
+impl Cublas {
+    /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), through
+    /// cuBLASLt (scales 1), its plan for the shape made at the first call and kept.
+    ///
+    /// # Safety
+    /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`.
+    // The arguments of the product itself, as cuBLASLt takes them.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn fp8(&self, gpu: &Gpu, m: u32, n: u32, k: u32, a: u64, bt: u64, c: u64) -> Result<()> {
+        let lt =
+            self.lt.as_ref().ok_or_else(|| Error::new("cuBLASLt could not be loaded: no FP8 baseline"))?;
+        let mut plans = self.fp8_plans.lock().unwrap_or_else(|p| p.into_inner());
+        if !plans.iter().any(|(shape, _)| *shape == (m, n, k)) {
+            plans.push(((m, n, k), lt.plan_fp8(gpu, m, n, k, 1.0, 1.0)?));
+        }
+        let plan = &plans.iter().find(|(shape, _)| *shape == (m, n, k)).expect("planned above").1;
+        // SAFETY: the caller's buffers, of the plan's shape; `lt` is open while `self` is.
+        unsafe { plan.run(gpu, a, bt, c) }
     }
 }
 

@@ -59,9 +59,11 @@ impl Drop for CublasLt {
 }
 
 /// One FP8 product's descriptors and algorithm, found once so that a timed loop only
-/// launches ([`Fp8Plan::run`]).
-pub struct Fp8Plan<'l> {
-    lt: &'l CublasLt,
+/// launches ([`Fp8Plan::run`]). It holds the handle and the workspace of the [`CublasLt`]
+/// that made it, which must outlive it.
+pub struct Fp8Plan {
+    handle: cublasLtHandle_t,
+    workspace: u64,
     desc: cublasLtMatmulDesc_t,
     layouts: [cublasLtMatrixLayout_t; 3],
     algo: cublasLtMatmulAlgo_t,
@@ -69,7 +71,7 @@ pub struct Fp8Plan<'l> {
     _scales: DeviceBuffer,
 }
 
-impl Drop for Fp8Plan<'_> {
+impl Drop for Fp8Plan {
     fn drop(&mut self) {
         // SAFETY: each was created once by `plan_fp8` (or is still null) and is destroyed
         // once.
@@ -101,15 +103,7 @@ impl CublasLt {
     /// The plan of row-major `C (m × n, f32) = scale_a · scale_b · A (m × k, e4m3) · B`,
     /// B given as `bt` (n × k, e4m3, row-major: K-major B): descriptors, layouts and the
     /// heuristic's first algorithm.
-    pub fn plan_fp8(
-        &self,
-        gpu: &Gpu,
-        m: u32,
-        n: u32,
-        k: u32,
-        scale_a: f32,
-        scale_b: f32,
-    ) -> Result<Fp8Plan<'_>> {
+    pub fn plan_fp8(&self, gpu: &Gpu, m: u32, n: u32, k: u32, scale_a: f32, scale_b: f32) -> Result<Fp8Plan> {
         if let Some(refusal) = fp8_refusal(m, n, k) {
             return Err(Error::new(refusal));
         }
@@ -127,7 +121,8 @@ impl CublasLt {
             };
         // The plan owns what is created from here on (its `Drop` destroys it on an error too).
         let mut plan = Fp8Plan {
-            lt: self,
+            handle: self.handle,
+            workspace: self.workspace.ptr(),
             desc: std::ptr::null_mut(),
             layouts: [std::ptr::null_mut(); 3],
             // SAFETY: a plain C struct of integers, for which all zeros is a valid value.
@@ -226,19 +221,20 @@ impl CublasLt {
     }
 }
 
-impl Fp8Plan<'_> {
+impl Fp8Plan {
     /// Queues the product on `gpu`'s stream.
     ///
     /// # Safety
     /// `a` and `bt` are device pointers to m·k and n·k e4m3 codes, `c` to m·n `f32`, of the
-    /// plan's shape; nothing else writes `c` meanwhile.
+    /// plan's shape; nothing else writes `c` meanwhile; the [`CublasLt`] that made the plan
+    /// is still open.
     pub unsafe fn run(&self, gpu: &Gpu, a: u64, bt: u64, c: u64) -> Result<()> {
         let (alpha, beta) = (1.0f32, 0.0f32);
         // SAFETY: the plan's descriptors describe these buffers (the caller's contract); the
         // workspace is the handle's, used by one call at a time on one stream.
         let status = unsafe {
             sys::cublasLtMatmul(
-                self.lt.handle,
+                self.handle,
                 self.desc,
                 (&alpha as *const f32).cast(),
                 bt as *const _,
@@ -251,7 +247,7 @@ impl Fp8Plan<'_> {
                 c as *mut _,
                 self.layouts[2],
                 &self.algo,
-                self.lt.workspace.ptr() as *mut _,
+                self.workspace as *mut _,
                 WORKSPACE_BYTES,
                 gpu.stream.cu_stream() as _,
             )

@@ -20,9 +20,10 @@ pub fn tolerance(precision: Precision) -> f64 {
     match precision {
         Precision::F32 => 1e-5,
         Precision::F16 | Precision::Bf16 => 1e-4,
-        // No GEMM step takes FP8 inputs yet; its bound will come from the measured error of
-        // FP8 `wgmma`'s narrower accumulation.
-        Precision::E4m3 => 1e-4,
+        // FP8 `wgmma` adds its products with fewer bits than f32 (DeepSeek-V3's report: about
+        // 14, up to 2 % on single entries at K = 4096): a first bound, until the error of each
+        // K is measured here.
+        Precision::E4m3 => 1e-2,
     }
 }
 

@@ -261,8 +261,15 @@ impl<'g> GemmBench<'g> {
 
     fn cublas(&self, cublas: &Cublas) -> Result<()> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
-        // SAFETY: the buffers hold M·K and K·N inputs of `precision` and M·N f32.
-        unsafe { cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr()) }
+        // SAFETY: the buffers hold M·K and K·N inputs of `precision` (B as Bᵀ for e4m3) and
+        // M·N f32.
+        unsafe {
+            if precision == Precision::E4m3 {
+                cublas.fp8(self.gpu, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
+            } else {
+                cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
+            }
+        }
     }
 
     /// Times `kernel` after its check (whose launch is the timer's first).

@@ -192,6 +192,7 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
         let mut chart = super::chart::new(precision, (m, n, k), &gpu.info, date);
         let (label, vendor) = match precision {
             Precision::F32 => ("cuBLAS SGEMM (no TF32)", "cuBLAS SGEMM"),
+            Precision::E4m3 => ("cuBLASLt FP8 (Bᵀ, f32 out)", "cuBLASLt FP8"),
             _ => ("cuBLAS GemmEx (f32 compute)", "cuBLAS GemmEx"),
         };
         let baseline = match &cublas {

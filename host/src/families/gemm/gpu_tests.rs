@@ -31,6 +31,24 @@ pub const SHAPES: &[(u32, u32, u32)] = &[
     (4100, 2312, 72),
 ];
 
+/// The shapes of the 8-bit step, which needs K and N multiples of 16: M awkward, N and K
+/// multiples of no tile (nor of 32), a K shorter than one k tile and one shorter than the
+/// stages, more tiles than a persistent grid has blocks, and one shape it must refuse.
+pub const FP8_GEMM_SHAPES: &[(u32, u32, u32)] = &[
+    (1, 16, 16),
+    (17, 48, 80),
+    (130, 272, 144),
+    (1000, 1008, 1040),
+    (2100, 2320, 208),
+    (4100, 2320, 80),
+    (136, 264, 1000),
+];
+
+/// The shapes a kernel's GPU test runs it on.
+fn shapes_for(kernel: &GemmKernel) -> &'static [(u32, u32, u32)] {
+    if kernel.precision == Precision::E4m3 { FP8_GEMM_SHAPES } else { SHAPES }
+}
+
 pub fn all(gpu_present: bool) -> Vec<GpuTest> {
     let mut tests = Vec::new();
     for kernel in kernels() {
@@ -79,7 +97,7 @@ fn with_bench<T>(
 /// it takes the shape, refused with its own message where it does not.
 fn awkward(kernel: &'static GemmKernel, code: Code<'static>) -> Result<(), String> {
     let who = format!("{} ({})", kernel.id, code.name());
-    for &shape in SHAPES {
+    for &shape in shapes_for(kernel) {
         let (m, n, k) = shape;
         if let Some(refusal) = kernel.refusal(m, n, k) {
             with_bench(kernel.precision, shape, |bench| match bench.check_kernel(kernel, code) {

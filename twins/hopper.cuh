@@ -76,6 +76,18 @@ template <unsigned N>
 __device__ __forceinline__ void wgmma_wait_group() {
     asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory");
 }
+// wgmma_wait_group<N> that also holds the 64 registers d back (device/wgmma.rs wait_group_for):
+// they are its operands (named in a PTX comment), so their reads cannot move above the wait.
+template <unsigned N>
+__device__ __forceinline__ void wgmma_wait_group_for(float (&d)[64]) {
+    asm volatile("wgmma.wait_group.sync.aligned %64; // %0 %1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 "
+                 "%16 %17 %18 %19 %20 %21 %22 %23 %24 %25 %26 %27 %28 %29 %30 %31 %32 %33 %34 %35 %36 %37 %38 "
+                 "%39 %40 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %53 %54 %55 %56 %57 %58 %59 %60 %61 "
+                 "%62 %63"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "n"(N)
+                 : "memory");
+}
 // fence.proxy.async.shared::cta: this thread's generic-proxy shared writes become visible to
 // the async proxy (wgmma operand reads, TMA stores).
 __device__ __forceinline__ void fence_proxy_async_shared() {
@@ -126,8 +138,9 @@ constexpr int M64N128_ACC = 64;
     : "memory")
 
 // ---- m64n128: 64 accumulators per thread ----
-#define HOPPER_WGMMA_M64N128K16(TY) HOPPER_WGMMA_M64N128("m64n128k16.f32." TY "." TY, ", 0, 1")
-#define HOPPER_WGMMA_M64N128(INSTR, TAIL) \
+#define HOPPER_WGMMA_M64N128K16(TY) HOPPER_WGMMA_M64N128("m64n128k16.f32." TY "." TY, ", 0, 1", 1u)
+// KEEP: scale-d, 1 to add into the accumulators, 0 to overwrite them.
+#define HOPPER_WGMMA_M64N128(INSTR, TAIL, KEEP) \
   asm volatile( \
     "{ .reg .pred keep; setp.ne.b32 keep, %66, 0; " \
     "wgmma.mma_async.sync.aligned." INSTR " {" \
@@ -144,9 +157,20 @@ constexpr int M64N128_ACC = 64;
       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
-    : "l"(a), "l"(b), "r"(1u) \
+    : "l"(a), "l"(b), "r"(KEEP) \
     : "memory")
 
+
+// ---- m64n128, A from registers (8-bit: mma.m16n8k32's A fragment of the warp's 16 rows) ----
+#define HOPPER_WGMMA_M64N128_A_REGS(INSTR, KEEP) \
+  asm volatile( \
+    "{ .reg .pred keep; setp.ne.b32 keep, %69, 0; " \
+    "wgmma.mma_async.sync.aligned." INSTR " {" \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
+    "}, {%64, %65, %66, %67}, %68, keep, 1, 1; }" \
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(KEEP) \
+    : "memory")
 
 // wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 __device__ __forceinline__ void mma_m64n256k16_f16(float (&d)[M64N256_ACC], unsigned long long a,
@@ -174,11 +198,21 @@ __device__ __forceinline__ void mma_m64n256k32_e4m3(float (&d)[M64N256_ACC], uns
                                                     unsigned long long b) {
     HOPPER_WGMMA_M64N256("m64n256k32.f32.e4m3.e4m3", "");
 }
-// wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3; with accumulate false the accumulators
+// are overwritten (scale-d = 0): a fresh partial sum, no zeroing needed.
 __device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[M64N128_ACC], unsigned long long a,
-                                                    unsigned long long b) {
-    HOPPER_WGMMA_M64N128("m64n128k32.f32.e4m3.e4m3", "");
+                                                    unsigned long long b, bool accumulate = true) {
+    HOPPER_WGMMA_M64N128("m64n128k32.f32.e4m3.e4m3", "", accumulate ? 1u : 0u);
 }
+// wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 with A in registers (four per thread,
+// as ldmatrix.x4 gives them from the stage's 16-byte rows), B K-major by descriptor;
+// accumulate false: scale-d = 0, the accumulators overwritten (device/wgmma.rs
+// mma_m64n128k32_e4m3_a_regs and _a_regs_fresh).
+__device__ __forceinline__ void mma_m64n128k32_e4m3_a_regs(float (&d)[M64N128_ACC], const unsigned (&a)[4],
+                                                           unsigned long long b, bool accumulate = true) {
+    HOPPER_WGMMA_M64N128_A_REGS("m64n128k32.f32.e4m3.e4m3", accumulate ? 1u : 0u);
+}
+#undef HOPPER_WGMMA_M64N128_A_REGS
 #undef HOPPER_WGMMA_M64N256K16
 #undef HOPPER_WGMMA_M64N128K16
 #undef HOPPER_WGMMA_M64N256

@@ -9,9 +9,19 @@
 namespace w08 {
 using namespace hopper;
 
+// What a consumer warpgroup runs on a unit's k tiles: Consumer::mma_k_tiles (w15 brings its own
+// main loop, with the same run).
+struct PlainMainLoop {
+    template <class C, class State, class Acc, class Release>
+    __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, Acc& acc,
+                                               const Release& release) {
+        consumer.mma_k_tiles(state, 0, k_tiles, acc, release);
+    }
+};
+
 // C = A * B as w06 computes it, with shorter waits at entry and exit, for the shape S (its
 // accumulators and register split included); launched with S's THREADS and SHARED_BYTES.
-template <class S, bool BF16>
+template <class S, bool BF16, class MainLoop = PlainMainLoop>
 __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
                                              unsigned n, unsigned k) {
     const SharedLayout<S> smem;
@@ -54,7 +64,7 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
             auto acc = S::Acc::zeroed();
             const Epilogue<S> epilogue(smem, c_map, tid);
             // The whole warpgroup, in step with the producer; then w05's epilogue.
-            consumer.mma_k_tiles(state, 0, k_tiles, acc, release);
+            MainLoop::run(consumer, state, k_tiles, acc, release);
             epilogue.store_tile(acc, origin);
         }
         // C's last boxes are read out of shared memory before the block exits.

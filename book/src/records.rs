@@ -187,13 +187,14 @@ pub fn precision_name(precision: &str) -> String {
         "f32" => "FP32".into(),
         "f16" => "FP16".into(),
         "bf16" => "BF16".into(),
+        "e4m3" => "FP8".into(),
         other => other.to_string(),
     }
 }
 
 /// Where a precision sorts: the order the GEMM tables print them.
 pub fn precision_rank(precision: &str) -> (usize, String) {
-    let known = ["i32", "f32", "f16", "bf16"];
+    let known = ["i32", "f32", "f16", "bf16", "e4m3"];
     (known.iter().position(|&p| p == precision).unwrap_or(known.len()), precision.to_string())
 }
 

@@ -285,8 +285,20 @@ fn step_name(kernel: &str, links: &Links) -> String {
     (links.step)(kernel).unwrap_or_else(|| format!("`{kernel}`"))
 }
 
+/// A baseline's record: cuBLAS (or cuBLASLt for FP8), and cuBLASLt FP8's fast accumulation.
 fn is_vendor(record: &Record) -> bool {
-    record.kernel == "cublas"
+    record.kernel == "cublas" || record.kernel == "cublaslt_fast_accum"
+}
+
+/// The type column of a GEMM row: FP8 rows also say which accumulation the step and its
+/// baseline share (the tensor cores' own, or partial sums promoted into f32).
+fn gemm_type(record: &Record) -> String {
+    let name = precision_name(record.precision.as_deref().unwrap_or(""));
+    match record.vendor.as_deref() {
+        Some(v) if v.ends_with("fast accum") => format!("{name} fast"),
+        Some(v) if v.starts_with("cuBLASLt FP8") => format!("{name} promoted"),
+        _ => name,
+    }
 }
 
 /// A record's figure, or `WRONG` where its check failed.
@@ -350,16 +362,23 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         ("best step", Align::Left),
         ("TFLOP/s", Align::Right),
         ("% of cuBLAS", Align::Right),
-        ("cuBLAS TFLOP/s", Align::Right),
+        ("cuBLAS", Align::Right),
         ("file", Align::Left),
     ]);
-    type Problem = ((usize, String), (u128, u64, u64, u64));
+    // A problem is a type, a shape and the baseline compared with (FP8: one per accumulation).
+    type Problem = ((usize, String), (u128, u64, u64, u64), Option<String>);
     let mut best: BTreeMap<Problem, (&Run, &Record)> = BTreeMap::new();
     for run in &gpu.runs {
-        for record in
-            run.records.iter().filter(|r| r.family == "gemm" && !is_vendor(r) && r.passed != Some(false))
+        for record in run
+            .records
+            .iter()
+            .filter(|r| r.family == "gemm" && !is_vendor(r) && r.passed != Some(false) && r.figure.is_some())
         {
-            let key = (precision_rank(record.precision.as_deref().unwrap_or("")), size_rank(record));
+            let key = (
+                precision_rank(record.precision.as_deref().unwrap_or("")),
+                size_rank(record),
+                record.vendor.clone(),
+            );
             let slot = best.entry(key).or_insert((run, record));
             if record.figure > slot.1.figure {
                 *slot = (run, record);
@@ -367,12 +386,14 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         }
     }
     for (run, record) in best.values() {
-        let vendor = run
-            .records
-            .iter()
-            .find(|v| is_vendor(v) && v.key().size == record.key().size && v.precision == record.precision);
+        let vendor = run.records.iter().find(|v| {
+            is_vendor(v)
+                && v.key().size == record.key().size
+                && v.precision == record.precision
+                && v.vendor == record.vendor
+        });
         gemm.row(vec![
-            precision_name(record.precision.as_deref().unwrap_or("")),
+            gemm_type(record),
             size_text(record),
             step_name(&record.kernel, links),
             figure(record),
@@ -395,7 +416,8 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         out += "\n";
     }
     if !gemm.is_empty() {
-        out += "GEMM (TFLOP/s, % of cuBLAS in the same run):\n\n";
+        out += "GEMM (TFLOP/s; % of cuBLAS in the same run, and cuBLAS's TFLOP/s; FP8: cuBLASLt in the \
+                step's accumulation, fast or promoted into f32):\n\n";
         out += &gemm.render();
         out += "\n";
     }
@@ -566,7 +588,8 @@ fn gemm_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     }
     let mut out = String::from("## The GEMM ladder\n\n");
     out += "TFLOP/s is 2·M·N·K over the median time; % of cuBLAS is of cuBLAS in the same run \
-            (SGEMM for FP32, GemmEx for FP16 and BF16); % of ceiling is of the tensor-core ceiling p8 \
+            (SGEMM for FP32, GemmEx for FP16 and BF16, cuBLASLt for FP8 in the step's accumulation: fast for \
+            w14, promoted for the steps after it); % of ceiling is of the tensor-core ceiling p8 \
             measured in the same run, for the instruction the step issues. ";
     out += REGS;
     out += "\n\n";
@@ -621,6 +644,7 @@ pub fn gemm_table(records: &[&Record], links: &Links) -> Table {
         ("C++ µs", Align::Right),
         ("Rust ÷ C++", Align::Right),
         ("regs", Align::Right),
+        ("relative error", Align::Right),
     ]);
     for record in records {
         let name = if is_vendor(record) {
@@ -637,6 +661,13 @@ pub fn gemm_table(records: &[&Record], links: &Links) -> Table {
             record.cpp_median_us.map(micros).unwrap_or_default(),
             record.rust_over_cpp.map(ratio).unwrap_or_default(),
             registers(record),
+            // Checked, not timed (`--verify-only`: the FP8 error as K grows): the error is the
+            // figure.
+            if record.median_us.is_none() {
+                record.error.map(|e| format!("{e:.2e}")).unwrap_or_default()
+            } else {
+                String::new()
+            },
         ]);
     }
     table.without_empty_columns()

@@ -330,6 +330,47 @@ pub mod w14 {
     const _: () = assert!(STAGE_BYTES == super::w06::STAGE_BYTES);
 }
 
+/// w15 (FP8 sums promoted into f32; sm_90a): w14's tiles, boxes, stages and block. Each k
+/// tile's products are summed by the tensor cores into a fresh partial tile, then added into
+/// the f32 accumulators, half the tile's columns at a time so that both fit in registers.
+pub mod w15 {
+    pub use super::w14::*;
+    /// The columns of one partial sum: half the tile's, one `wgmma` m64n128k32's.
+    pub const PARTIAL_COLUMNS: u32 = BN / 2;
+}
+
+/// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
+pub mod w16 {
+    pub use super::w15::*;
+}
+
+/// w17 (FP8 promotion in turns; sm_90a): w15's tiles, stages and block; the two consumer
+/// warpgroups issue their half tiles' `wgmma` in turns, at named barriers `TURN` and
+/// `TURN + 1` (1 and 2 are the epilogue's).
+pub mod w17 {
+    pub use super::w15::*;
+    pub const TURN: u32 = 3;
+}
+
+/// w18 (FP8 promotion with double-buffered partials; sm_90a): w15's loop on w09's 128 × 128
+/// tile, where the f32 accumulators (64 per thread) and two partial tiles (64 each) fit in
+/// registers together. A k tile is 128 k values as w14's; six 32 KB stages, as w09's.
+pub mod w18 {
+    pub use super::w09::{
+        ALIGN, ALIGN_SLACK, BM, BN, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
+        CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, SHARED_BYTES, STAGES,
+        THREADS,
+    };
+    pub const BK: u32 = 128;
+    /// A's box: 128 k values (one 128-byte swizzle row) × the tile's rows.
+    pub const A_BOX: (u32, u32) = (BK, BM);
+    /// B's box, of Bᵀ: 128 k values × 64 columns of B; each block of a cluster pair copies
+    /// one and multicasts it to both.
+    pub const B_BOX: (u32, u32) = (BK, BN / CLUSTER_M);
+    pub const STAGE_BYTES: u32 = BM * BK + BN * BK;
+    const _: () = assert!(STAGE_BYTES == super::w09::STAGE_BYTES);
+}
+
 /// w09 (a tile for small products; sm_90a): w08 with a 128 × 128 block tile, so a product
 /// has twice as many tiles, and six 32 KB stages in the shared memory that held four.
 pub mod w09 {

@@ -37,7 +37,6 @@ use super::fragments::RowStats;
 use super::hopper::{self, KEYS, LaneRows, Output, Probabilities, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
-use crate::device::sync::{arrive_named, sync_named};
 use crate::device::tma::mbarrier_wait;
 use crate::device::wgmma::{self, claim_registers, release_registers};
 use common::attention::Dims;
@@ -56,51 +55,8 @@ const _: () = assert!(BLOCK_K == KEYS && CONSUMER_WARPGROUPS == 2 && CONSUMER_WA
 /// `TURN + w`.
 const TURN: u32 = 1;
 
-/// Threads at each use of a turn barrier: both consumer warpgroups.
-const TURN_THREADS: u32 = CONSUMER_WARPGROUPS * WARPGROUP;
-
-/// A consumer warpgroup's side of the turns.
-#[derive(Clone, Copy)]
-pub(super) struct Turns {
-    warpgroup: u32,
-}
-
-impl Turns {
-    /// Consumer warpgroup `warpgroup` (0 or 1): the whole warpgroup uses it.
-    #[inline(always)]
-    pub(super) fn new(warpgroup: u32) -> Self {
-        Self { warpgroup }
-    }
-
-    /// Before the first key tile: warpgroup 1 hands warpgroup 0 the first turn.
-    #[inline(always)]
-    pub(super) fn open(self) {
-        if self.warpgroup == 1 {
-            arrive_named(TURN, TURN_THREADS);
-        }
-    }
-
-    /// Waits for this warpgroup's turn.
-    #[inline(always)]
-    fn wait(self) {
-        sync_named(TURN + self.warpgroup, TURN_THREADS);
-    }
-
-    /// Hands the turn to the other warpgroup.
-    #[inline(always)]
-    fn hand_over(self) {
-        arrive_named(TURN + (1 - self.warpgroup), TURN_THREADS);
-    }
-
-    /// After the last key tile: warpgroup 0 takes warpgroup 1's last arrival, so that every
-    /// use of either barrier had its 256 threads.
-    #[inline(always)]
-    pub(super) fn close(self) {
-        if self.warpgroup == 0 {
-            self.wait();
-        }
-    }
-}
+/// A consumer warpgroup's side of the turns, at named barriers `TURN` and `TURN + 1`.
+pub(super) type Turns = crate::device::sync::Turns<TURN>;
 
 /// One consumer warpgroup's loop over `count` key tiles (the order in the module comment),
 /// the block's key tiles `first..first + count` through the stages, into `out` and `stats`;
@@ -124,7 +80,7 @@ pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize>(
     stats: &mut RowStats,
 ) {
     let lane_id = thread_idx() % WARP_SIZE;
-    let q_row0 = turns.warpgroup * WARPGROUP_ROWS;
+    let q_row0 = turns.warpgroup() * WARPGROUP_ROWS;
     let mut s: Scores = [[0.0; 4]; 16];
     let mut p: Probabilities = [[0; 4]; 8];
     // Below, every barrier is met in the producer's order, the whole warpgroup issues each

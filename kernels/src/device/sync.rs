@@ -55,3 +55,62 @@ pub fn arrive_named(id: u32, threads: u32) {
     // SAFETY: callers bring whole warps, and the waiters of the same count, to this barrier.
     unsafe { asm!("bar.arrive {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack)) }
 }
+
+/// Threads of one warpgroup, the unit that takes [`Turns`].
+const WARPGROUP_THREADS: u32 = 128;
+
+/// Two consumer warpgroups of a block taking turns (attention's a06 and a07, the GEMM's
+/// w17): warpgroup `w` waits for its turn at named barrier `FIRST + w` ([`sync_named`]) and
+/// hands the turn over by arriving at the other's ([`arrive_named`]), each use of either
+/// barrier the 256 threads of both. Whatever a warpgroup does between [`Turns::wait`] and
+/// [`Turns::hand_over`] (issue its `wgmma`, typically) alternates strictly with the other's.
+#[derive(Clone, Copy)]
+pub struct Turns<const FIRST: u32> {
+    warpgroup: u32,
+}
+
+impl<const FIRST: u32> Turns<FIRST> {
+    /// The threads at each use of a turn barrier: both warpgroups.
+    const THREADS: u32 = 2 * WARPGROUP_THREADS;
+
+    /// Consumer warpgroup `warpgroup` (0 or 1): the whole warpgroup uses it.
+    #[inline(always)]
+    pub fn new(warpgroup: u32) -> Self {
+        Self { warpgroup }
+    }
+
+    /// The warpgroup this side belongs to.
+    #[inline(always)]
+    pub fn warpgroup(self) -> u32 {
+        self.warpgroup
+    }
+
+    /// Before the first turn: warpgroup 1 hands warpgroup 0 the first turn.
+    #[inline(always)]
+    pub fn open(self) {
+        if self.warpgroup == 1 {
+            arrive_named(FIRST, Self::THREADS);
+        }
+    }
+
+    /// Waits for this warpgroup's turn.
+    #[inline(always)]
+    pub fn wait(self) {
+        sync_named(FIRST + self.warpgroup, Self::THREADS);
+    }
+
+    /// Hands the turn to the other warpgroup.
+    #[inline(always)]
+    pub fn hand_over(self) {
+        arrive_named(FIRST + (1 - self.warpgroup), Self::THREADS);
+    }
+
+    /// After the last turn: warpgroup 0 takes warpgroup 1's last arrival, so that every use
+    /// of either barrier had its 256 threads.
+    #[inline(always)]
+    pub fn close(self) {
+        if self.warpgroup == 0 {
+            self.wait();
+        }
+    }
+}

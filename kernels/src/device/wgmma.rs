@@ -75,6 +75,31 @@ pub fn wait_group<const N: u32>() {
     unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) }
 }
 
+/// [`wait_group`], which also holds an m64n128 `wgmma`'s accumulators `acc` back: LLVM sees a `wgmma`'s accumulators as ready
+/// when the `asm!` that issues it ends, and may move their first reads above a plain
+/// `wait_group` (then ptxas, seeing registers read while a `wgmma` may still write them,
+/// waits for every `wgmma` before those reads: C7517). Here the wait names the 64
+/// registers as its operands (in a PTX comment), so their reads stay after it.
+#[inline(always)]
+pub fn wait_group_for_m64n128<const N: u32>(acc: &mut [f32; M64N128_ACC]) {
+    wait_group_for_impl!(N, acc, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+}
+
+macro_rules! wait_group_for_impl {
+    ($n:ident, $acc:ident, $($i:literal)*) => {
+        // SAFETY: no memory operands; N is an immediate; the operands only name registers.
+        unsafe {
+            asm!(
+                concat!("wgmma.wait_group.sync.aligned {n}; //", $(" {", $i, "}",)*),
+                $(inout(reg32) $acc[$i],)*
+                n = const $n,
+                options(nostack)
+            )
+        }
+    };
+}
+use wait_group_for_impl;
+
 /// `fence.proxy.async.shared::cta;`: makes this thread's ordinary (generic-proxy) writes to
 /// shared memory, `cp.async` included, visible to the async proxy that `wgmma` reads
 /// through. Each writing thread executes it after its writes land and before the barrier
@@ -184,6 +209,91 @@ macro_rules! wgmma_f32_fp8 {
     };
 }
 
+/// As [`wgmma_f32_fp8`], but `acc = A · B`: `scale-d` = 0, and the accumulators are the
+/// instruction's outputs only, so the compiler need not keep (or copy) their old values for
+/// it: the first `wgmma` of a fresh partial sum.
+macro_rules! wgmma_f32_fp8_fresh {
+    ($name:ident, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "` with `scale-d` = 0: `acc = A · B`")]
+        /// for the warpgroup, operands as [`mma_m64n256k32_e4m3`]; asynchronous until
+        /// [`wait_group`].
+        ///
+        /// # Safety
+        /// As [`mma_m64n256k16_f16`].
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [f32; $acc], a: u64, b: u64) {
+            // SAFETY: the caller's contract above.
+            unsafe {
+                asm!(
+                    concat!(
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {zero}, 0; ",
+                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
+                        "{", $first, "}", $(", {", $i, "}",)*
+                        "}}, {a}, {b}, keep, 1, 1; }}"
+                    ),
+                    out(reg32) acc[$first], $(out(reg32) acc[$i],)*
+                    a = in(reg64) a, b = in(reg64) b, zero = in(reg32) 0u32,
+                    options(nostack)
+                )
+            }
+        }
+    };
+}
+
+/// One `wgmma.mma_async` of 8-bit floats with f32 accumulators, A from registers (four per
+/// thread, four values each: `mma.m16n8k32`'s A fragment of the warp's 16 rows, as
+/// `ldmatrix.x4` gives it from 16-byte rows), B K-major by descriptor. `$fresh`: the
+/// accumulators are outputs only and `scale-d` is 0 (`acc = A · B`); otherwise `acc += A · B`.
+macro_rules! wgmma_f32_fp8_a_registers {
+    ($name:ident, $fresh:tt, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "` with A in registers")]
+        #[doc = concat!("(`scale-d` ", wgmma_f32_fp8_a_registers!(@doc $fresh), "), for the warpgroup: warp `w` holds rows")]
+        /// `16w … 16w + 15` of A (64 × 32); B (32 × N, each column's 32 bytes contiguous) by
+        /// its descriptor ([`descriptor`], K-major); asynchronous until [`wait_group`].
+        ///
+        /// # Safety
+        /// Every thread of the warpgroup calls it, after [`fence`]; B's shared memory stays
+        /// unchanged and `acc` unread until a [`wait_group`] has seen it finish.
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [f32; $acc], a: [u32; 4], b: u64) {
+            // SAFETY: the caller's contract above.
+            unsafe {
+                wgmma_f32_fp8_a_registers!(@asm $fresh, $shape, $a, $b, acc, a, b, $first $($i)*)
+            }
+        }
+    };
+    (@doc fresh) => { "0: `acc = A · B`" };
+    (@doc accumulate) => { "1: `acc += A · B`" };
+    (@asm fresh, $shape:literal, $a:literal, $b:literal, $acc:ident, $av:ident, $bv:ident, $first:literal $($i:literal)*) => {
+        asm!(
+            concat!(
+                "{{ .reg .pred keep; setp.ne.b32 keep, {zero}, 0; ",
+                "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
+                "{", $first, "}", $(", {", $i, "}",)*
+                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, keep, 1, 1; }}"
+            ),
+            out(reg32) $acc[$first], $(out(reg32) $acc[$i],)*
+            a0 = in(reg32) $av[0], a1 = in(reg32) $av[1], a2 = in(reg32) $av[2], a3 = in(reg32) $av[3],
+            b = in(reg64) $bv, zero = in(reg32) 0u32,
+            options(nostack)
+        )
+    };
+    (@asm accumulate, $shape:literal, $a:literal, $b:literal, $acc:ident, $av:ident, $bv:ident, $first:literal $($i:literal)*) => {
+        asm!(
+            concat!(
+                "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
+                "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
+                "{", $first, "}", $(", {", $i, "}",)*
+                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, keep, 1, 1; }}"
+            ),
+            inout(reg32) $acc[$first], $(inout(reg32) $acc[$i],)*
+            a0 = in(reg32) $av[0], a1 = in(reg32) $av[1], a2 = in(reg32) $av[2], a3 = in(reg32) $av[3],
+            b = in(reg64) $bv, one = in(reg32) 1u32,
+            options(nostack)
+        )
+    };
+}
+
 /// k values per 8-bit `wgmma` (m64nNk32): twice the 16-bit instruction's, in the same 32 bytes
 /// of a swizzle row.
 pub const FP8_MMA_K: u32 = 32;
@@ -203,6 +313,15 @@ m64n256k32!(mma_m64n256k32_e4m3, "e4m3", "e4m3");
 m64n256k32!(mma_m64n256k32_e4m3_e5m2, "e4m3", "e5m2");
 
 wgmma_f32_fp8!(mma_m64n128k32_e4m3, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+wgmma_f32_fp8_a_registers!(mma_m64n128k32_e4m3_a_regs, accumulate, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+wgmma_f32_fp8_a_registers!(mma_m64n128k32_e4m3_a_regs_fresh, fresh, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+wgmma_f32_fp8_fresh!(mma_m64n128k32_e4m3_fresh, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
 

@@ -33,15 +33,22 @@
 //! | [`w11_aligned_stream_k`] | w07's stream-K with every cluster at the same k tile at the same time, and w08's trims |
 //! | [`w12_pipelined_fixup`] | partial tiles reach their owner through the operand pipeline; a spare warp raises the flags |
 //! | [`w13_shares_first`] | each cluster's stream-K share before its whole units: all shares start together |
+//! | [`w14_fp8`] | e4m3 inputs through `wgmma` m64n256k32: twice the 16-bit rate, both operands K-major |
+//! | [`w15_fp8_promoted`] | each k tile's FP8 partial sums added into f32 registers: the error no longer grows with K |
+//! | [`w16_fp8_a_registers`] | w15 with A's fragments in registers: each k tile's A read from shared memory once, not per half |
+//! | [`w17_fp8_turns`] | the consumer warpgroups issue their half tiles in turns: one adds while the other's `wgmma` run |
+//! | [`w18_fp8_double_partials`] | 128 × 128 tiles with two partial tiles: each k tile's sums are added while the next one's `wgmma` run |
 //!
-//! w01–w13 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
+//! w01–w18 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
 //! From w06 on each is its predecessor plus one change, on the machinery in [`hopper`]
 //! (the stage pipeline, the producer's and consumers' loops, w05's epilogue, stream-K's
-//! workspace); w08's kernel also serves w09 and w10, and w12's serves w13.
+//! workspace); w08's kernel also serves w09, w10 and w14–w18 (w15–w18 with main loops of their own), and
+//! w12's serves w13.
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
 //! stores past an edge are skipped); t02–t04 and w01–w13 move 16-byte rows of 16-bit values and need K
-//! and N multiples of 8 (the host refuses other shapes before launch). Dimensions are
+//! and N multiples of 8, w14–w18 16-byte rows of 8-bit values and need multiples of 16 (the host
+//! refuses other shapes before launch). Dimensions are
 //! `u32`, offsets `usize`; FP32 products use `fma.rn.f32` (`mul_add`), as nvcc does by
 //! default.
 
@@ -90,3 +97,11 @@ pub mod w12_pipelined_fixup;
 pub mod w13_shares_first;
 #[cfg(target_feature = "sm_90a")]
 pub mod w14_fp8;
+#[cfg(target_feature = "sm_90a")]
+pub mod w15_fp8_promoted;
+#[cfg(target_feature = "sm_90a")]
+pub mod w16_fp8_a_registers;
+#[cfg(target_feature = "sm_90a")]
+pub mod w17_fp8_turns;
+#[cfg(target_feature = "sm_90a")]
+pub mod w18_fp8_double_partials;

@@ -29,6 +29,12 @@ hopper::shape!(W08 = w08, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS
 /// start, as a written-out copy would be.
 macro_rules! trimmed_gemm_for {
     ($shape:ty) => {
+        trimmed_gemm_for!($shape, |consumer, state, k_tiles, acc, release| consumer
+            .mma_k_tiles::<BF16>(state, 0, k_tiles, acc, release));
+    };
+    // `$main_loop`: what a consumer warpgroup runs on a unit's k tiles, into `acc` (w15
+    // brings its own).
+    ($shape:ty, |$consumer:ident, $state:ident, $k_tiles:ident, $acc:ident, $release:ident| $main_loop:expr) => {
         /// `C = A · B` as w06 computes it, with shorter waits at entry and exit.
         ///
         /// # Safety
@@ -104,7 +110,11 @@ macro_rules! trimmed_gemm_for {
                     // SAFETY: the whole warpgroup, in step with the producer; then w05's
                     // epilogue.
                     unsafe {
-                        consumer.mma_k_tiles::<BF16>(&mut state, 0, k_tiles, &mut acc, &release);
+                        {
+                            let ($consumer, $state, $k_tiles, $acc, $release) =
+                                (&consumer, &mut state, k_tiles, &mut acc, &release);
+                            $main_loop;
+                        }
                         epilogue.store_tile(&acc, origin);
                     }
                     unit += cluster_count();

@@ -9,13 +9,71 @@ use cudarc::cublas::sys::{
     cublasStatus_t, cudaDataType_t,
 };
 
+/// The vendor product a GEMM step is measured against, in the same process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Baseline {
+    /// cuBLAS SGEMM, f32 throughout (no TF32).
+    Sgemm,
+    /// cuBLAS GemmEx: 16-bit inputs, f32 compute and C.
+    GemmEx,
+    /// cuBLASLt's FP8 product (e4m3 A and Bᵀ, scales 1, f32 C). `fast_accumulation`: its
+    /// `FAST_ACCUM` mode, the sums left in the tensor cores' accumulators throughout as in
+    /// w14; without it (its default, and PyTorch's `_scaled_mm`'s) cuBLASLt adds partial sums
+    /// into f32 as it goes, as the promoting steps do.
+    Fp8 { fast_accumulation: bool },
+}
+
+impl Baseline {
+    /// The baselines of a product of `precision` inputs, in the table's order.
+    pub fn of(precision: Precision) -> &'static [Baseline] {
+        match precision {
+            Precision::F32 => &[Baseline::Sgemm],
+            Precision::F16 | Precision::Bf16 => &[Baseline::GemmEx],
+            Precision::E4m3 => {
+                &[Baseline::Fp8 { fast_accumulation: true }, Baseline::Fp8 { fast_accumulation: false }]
+            }
+        }
+    }
+
+    /// Its records' kernel name.
+    pub fn record_id(self) -> &'static str {
+        match self {
+            Baseline::Fp8 { fast_accumulation: true } => "cublaslt_fast_accum",
+            _ => "cublas",
+        }
+    }
+
+    /// Its row's label in a table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Baseline::Sgemm => "cuBLAS SGEMM (no TF32)",
+            Baseline::GemmEx => "cuBLAS GemmEx (f32 compute)",
+            Baseline::Fp8 { fast_accumulation: true } => "cuBLASLt FP8, fast accum",
+            Baseline::Fp8 { fast_accumulation: false } => "cuBLASLt FP8 (Bᵀ, f32 out)",
+        }
+    }
+
+    /// Its name where a step's record says what its % is of.
+    pub fn vendor(self) -> &'static str {
+        match self {
+            Baseline::Sgemm => "cuBLAS SGEMM",
+            Baseline::GemmEx => "cuBLAS GemmEx",
+            Baseline::Fp8 { fast_accumulation: true } => "cuBLASLt FP8 fast accum",
+            Baseline::Fp8 { fast_accumulation: false } => "cuBLASLt FP8",
+        }
+    }
+}
+
 /// An open cuBLAS handle on the runner's stream, and cuBLASLt for FP8 products (with the
 /// plans of the shapes it has run, declared before it so that they are dropped first).
 pub struct Cublas {
     handle: cublasHandle_t,
-    fp8_plans: std::sync::Mutex<Vec<((u32, u32, u32), super::cublaslt::Fp8Plan)>>,
+    fp8_plans: std::sync::Mutex<Vec<(Fp8Key, super::cublaslt::Fp8Plan)>>,
     lt: Option<super::cublaslt::CublasLt>,
 }
+
+/// An FP8 plan's shape and whether it accumulates fast.
+type Fp8Key = ((u32, u32, u32), bool);
 
 fn check(status: cublasStatus_t, what: &str) -> Result<()> {
     if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
@@ -137,20 +195,30 @@ impl Cublas {
 
 impl Cublas {
     /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), through
-    /// cuBLASLt (scales 1), its plan for the shape made at the first call and kept.
+    /// cuBLASLt (scales 1; `fast_accumulation` as [`Baseline::Fp8`] says), its plan for the
+    /// shape made at the first call and kept.
     ///
     /// # Safety
     /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`.
     // The arguments of the product itself, as cuBLASLt takes them.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn fp8(&self, gpu: &Gpu, m: u32, n: u32, k: u32, a: u64, bt: u64, c: u64) -> Result<()> {
+    pub unsafe fn fp8(
+        &self,
+        gpu: &Gpu,
+        fast_accumulation: bool,
+        (m, n, k): (u32, u32, u32),
+        a: u64,
+        bt: u64,
+        c: u64,
+    ) -> Result<()> {
         let lt =
             self.lt.as_ref().ok_or_else(|| Error::new("cuBLASLt could not be loaded: no FP8 baseline"))?;
+        let key = ((m, n, k), fast_accumulation);
         let mut plans = self.fp8_plans.lock().unwrap_or_else(|p| p.into_inner());
-        if !plans.iter().any(|(shape, _)| *shape == (m, n, k)) {
-            plans.push(((m, n, k), lt.plan_fp8(gpu, m, n, k, 1.0, 1.0)?));
+        if !plans.iter().any(|(planned, _)| *planned == key) {
+            plans.push((key, lt.plan_fp8(gpu, m, n, k, 1.0, 1.0, fast_accumulation)?));
         }
-        let plan = &plans.iter().find(|(shape, _)| *shape == (m, n, k)).expect("planned above").1;
+        let plan = &plans.iter().find(|(planned, _)| *planned == key).expect("planned above").1;
         // SAFETY: the caller's buffers, of the plan's shape; `lt` is open while `self` is.
         unsafe { plan.run(gpu, a, bt, c) }
     }

@@ -45,6 +45,9 @@ pub fn fp8_refusal(m: u32, n: u32, k: u32) -> Option<String> {
     })
 }
 
+/// The alignment cuBLASLt requires of the scales' device pointers, in bytes.
+pub const SCALE_ALIGN: usize = 16;
+
 /// An open cuBLASLt handle and its workspace.
 pub struct CublasLt {
     handle: cublasLtHandle_t,
@@ -103,12 +106,32 @@ impl CublasLt {
     /// The plan of row-major `C (m × n, f32) = scale_a · scale_b · A (m × k, e4m3) · B`,
     /// B given as `bt` (n × k, e4m3, row-major: K-major B): descriptors, layouts and the
     /// heuristic's first algorithm.
-    pub fn plan_fp8(&self, gpu: &Gpu, m: u32, n: u32, k: u32, scale_a: f32, scale_b: f32) -> Result<Fp8Plan> {
+    ///
+    /// `fast_accumulation` sets `CUBLASLT_MATMUL_DESC_FAST_ACCUM`: the products' sums stay
+    /// in the tensor cores' accumulators, whose additions keep fewer bits than f32; without
+    /// it cuBLASLt adds partial sums into f32 as it goes, slower and closer to the exact sum.
+    // The product's shape and scales, and its one mode.
+    #[allow(clippy::too_many_arguments)]
+    pub fn plan_fp8(
+        &self,
+        gpu: &Gpu,
+        m: u32,
+        n: u32,
+        k: u32,
+        scale_a: f32,
+        scale_b: f32,
+        fast_accumulation: bool,
+    ) -> Result<Fp8Plan> {
         if let Some(refusal) = fp8_refusal(m, n, k) {
             return Err(Error::new(refusal));
         }
-        let mut scales = DeviceBuffer::alloc(gpu, 8, "cuBLASLt's FP8 scales")?;
-        scales.upload(gpu, &[scale_a, scale_b])?;
+        // Each scale in a slot of its own: cuBLASLt declines (CUBLAS_STATUS_NOT_SUPPORTED, at
+        // the call, not in the heuristic) a scale pointer not 16-byte aligned.
+        let mut scales = DeviceBuffer::alloc(gpu, 2 * SCALE_ALIGN, "cuBLASLt's FP8 scales")?;
+        let slot = SCALE_ALIGN / 4;
+        let mut slots = vec![0.0f32; 2 * slot];
+        (slots[0], slots[slot]) = (scale_a, scale_b);
+        scales.upload(gpu, &slots)?;
         let set_desc =
             |desc: cublasLtMatmulDesc_t, attr: cublasLtMatmulDescAttributes_t, value: &[u8], what: &str| {
                 // SAFETY: `value` holds the attribute's bytes, as its type says.
@@ -145,7 +168,7 @@ impl CublasLt {
         let transpose = (cublasOperation_t::CUBLAS_OP_T as i32).to_ne_bytes();
         let keep = (cublasOperation_t::CUBLAS_OP_N as i32).to_ne_bytes();
         let a_scale = scales.to_ne_bytes();
-        let b_scale = (scales + 4).to_ne_bytes();
+        let b_scale = (scales + SCALE_ALIGN as u64).to_ne_bytes();
         set_desc(desc, cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA, &transpose, "TRANSA")?;
         set_desc(desc, cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB, &keep, "TRANSB")?;
         // cuBLASLt's A is our Bᵀ and its B our A: the scales follow the operands.
@@ -160,6 +183,12 @@ impl CublasLt {
             cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
             &a_scale,
             "B scale",
+        )?;
+        set_desc(
+            desc,
+            cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+            &[u8::from(fast_accumulation)],
+            "fast accumulation",
         )?;
         let layout = |ty: cudaDataType, rows: u32, cols: u32, ld: u32| -> Result<cublasLtMatrixLayout_t> {
             let mut layout: cublasLtMatrixLayout_t = std::ptr::null_mut();

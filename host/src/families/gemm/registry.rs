@@ -5,7 +5,7 @@ use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, w01, w02, w03, w04, w05, w06, w07, w08,
-    w09, w10, w11, w12, w13, w14,
+    w09, w10, w11, w12, w13, w14, w15, w16, w17, w18,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -84,9 +84,23 @@ pub struct GemmKernel {
     /// (split-K), as many as [`common::gemm::g11::slices`] picks for the shape and the
     /// blocks the GPU holds at once; `false` for one block per tile.
     pub split_k: bool,
+    /// FP8 steps: whether the partial sums are added into f32 registers as the k tiles go
+    /// (promoted), or left in the tensor cores' accumulators throughout.
+    pub promotes: bool,
 }
 
 impl GemmKernel {
+    /// The vendor product this kernel's % of the vendor compares with: for FP8, cuBLASLt in
+    /// the same mode of accumulation.
+    pub fn baseline(&self) -> super::cublas::Baseline {
+        use super::cublas::Baseline;
+        match self.precision {
+            Precision::F32 => Baseline::Sgemm,
+            Precision::F16 | Precision::Bf16 => Baseline::GemmEx,
+            Precision::E4m3 => Baseline::Fp8 { fast_accumulation: !self.promotes },
+        }
+    }
+
     /// Why this kernel cannot run on a device of compute capability `major.minor` with
     /// PTX built for `loaded`, or `None` when it can.
     pub fn unavailable(&self, device: (u32, u32), loaded: Arch) -> Option<String> {
@@ -150,6 +164,7 @@ pub struct Launch {
     kn_multiple: u32,
     workspace: Option<fn(u32) -> u64>,
     split_k: bool,
+    promotes: bool,
 }
 
 /// The oldest target of the ladders: `cp.async` and `mma.sync` need sm_80.
@@ -171,6 +186,7 @@ impl Launch {
             kn_multiple: 1,
             workspace: None,
             split_k: false,
+            promotes: false,
         }
     }
 
@@ -221,6 +237,12 @@ impl Launch {
         }
     }
 
+    /// An FP8 step that adds its partial sums into f32 registers as it goes (compared with
+    /// cuBLASLt's default, which does too, rather than its fast accumulation).
+    const fn promoted(self) -> Self {
+        Self { promotes: true, ..self }
+    }
+
     /// The kernel of this launch for one input type.
     const fn kernel(self, id: &'static str, summary: &'static str, precision: Precision) -> GemmKernel {
         GemmKernel {
@@ -236,6 +258,7 @@ impl Launch {
             kn_multiple: self.kn_multiple,
             workspace: self.workspace,
             split_k: self.split_k,
+            promotes: self.promotes,
         }
     }
 }
@@ -468,6 +491,66 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             .kernel(
                 "w14_fp8_e4m3",
                 "e4m3 A and Bᵀ through wgmma m64n256k32: w08 on 8-bit inputs",
+                Precision::E4m3,
+            )],
+    },
+    GemmStep {
+        name: "w15_fp8_promoted",
+        summary: "each k tile's FP8 sums promoted into f32 registers, half a tile at a time",
+        builds_on: Some("w14_fp8"),
+        kernels: &[Launch::wgmma(w15::THREADS, (w15::BM, w15::BN), w15::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w15::A_BOX, w15::B_BOX)
+            .persistent(w15::CLUSTER_M)
+            .tma_store(w15::C_BOX)
+            .promoted()
+            .kernel(
+                "w15_fp8_promoted_e4m3",
+                "each k tile's FP8 sums promoted into f32 registers, half a tile at a time",
+                Precision::E4m3,
+            )],
+    },
+    GemmStep {
+        name: "w16_fp8_a_registers",
+        summary: "w15 with A's fragments in registers: A read from shared memory once per k tile",
+        builds_on: Some("w15_fp8_promoted"),
+        kernels: &[Launch::wgmma(w16::THREADS, (w16::BM, w16::BN), w16::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w16::A_BOX, w16::B_BOX)
+            .persistent(w16::CLUSTER_M)
+            .tma_store(w16::C_BOX)
+            .promoted()
+            .kernel(
+                "w16_fp8_a_registers_e4m3",
+                "w15 with A's fragments in registers: A read from shared memory once per k tile",
+                Precision::E4m3,
+            )],
+    },
+    GemmStep {
+        name: "w17_fp8_turns",
+        summary: "w15 with the consumer warpgroups issuing in turns: one adds while the other's wgmma run",
+        builds_on: Some("w15_fp8_promoted"),
+        kernels: &[Launch::wgmma(w17::THREADS, (w17::BM, w17::BN), w17::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w17::A_BOX, w17::B_BOX)
+            .persistent(w17::CLUSTER_M)
+            .tma_store(w17::C_BOX)
+            .promoted()
+            .kernel(
+                "w17_fp8_turns_e4m3",
+                "w15 with the consumer warpgroups issuing in turns: one adds while the other's wgmma run",
+                Precision::E4m3,
+            )],
+    },
+    GemmStep {
+        name: "w18_fp8_double_partials",
+        summary: "128 × 128 tiles, two partial tiles: each k tile's sums added while the next one's run",
+        builds_on: Some("w15_fp8_promoted"),
+        kernels: &[Launch::wgmma(w18::THREADS, (w18::BM, w18::BN), w18::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w18::A_BOX, w18::B_BOX)
+            .persistent(w18::CLUSTER_M)
+            .tma_store(w18::C_BOX)
+            .promoted()
+            .kernel(
+                "w18_fp8_double_partials_e4m3",
+                "128 × 128 tiles, two partial tiles: each k tile's sums added while the next one's run",
                 Precision::E4m3,
             )],
     },

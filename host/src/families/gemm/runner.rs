@@ -1,6 +1,6 @@
 //! Launching, verifying and timing any GEMM kernel (and cuBLAS) on one shape.
 
-use super::cublas::Cublas;
+use super::cublas::{Baseline, Cublas};
 use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
 use super::registry::{GemmKernel, GridMap, Operands};
 use crate::base::error::{Context, Error, Result};
@@ -255,19 +255,27 @@ impl<'g> GemmBench<'g> {
         Ok(GemmCheck { registers: crate::twins::registers(&launch.function), ..check })
     }
 
-    pub fn check_cublas(&self, cublas: &Cublas) -> Result<GemmCheck> {
-        self.check(|| self.cublas(cublas))
+    pub fn check_cublas(&self, cublas: &Cublas, baseline: Baseline) -> Result<GemmCheck> {
+        self.check(|| self.cublas(cublas, baseline))
     }
 
-    fn cublas(&self, cublas: &Cublas) -> Result<()> {
+    fn cublas(&self, cublas: &Cublas, baseline: Baseline) -> Result<()> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
         // SAFETY: the buffers hold M·K and K·N inputs of `precision` (B as Bᵀ for e4m3) and
         // M·N f32.
         unsafe {
-            if precision == Precision::E4m3 {
-                cublas.fp8(self.gpu, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
-            } else {
-                cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
+            match baseline {
+                Baseline::Fp8 { fast_accumulation } => cublas.fp8(
+                    self.gpu,
+                    fast_accumulation,
+                    (m, n, k),
+                    self.a.ptr(),
+                    self.b.ptr(),
+                    self.c.ptr(),
+                ),
+                Baseline::Sgemm | Baseline::GemmEx => {
+                    cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
+                }
             }
         }
     }
@@ -285,7 +293,13 @@ impl<'g> GemmBench<'g> {
     }
 
     /// Times cuBLAS after its check.
-    pub fn time_cublas(&self, cublas: &Cublas, check: &GemmCheck, timer: &Timer) -> Result<Timing> {
-        timer.measure_after(self.gpu, check.launch_ms, || self.cublas(cublas))
+    pub fn time_cublas(
+        &self,
+        cublas: &Cublas,
+        baseline: Baseline,
+        check: &GemmCheck,
+        timer: &Timer,
+    ) -> Result<Timing> {
+        timer.measure_after(self.gpu, check.launch_ms, || self.cublas(cublas, baseline))
     }
 }

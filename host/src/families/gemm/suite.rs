@@ -4,7 +4,7 @@
 //! are read against are measured first, unless the ceiling probe already ran (its table
 //! then leads the GEMM tables).
 
-use super::cublas::Cublas;
+use super::cublas::{Baseline, Cublas};
 use super::registry::GemmKernel;
 use super::runner::{GemmBench, GemmCheck};
 use crate::base::error::Result;
@@ -190,47 +190,49 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
         );
         table.detail(&["reps", crate::twins::COLUMNS[2], "relative error", "checked"]);
         let mut chart = super::chart::new(precision, (m, n, k), &gpu.info, date);
-        let (label, vendor) = match precision {
-            Precision::F32 => ("cuBLAS SGEMM (no TF32)", "cuBLAS SGEMM"),
-            Precision::E4m3 => ("cuBLASLt FP8 (Bᵀ, f32 out)", "cuBLASLt FP8"),
-            _ => ("cuBLAS GemmEx (f32 compute)", "cuBLAS GemmEx"),
-        };
         // cuBLASLt's FP8 product takes only multiples of 16: say so and go on without it.
         let fp8_refusal =
             (precision == Precision::E4m3).then(|| super::cublaslt::fp8_refusal(m, n, k)).flatten();
         if let Some(refusal) = &fp8_refusal {
             table.notes.push(format!("no baseline: {refusal}"));
         }
-        let baseline = match &cublas {
-            Some(cublas) if fp8_refusal.is_none() => {
-                let what = format!("cuBLAS, {shape_text}");
-                crate::base::progress::begin(format!("checking {what}"));
-                let check = bench.check_cublas(cublas).map_err(|e| e.during(&what))?;
-                let timing = if verify_only {
-                    None
-                } else {
-                    crate::base::progress::begin(format!("timing {what}"));
-                    Some(bench.time_cublas(cublas, &check, timer).map_err(|e| e.during(&what))?)
-                };
-                let mut record = record("cublas", &bench, &check, timing.as_ref());
-                record.vendor = Some(vendor.into());
-                record.percent_of_vendor = record.figure.map(|_| 100.0);
-                // cuBLAS against the fastest instruction of its type.
-                if let Some(ceiling) = ceilings.and_then(|c| c.best(precision)) {
-                    record.percent_of_limit = record.figure.and_then(|r| finite(100.0 * r / ceiling));
-                    record.limit =
-                        Some(format!("fastest tensor-core ceiling, {} (p8)", precision.short_name()));
+        // Each baseline that ran and was timed, with its rate.
+        let mut baselines: Vec<(Baseline, f64)> = Vec::new();
+        for &baseline in Baseline::of(precision) {
+            let Some(cublas) = cublas.as_ref().filter(|_| fp8_refusal.is_none()) else { break };
+            let (label, what) = (baseline.label(), format!("{}, {shape_text}", baseline.label()));
+            crate::base::progress::begin(format!("checking {what}"));
+            let check = match bench.check_cublas(cublas, baseline) {
+                Ok(check) => check,
+                // cuBLASLt's FP8 product is an optional baseline: when the library declines
+                // the call, the table says why and the steps still run.
+                Err(e) if precision == Precision::E4m3 => {
+                    table.notes.push(format!("no baseline ({label}): {e}"));
+                    continue;
                 }
-                table.push(row(label, &record, timing.as_ref(), None, &check));
-                let rate = record.figure;
-                if let Some(rate) = rate {
-                    chart.baseline(label, rate);
-                }
-                output.add(vec![record])?;
-                rate
+                Err(e) => return Err(e.during(&what)),
+            };
+            let timing = if verify_only {
+                None
+            } else {
+                crate::base::progress::begin(format!("timing {what}"));
+                Some(bench.time_cublas(cublas, baseline, &check, timer).map_err(|e| e.during(&what))?)
+            };
+            let mut record = record(baseline.record_id(), &bench, &check, timing.as_ref());
+            record.vendor = Some(baseline.vendor().into());
+            record.percent_of_vendor = record.figure.map(|_| 100.0);
+            // cuBLAS against the fastest instruction of its type.
+            if let Some(ceiling) = ceilings.and_then(|c| c.best(precision)) {
+                record.percent_of_limit = record.figure.and_then(|r| finite(100.0 * r / ceiling));
+                record.limit = Some(format!("fastest tensor-core ceiling, {} (p8)", precision.short_name()));
             }
-            _ => None,
-        };
+            table.push(row(label, &record, timing.as_ref(), None, &check));
+            if let Some(rate) = record.figure {
+                chart.baseline(label, rate);
+                baselines.push((baseline, rate));
+            }
+            output.add(vec![record])?;
+        }
         // Each kernel's rate in this table, for the `step ×` of the steps built on it.
         let mut rates: Vec<(&str, f64)> = Vec::new();
         let mut records: Vec<Record> = Vec::new();
@@ -277,9 +279,9 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
                 rate,
                 if check.passed() { "not timed" } else { "WRONG" },
             );
-            if baseline.is_some() {
-                record.vendor = Some(vendor.into());
-                record.percent_of_vendor = rate.zip(baseline).and_then(|(r, b)| finite(100.0 * r / b));
+            if let Some(&(baseline, base)) = baselines.iter().find(|(b, _)| *b == kernel.baseline()) {
+                record.vendor = Some(baseline.vendor().into());
+                record.percent_of_vendor = rate.and_then(|r| finite(100.0 * r / base));
             }
             if let Some((instruction, ceiling)) = kernel
                 .tensor_instruction()

@@ -135,6 +135,20 @@ impl<'a, S: Shape> Consumer<'a, S> {
         Self { smem, warpgroup: tid / WARPGROUP }
     }
 
+    /// The shared layout its stages live in.
+    #[inline(always)]
+    pub fn smem(&self) -> &'a SharedLayout<S> {
+        self.smem
+    }
+
+    /// The descriptor of this warpgroup's 64 rows of stage `s`'s A tile, at the k step `kk`
+    /// of the tile (K-major: a step moves the start by its bytes within the swizzle row).
+    #[inline(always)]
+    pub fn a_descriptor(&self, s: u32, kk: u32) -> u64 {
+        let step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+        descriptor(self.smem.a_stage(s) + self.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES)
+    }
+
     /// The main loop over k tiles `k_begin..k_end` of one tile, into `acc` (zero before a
     /// unit's first k tile): for each, waits until its stage is full (its "full" barrier's
     /// phase for this lap), issues 4 `wgmma` (k 16 each; A is this warpgroup's 64 rows of
@@ -165,11 +179,7 @@ impl<'a, S: Shape> Consumer<'a, S> {
             // K-major row (`Shape::VALID` checks the count).
             unroll!(4, kk => {
                 let step_bytes = kk as u32 * S::MMA_K * S::INPUT_BYTES;
-                let a_desc = descriptor(
-                    self.smem.a_stage(s) + self.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes,
-                    0,
-                    ATOM_BYTES,
-                );
+                let a_desc = self.a_descriptor(s, kk as u32);
                 let b_desc = if S::B_K_MAJOR {
                     descriptor(self.smem.b_stage(s) + step_bytes, 0, ATOM_BYTES)
                 } else {

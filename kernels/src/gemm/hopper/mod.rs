@@ -262,6 +262,20 @@ impl Accumulator for M64n128 {
     }
 }
 
+/// The promotion of FP8 partial sums (w15 on): `acc[offset + i] += partial[i]` for the 64
+/// accumulators of an m64n128 `wgmma` (its 16 column chunks of 8, four registers each in
+/// `device::wgmma`'s layout), `offset` a constant (the half of a 256-wide tile, or 0), so
+/// that every index stays a constant and the arrays in registers.
+#[inline(always)]
+pub fn promote<const N: usize>(acc: &mut [f32; N], offset: usize, partial: &M64n128) {
+    crate::unroll!(16, chunk => {
+        crate::unroll!(4, r => {
+            let i = chunk * 4 + r;
+            acc[offset + i] += partial[i];
+        });
+    });
+}
+
 /// How a block's registers are shared between its roles, each call at the top of its
 /// role's branch. A type rather than two constants because `setmaxnreg` takes its count as
 /// an immediate, and a generic kernel body cannot pass its shape's constant as one: the
@@ -338,3 +352,27 @@ macro_rules! entry_points {
     };
 }
 pub(crate) use entry_points;
+
+/// Writes an FP8 step's `#[kernel]` entry point (e4m3 A and Bᵀ, f32 C) around the body that
+/// takes the input type as `const BF16: bool`: false, and unused, since the shape's 8-bit
+/// input decides (`trimmed_gemm::<false>` for w14–w18):
+///
+/// ```ignore
+/// fp8_entry_point!(trimmed_gemm(a_map: *const u8, …, k: u32) => w15_fp8_promoted_e4m3);
+/// ```
+///
+/// As [`entry_points`], with `max_threads = THREADS` (the step's own).
+macro_rules! fp8_entry_point {
+    ($body:ident ($($arg:ident: $ty:ty),*) => $name:ident) => {
+        #[doc = concat!("[`", stringify!($body), "`] for e4m3 A and Bᵀ, f32 C.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As `", stringify!($body), "`.")]
+        #[kernel(max_threads = THREADS)]
+        pub unsafe fn $name($($arg: $ty),*) {
+            // SAFETY: forwarded; the input type is the shape's, not the flag's.
+            unsafe { $body::<false>($($arg),*) }
+        }
+    };
+}
+pub(crate) use fp8_entry_point;

@@ -1,0 +1,97 @@
+//! Step w15 — promotion: each k tile's FP8 sums added into f32 registers.
+//!
+//! Idea: the tensor cores add FP8 products with fewer bits than f32, so w14's error grows
+//!       with K. Let them sum one k tile (128 values) into a fresh partial tile and add that
+//!       into f32 registers with `add.f32`: the long sum is f32's (DeepSeek-V3's promotion).
+//!       Both must fit in registers, so a partial is half the columns: per k tile and half,
+//!       four `wgmma` m64n128k32 (the first with `scale-d` = 0), a wait, 64 additions.
+//! Changes from w14: the consumers' main loop ([`mma_k_tiles_promoted`]); the rest is w08's
+//!       kernel on w14's shape.
+//! Bottleneck: the waits: each warpgroup waits for its own `wgmma` before adding them in
+//!       (the same loop without promotion runs at w14's speed).
+//! Cost: 64 more registers per consumer thread, 128 `add.f32` per thread and k tile, a wait
+//!       per half tile. The error: 1.05e-4 at every K (cuBLASLt's promoting product's).
+//! Requires: as w14.
+//! Result: 98.5 / 94.4 % of cuBLASLt FP8 (promoting) at 4096³ / 8192³, H100, 2026-11-27.
+//!
+//! More: docs/lessons.md#w15
+
+use super::hopper;
+use super::hopper::mainloop::Consumer;
+use super::hopper::pipeline::PipelineState;
+use super::hopper::{ATOM_BYTES, M64n128, M64n256, ROW_BYTES, Shape, promote};
+use super::w08_latency_trims::trimmed_gemm_for;
+use crate::device::tma::mbarrier_wait;
+use crate::device::wgmma::{self, M64N128_ACC, descriptor, mma_m64n128k32_e4m3, mma_m64n128k32_e4m3_fresh};
+use crate::unroll;
+use common::gemm::w15::{self, CONSUMER_REGISTERS, PARTIAL_COLUMNS, PRODUCER_REGISTERS, THREADS};
+use kernel_macros::kernel;
+
+hopper::shape!(W15 = w15, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8);
+
+/// The main loop over k tiles `k_begin..k_end` of one tile, into the f32 accumulators `acc`
+/// (zero before a unit's first k tile), promoting each k tile: for each, waits until its
+/// stage is full, then for each half of the tile's columns issues four `wgmma` m64n128k32
+/// into `partial` (the first overwrites it), waits for them and adds `partial` into that
+/// half of `acc`; then releases the stage, whose bytes both halves have read.
+///
+/// # Safety
+/// As [`Consumer::mma_k_tiles`]: every thread of the warpgroup calls it, the barriers are
+/// initialized and the producer loads the same k tiles, in order.
+#[inline(always)]
+unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
+    consumer: &Consumer<S>,
+    state: &mut PipelineState<S>,
+    k_begin: u32,
+    k_end: u32,
+    acc: &mut M64n256,
+    release: &impl Fn(u32),
+) {
+    let smem = consumer.smem();
+    // Written by each half's first `wgmma` (`_fresh`) before it is read.
+    let mut partial: M64n128 = [0.0; M64N128_ACC];
+    for _ in k_begin..k_end {
+        let s = state.index();
+        // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
+        unsafe { mbarrier_wait(smem.full(s), state.phase()) };
+        unroll!(2, half => {
+            // The additions below read `partial`: fence before `wgmma` writes it again.
+            wgmma::fence();
+            unroll!(4, kk => {
+                let a_desc = consumer.a_descriptor(s, kk as u32);
+                // Bᵀ's columns are 128-byte rows: this half's start is PARTIAL_COLUMNS rows on.
+                let b_desc = descriptor(
+                    smem.b_stage(s) + half as u32 * PARTIAL_COLUMNS * ROW_BYTES + kk as u32 * S::MMA_K * S::INPUT_BYTES,
+                    0,
+                    ATOM_BYTES,
+                );
+                // SAFETY: the whole warpgroup, after the fence; the stage stays full until
+                // this warpgroup releases it below.
+                unsafe {
+                    if kk == 0 {
+                        mma_m64n128k32_e4m3_fresh(&mut partial, a_desc, b_desc)
+                    } else {
+                        mma_m64n128k32_e4m3(&mut partial, a_desc, b_desc)
+                    }
+                };
+            });
+            wgmma::commit_group();
+            wgmma::wait_group::<0>();
+            // The promotion: this half's 64 accumulators take the partial sums.
+            promote(acc, half * M64N128_ACC, &partial);
+        });
+        release(s);
+        state.advance();
+    }
+}
+
+trimmed_gemm_for!(W15, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted(
+    consumer, state, 0, k_tiles, acc, release
+));
+
+hopper::fp8_entry_point!(
+    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) => w15_fp8_promoted_e4m3
+);
+
+// Two halves make the tile, and one m64n128 accumulator (two registers per column) holds a half.
+const _: () = assert!(w15::BN == 2 * PARTIAL_COLUMNS && 2 * M64N128_ACC as u32 == PARTIAL_COLUMNS);

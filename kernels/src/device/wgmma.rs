@@ -175,13 +175,25 @@ macro_rules! m64n128k16 {
 m64n128k16!(mma_m64n128k16_f16, "f16");
 m64n128k16!(mma_m64n128k16_bf16, "bf16");
 
-/// One `wgmma.mma_async` of 8-bit floats with f32 accumulators, A and B both K-major by
-/// descriptor: the only layout `wgmma` takes for 8-bit inputs (there is no `imm-trans`), so
-/// B's k values of one column n lie contiguous, 128 bytes (k32 × 4) to a swizzle row as
-/// A's of one row m. `$a` and `$b` are `e4m3` or `e5m2` (they may differ).
+/// One `wgmma.mma_async` of 8-bit floats with f32 accumulators, B K-major by descriptor: the
+/// only layout `wgmma` takes for 8-bit inputs (there is no `imm-trans`), so B's k values of
+/// one column n lie contiguous, 128 bytes (k32 × 4) to a swizzle row as A's of one row m. A
+/// by descriptor (K-major, as B) or from registers (`a_registers`: four per thread, four
+/// values each, `mma.m16n8k32`'s A fragment of the warp's 16 rows, as `ldmatrix.x4` gives it
+/// from 16-byte rows). `accumulate`: `acc += A · B`; `fresh`: `scale-d` = 0 and the
+/// accumulators are the instruction's outputs only, `acc = A · B`, so the compiler need not
+/// keep (or copy) their old values: the first `wgmma` of a fresh partial sum. `$a` and `$b`
+/// are `e4m3` or `e5m2` (they may differ).
 macro_rules! wgmma_f32_fp8 {
-    ($name:ident, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
-        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "`: `acc += A · B`")]
+    // The modes, as the operands' direction, `scale-d` and the doc's words.
+    ($name:ident, accumulate, $($rest:tt)*) => {
+        wgmma_f32_fp8!(@fn $name, inout, 1u32, "`acc += A · B`", $($rest)*);
+    };
+    ($name:ident, fresh, $($rest:tt)*) => {
+        wgmma_f32_fp8!(@fn $name, out, 0u32, "`acc = A · B` (`scale-d` = 0)", $($rest)*);
+    };
+    (@fn $name:ident, $dir:ident, $keep:expr, $doc:literal, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "`: ", $doc)]
         /// for the warpgroup, A (64 × 32) and B (32 × N, each column's 32 bytes contiguous)
         /// read from shared memory through their descriptors ([`descriptor`], both as the
         /// K-major operand there: a k32 step moves the start address by 32 bytes);
@@ -195,61 +207,23 @@ macro_rules! wgmma_f32_fp8 {
             unsafe {
                 asm!(
                     concat!(
-                        "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {keep}, 0; ",
                         "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
                         "{", $first, "}", $(", {", $i, "}",)*
                         "}}, {a}, {b}, keep, 1, 1; }}"
                     ),
-                    inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                    a = in(reg64) a, b = in(reg64) b, one = in(reg32) 1u32,
+                    $dir(reg32) acc[$first], $($dir(reg32) acc[$i],)*
+                    a = in(reg64) a, b = in(reg64) b, keep = in(reg32) $keep,
                     options(nostack)
                 )
             }
         }
     };
-}
-
-/// As [`wgmma_f32_fp8`], but `acc = A · B`: `scale-d` = 0, and the accumulators are the
-/// instruction's outputs only, so the compiler need not keep (or copy) their old values for
-/// it: the first `wgmma` of a fresh partial sum.
-macro_rules! wgmma_f32_fp8_fresh {
-    ($name:ident, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
-        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "` with `scale-d` = 0: `acc = A · B`")]
-        /// for the warpgroup, operands as [`mma_m64n256k32_e4m3`]; asynchronous until
-        /// [`wait_group`].
-        ///
-        /// # Safety
-        /// As [`mma_m64n256k16_f16`].
-        #[inline(always)]
-        pub unsafe fn $name(acc: &mut [f32; $acc], a: u64, b: u64) {
-            // SAFETY: the caller's contract above.
-            unsafe {
-                asm!(
-                    concat!(
-                        "{{ .reg .pred keep; setp.ne.b32 keep, {zero}, 0; ",
-                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
-                        "{", $first, "}", $(", {", $i, "}",)*
-                        "}}, {a}, {b}, keep, 1, 1; }}"
-                    ),
-                    out(reg32) acc[$first], $(out(reg32) acc[$i],)*
-                    a = in(reg64) a, b = in(reg64) b, zero = in(reg32) 0u32,
-                    options(nostack)
-                )
-            }
-        }
-    };
-}
-
-/// One `wgmma.mma_async` of 8-bit floats with f32 accumulators, A from registers (four per
-/// thread, four values each: `mma.m16n8k32`'s A fragment of the warp's 16 rows, as
-/// `ldmatrix.x4` gives it from 16-byte rows), B K-major by descriptor. `$fresh`: the
-/// accumulators are outputs only and `scale-d` is 0 (`acc = A · B`); otherwise `acc += A · B`.
-macro_rules! wgmma_f32_fp8_a_registers {
-    ($name:ident, $fresh:tt, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
-        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "` with A in registers")]
-        #[doc = concat!("(`scale-d` ", wgmma_f32_fp8_a_registers!(@doc $fresh), "), for the warpgroup: warp `w` holds rows")]
-        /// `16w … 16w + 15` of A (64 × 32); B (32 × N, each column's 32 bytes contiguous) by
-        /// its descriptor ([`descriptor`], K-major); asynchronous until [`wait_group`].
+    (@fn $name:ident, $dir:ident, $keep:expr, $doc:literal, a_registers, $shape:literal, $acc:expr, $a:literal, $b:literal, $first:literal $($i:literal)*) => {
+        #[doc = concat!("`wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, "` with A in registers: ", $doc)]
+        /// for the warpgroup: warp `w` holds rows `16w … 16w + 15` of A (64 × 32); B (32 × N,
+        /// each column's 32 bytes contiguous) by its descriptor ([`descriptor`], K-major);
+        /// asynchronous until [`wait_group`].
         ///
         /// # Safety
         /// Every thread of the warpgroup calls it, after [`fence`]; B's shared memory stays
@@ -258,39 +232,20 @@ macro_rules! wgmma_f32_fp8_a_registers {
         pub unsafe fn $name(acc: &mut [f32; $acc], a: [u32; 4], b: u64) {
             // SAFETY: the caller's contract above.
             unsafe {
-                wgmma_f32_fp8_a_registers!(@asm $fresh, $shape, $a, $b, acc, a, b, $first $($i)*)
+                asm!(
+                    concat!(
+                        "{{ .reg .pred keep; setp.ne.b32 keep, {keep}, 0; ",
+                        "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
+                        "{", $first, "}", $(", {", $i, "}",)*
+                        "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, keep, 1, 1; }}"
+                    ),
+                    $dir(reg32) acc[$first], $($dir(reg32) acc[$i],)*
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+                    b = in(reg64) b, keep = in(reg32) $keep,
+                    options(nostack)
+                )
             }
         }
-    };
-    (@doc fresh) => { "0: `acc = A · B`" };
-    (@doc accumulate) => { "1: `acc += A · B`" };
-    (@asm fresh, $shape:literal, $a:literal, $b:literal, $acc:ident, $av:ident, $bv:ident, $first:literal $($i:literal)*) => {
-        asm!(
-            concat!(
-                "{{ .reg .pred keep; setp.ne.b32 keep, {zero}, 0; ",
-                "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
-                "{", $first, "}", $(", {", $i, "}",)*
-                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, keep, 1, 1; }}"
-            ),
-            out(reg32) $acc[$first], $(out(reg32) $acc[$i],)*
-            a0 = in(reg32) $av[0], a1 = in(reg32) $av[1], a2 = in(reg32) $av[2], a3 = in(reg32) $av[3],
-            b = in(reg64) $bv, zero = in(reg32) 0u32,
-            options(nostack)
-        )
-    };
-    (@asm accumulate, $shape:literal, $a:literal, $b:literal, $acc:ident, $av:ident, $bv:ident, $first:literal $($i:literal)*) => {
-        asm!(
-            concat!(
-                "{{ .reg .pred keep; setp.ne.b32 keep, {one}, 0; ",
-                "wgmma.mma_async.sync.aligned.", $shape, ".f32.", $a, ".", $b, " {{",
-                "{", $first, "}", $(", {", $i, "}",)*
-                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, keep, 1, 1; }}"
-            ),
-            inout(reg32) $acc[$first], $(inout(reg32) $acc[$i],)*
-            a0 = in(reg32) $av[0], a1 = in(reg32) $av[1], a2 = in(reg32) $av[2], a3 = in(reg32) $av[3],
-            b = in(reg64) $bv, one = in(reg32) 1u32,
-            options(nostack)
-        )
     };
 }
 
@@ -300,7 +255,7 @@ pub const FP8_MMA_K: u32 = 32;
 
 macro_rules! m64n256k32 {
     ($name:ident, $a:literal, $b:literal) => {
-        wgmma_f32_fp8!($name, "m64n256k32", M64N256_ACC, $a, $b,
+        wgmma_f32_fp8!($name, accumulate, "m64n256k32", M64N256_ACC, $a, $b,
             0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
             32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
             64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
@@ -312,16 +267,16 @@ macro_rules! m64n256k32 {
 m64n256k32!(mma_m64n256k32_e4m3, "e4m3", "e4m3");
 m64n256k32!(mma_m64n256k32_e4m3_e5m2, "e4m3", "e5m2");
 
-wgmma_f32_fp8!(mma_m64n128k32_e4m3, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+wgmma_f32_fp8!(mma_m64n128k32_e4m3, accumulate, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-wgmma_f32_fp8_a_registers!(mma_m64n128k32_e4m3_a_regs, accumulate, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+wgmma_f32_fp8!(mma_m64n128k32_e4m3_a_regs, accumulate, a_registers, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-wgmma_f32_fp8_a_registers!(mma_m64n128k32_e4m3_a_regs_fresh, fresh, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+wgmma_f32_fp8!(mma_m64n128k32_e4m3_a_regs_fresh, fresh, a_registers, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-wgmma_f32_fp8_fresh!(mma_m64n128k32_e4m3_fresh, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
+wgmma_f32_fp8!(mma_m64n128k32_e4m3_fresh, fresh, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
 

@@ -2,7 +2,7 @@
 //!
 //! Idea: the tensor cores add FP8 products with fewer bits than f32, so w14's error grows
 //!       with K. Let them sum one k tile (128 values) into a fresh partial tile and add that
-//!       into f32 registers with `add.f32`: the long sum is f32's (DeepSeek-V3's promotion).
+//!       into f32 registers (the DeepSeek-V3 Technical Report's promotion): the sum is f32's.
 //!       Both must fit in registers, so a partial is half the columns: per k tile and half,
 //!       four `wgmma` m64n128k32 (the first with `scale-d` = 0), a wait, 64 additions.
 //! Changes from w14: the consumers' main loop ([`mma_k_tiles_promoted`]); the rest is w08's

@@ -149,6 +149,19 @@ pub mod t04 {
     pub const THREADS: u32 = 128;
 }
 
+/// t05 (fragments double-buffered in registers): t04's block tile and warps, one more stage
+/// (the wait for the next k tile moves a k16 step earlier), in dynamic shared memory.
+pub mod t05 {
+    pub use super::t04::{ALIGN, BK, BM, BN, THREADS};
+    pub const STAGES: u32 = 4;
+    /// Bytes of one stage: a BM × BK tile of A and a BK × BN tile of B, 16-bit values.
+    pub const STAGE_BYTES: u32 = (BM * BK + BK * BN) * 2;
+    /// Dynamic shared memory per block, 64 KB: above the 48 KB a kernel gets without asking
+    /// (the host raises its limit), within what every GPU since Ampere allows a block (99 KB
+    /// on the smallest), and two blocks per SM on an A100 or a Hopper.
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES;
+}
+
 /// w01 (Hopper `wgmma`, sm_90a): a 128 × 256 block tile of two warpgroups (each 64 × 256),
 /// k tiles of 64, `STAGES` of them in dynamic shared memory.
 pub mod w01 {

@@ -20,6 +20,7 @@
 //! | [`t02_ldmatrix`] | `ldmatrix` fragments from XOR-swizzled tiles, 16-byte loads, 128 × 128 tiles |
 //! | [`t03_pipeline`] | a three-stage `cp.async` pipeline: loads of later tiles overlap the math |
 //! | [`t04_warp_tile`] | 64 × 64 per warp: a third fewer `ldmatrix` per `mma` |
+//! | [`t05_fragment_pipeline`] | fragments double-buffered: the next k16 step's `ldmatrix` under this one's `mma`, across the barrier too |
 //! | [`w01_wgmma`] | Hopper's `wgmma`: 64 × 256 × 16 per instruction from shared memory |
 //! | [`w02_tma`] | TMA tensor copies from a producer warp, `mbarrier`s instead of block barriers |
 //! | [`w03_persistent`] | one block per SM walks many tiles in a grouped order; loads of the next tile overlap the last one's stores |
@@ -46,7 +47,7 @@
 //! w12's serves w13.
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
-//! stores past an edge are skipped); t02–t04 and w01–w13 move 16-byte rows of 16-bit values and need K
+//! stores past an edge are skipped); t02–t05 and w01–w13 move 16-byte rows of 16-bit values and need K
 //! and N multiples of 8, w14–w18 16-byte rows of 8-bit values and need multiples of 16 (the host
 //! refuses other shapes before launch). Dimensions are
 //! `u32`, offsets `usize`; FP32 products use `fma.rn.f32` (`mul_add`), as nvcc does by
@@ -69,6 +70,7 @@ pub mod t01_mma_sync;
 pub mod t02_ldmatrix;
 pub mod t03_pipeline;
 pub mod t04_warp_tile;
+pub mod t05_fragment_pipeline;
 #[cfg(target_feature = "sm_90a")]
 pub mod w01_wgmma;
 #[cfg(target_feature = "sm_90a")]

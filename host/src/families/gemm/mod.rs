@@ -1,5 +1,5 @@
 //! The GEMM family: `C = A · B` in three ladders: eleven FP32 steps (g01–g11), four
-//! tensor-core steps on any GPU since Ampere (t01–t04: `mma.sync`, `ldmatrix`, `cp.async`)
+//! tensor-core steps on any GPU since Ampere (t01–t05: `mma.sync`, `ldmatrix`, `cp.async`)
 //! and thirteen on Hopper (w01–w13: `wgmma`, TMA, clusters and stream-K). The registry, cuBLAS as the baseline, the CPU reference,
 //! the runner that launches, verifies and times every step next to cuBLAS, the suite that
 //! walks the shapes into tables, records and charts, and the TMA tensor maps some steps take

@@ -4,8 +4,8 @@ use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
-    TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, w01, w02, w03, w04, w05, w06, w07, w08,
-    w09, w10, w11, w12, w13, w14, w15, w16, w17, w18,
+    TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
+    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -136,7 +136,7 @@ impl GemmKernel {
     }
 
     /// The tensor-core instruction this kernel issues, whose peak rate at its precision
-    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t01–t04,
+    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t01–t05,
     /// sm_80 PTX), `wgmma` for Hopper's (w01 on, sm_90a PTX); `None` for the FP32 steps,
     /// which use no tensor core.
     pub fn tensor_instruction(&self) -> Option<TensorInstruction> {
@@ -200,6 +200,11 @@ impl Launch {
     /// multiples of `kn_multiple` (`mma.sync`: sm_80 and newer).
     const fn mma(threads: u32, tile: (u32, u32), kn_multiple: u32) -> Self {
         Self { block: (threads, 1), kn_multiple, ..Self::fp32(threads, tile, GridMap::ColumnsOnX) }
+    }
+
+    /// With `bytes` of dynamic shared memory.
+    const fn shared(self, bytes: u32) -> Self {
+        Self { dynamic_shared: bytes, ..self }
     }
 
     /// A `wgmma` step (sm_90a only) with `shared` bytes of dynamic shared memory.
@@ -381,7 +386,12 @@ pub const GEMM_STEPS: &[GemmStep] = &[
         Launch::mma(t04::THREADS, (t04::BM, t04::BN), t04::ALIGN)
     ),
     tensor_step!(
-        "w01_wgmma" after Some("t04_warp_tile"),
+        "t05_fragment_pipeline" after Some("t04_warp_tile"),
+        "fragments double-buffered, 4 stages",
+        Launch::mma(t05::THREADS, (t05::BM, t05::BN), t05::ALIGN).shared(t05::SHARED_BYTES)
+    ),
+    tensor_step!(
+        "w01_wgmma" after Some("t05_fragment_pipeline"),
         "Hopper wgmma 64 × 256 × 16 from shared memory, 4 stages",
         Launch::wgmma(w01::THREADS, (w01::BM, w01::BN), w01::SHARED_BYTES, w01::ALIGN)
     ),

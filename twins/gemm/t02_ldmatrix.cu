@@ -1,22 +1,11 @@
 // Twin of kernels/src/gemm/t02_ldmatrix.rs (step t02): ldmatrix fragments from
 // XOR-swizzled shared tiles, 16-byte global loads, a 128 x 128 x 32 block tile of 8 warps
 // (2 x 4, each 64 x 32 = 4 x 4 mma tiles). Requires K and N multiples of 8.
-#include "tensor.cuh"
+#include "mma_tiles.cuh"
 
 namespace t02 {
+using namespace mma_tiles;
 constexpr unsigned BM = 128, BN = 128, BK = 32, THREADS = 256;
-constexpr unsigned A_CHUNKS = BK / 8;  // 16-byte chunks per A row (BK values)
-constexpr unsigned B_CHUNKS = BN / 8;  // 16-byte chunks per B row (BN values)
-
-// Word index of chunk c of row r in the swizzled A tile (64-byte rows: XOR with r/2 % 4).
-__device__ __forceinline__ unsigned a_chunk(unsigned r, unsigned c) {
-    return (r * A_CHUNKS + (c ^ ((r / 2) % 4))) * 4;
-}
-
-// Word index of chunk c of row r in the swizzled B tile (256-byte rows: XOR with r % 8).
-__device__ __forceinline__ unsigned b_chunk(unsigned r, unsigned c) {
-    return (r * B_CHUNKS + (c ^ (r % 8))) * 4;
-}
 
 // Eight 16-bit values of a row-major rows x cols matrix at (r, c) in one 16-byte read-only
 // load, or zeros when the row or the chunk is outside.
@@ -40,7 +29,6 @@ __device__ __forceinline__ void t02_mma_gemm(const unsigned short* a, const unsi
 
     const unsigned tid = threadIdx.x;
     const unsigned warp = tid / 32, lane = tid % 32;
-    const unsigned group = lane / 4, in_group = lane % 4;
     const unsigned warp_m = warp / 4, warp_n = warp % 4;
     const unsigned row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     float acc[4][4][4] = {};
@@ -79,19 +67,7 @@ __device__ __forceinline__ void t02_mma_gemm(const unsigned short* a, const unsi
         }
         __syncthreads();
     }
-#pragma unroll
-    for (unsigned mi = 0; mi < 4; ++mi) {
-#pragma unroll
-        for (unsigned ni = 0; ni < 4; ++ni) {
-            const unsigned r = row0 + warp_m * 64 + mi * 16 + group;
-            const unsigned cc = col0 + warp_n * 32 + ni * 8 + 2 * in_group;
-#pragma unroll
-            for (unsigned e = 0; e < 4; ++e) {  // (row, col) offsets (0,0), (0,1), (8,0), (8,1)
-                const unsigned rr = r + (e / 2) * 8, ccc = cc + e % 2;
-                if (rr < m && ccc < n) c[(size_t)rr * n + ccc] = acc[mi][ni][e];
-            }
-        }
-    }
+    store_accumulators<4>(c, acc, m, n, row0 + warp_m * 64, col0 + warp_n * 32, lane);
 }
 
 extern "C" __global__ void t02_ldmatrix_f16(const unsigned short* a, const unsigned short* b, float* c,

@@ -5,33 +5,13 @@
 // Requires K and N multiples of 8.
 // The fragment addresses are written per fragment, as t02 does: NVVM folds the constant
 // distances into the ldmatrix offsets by itself, which the Rust step has to spell out.
-#include "tensor.cuh"
+#include "mma_tiles.cuh"
 
 namespace t03 {
+using namespace mma_tiles;
 constexpr unsigned BM = 128, BN = 128, BK = 32, THREADS = 256, STAGES = 3;
-constexpr unsigned A_CHUNKS = BK / 8;      // 16-byte chunks per A row (BK values)
-constexpr unsigned B_CHUNKS = BN / 8;      // 16-byte chunks per B row (BN values)
 constexpr unsigned A_WORDS = BM * BK / 2;  // 32-bit words in one stage of A
 constexpr unsigned B_WORDS = BK * BN / 2;  // 32-bit words in one stage of B
-
-// Word index of chunk c of row r in the swizzled A tile (64-byte rows: XOR with r/2 % 4).
-__device__ __forceinline__ unsigned a_chunk(unsigned r, unsigned c) {
-    return (r * A_CHUNKS + (c ^ ((r / 2) % 4))) * 4;
-}
-
-// Word index of chunk c of row r in the swizzled B tile (256-byte rows: XOR with r % 8).
-__device__ __forceinline__ unsigned b_chunk(unsigned r, unsigned c) {
-    return (r * B_CHUNKS + (c ^ (r % 8))) * 4;
-}
-
-// Starts the copy of eight 16-bit values of a row-major rows x cols matrix at (r, c) to
-// shared address dst; zeros (and nothing read) when the row or the chunk is outside.
-__device__ __forceinline__ void copy_chunk(unsigned dst, const unsigned short* p, unsigned rows,
-                                           unsigned cols, unsigned r, unsigned c) {
-    const bool inside = r < rows && c < cols;
-    const unsigned short* src = inside ? p + (size_t)r * cols + c : p;
-    cp_async_16(dst, src, inside ? 16 : 0);
-}
 }  // namespace t03
 
 template <bool BF16>
@@ -44,7 +24,6 @@ __device__ __forceinline__ void t03_mma_gemm(const unsigned short* a, const unsi
 
     const unsigned tid = threadIdx.x;
     const unsigned warp = tid / 32, lane = tid % 32;
-    const unsigned group = lane / 4, in_group = lane % 4;
     const unsigned warp_m = warp / 4, warp_n = warp % 4;
     const unsigned row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     float acc[4][4][4] = {};
@@ -99,19 +78,7 @@ __device__ __forceinline__ void t03_mma_gemm(const unsigned short* a, const unsi
             }
         }
     }
-#pragma unroll
-    for (unsigned mi = 0; mi < 4; ++mi) {
-#pragma unroll
-        for (unsigned ni = 0; ni < 4; ++ni) {
-            const unsigned r = row0 + warp_m * 64 + mi * 16 + group;
-            const unsigned cc = col0 + warp_n * 32 + ni * 8 + 2 * in_group;
-#pragma unroll
-            for (unsigned e = 0; e < 4; ++e) {  // (row, col) offsets (0,0), (0,1), (8,0), (8,1)
-                const unsigned rr = r + (e / 2) * 8, ccc = cc + e % 2;
-                if (rr < m && ccc < n) c[(size_t)rr * n + ccc] = acc[mi][ni][e];
-            }
-        }
-    }
+    store_accumulators<4>(c, acc, m, n, row0 + warp_m * 64, col0 + warp_n * 32, lane);
 }
 
 extern "C" __global__ void t03_pipeline_f16(const unsigned short* a, const unsigned short* b, float* c,

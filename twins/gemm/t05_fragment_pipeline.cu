@@ -4,35 +4,15 @@
 // next k tile come before the tile's last k16 step, whose mma then run under the next tile's
 // first fragment loads. Four stages in 64 KB of dynamic shared memory.
 // Requires K and N multiples of 8.
-#include "tensor.cuh"
+#include "mma_tiles.cuh"
 
 namespace t05 {
+using namespace mma_tiles;
 constexpr unsigned BM = 128, BN = 128, BK = 32, THREADS = 128, STAGES = 4;
-constexpr unsigned A_CHUNKS = BK / 8;              // 16-byte chunks per A row (BK values)
-constexpr unsigned B_CHUNKS = BN / 8;              // 16-byte chunks per B row (BN values)
 constexpr unsigned A_WORDS = BM * BK / 2;          // 32-bit words in one stage of A
 constexpr unsigned B_WORDS = BK * BN / 2;          // 32-bit words in one stage of B
 constexpr unsigned B_STAGES_AT = STAGES * A_WORDS;  // B's stages follow A's
 constexpr unsigned K_STEPS = BK / 16;              // k16 steps per k tile
-
-// Word index of chunk c of row r in the swizzled A tile (64-byte rows: XOR with r/2 % 4).
-__device__ __forceinline__ unsigned a_chunk(unsigned r, unsigned c) {
-    return (r * A_CHUNKS + (c ^ ((r / 2) % 4))) * 4;
-}
-
-// Word index of chunk c of row r in the swizzled B tile (256-byte rows: XOR with r % 8).
-__device__ __forceinline__ unsigned b_chunk(unsigned r, unsigned c) {
-    return (r * B_CHUNKS + (c ^ (r % 8))) * 4;
-}
-
-// Starts the copy of eight 16-bit values of a row-major rows x cols matrix at (r, c) to
-// shared address dst; zeros (and nothing read) when the row or the chunk is outside.
-__device__ __forceinline__ void copy_chunk(unsigned dst, const unsigned short* p, unsigned rows,
-                                           unsigned cols, unsigned r, unsigned c) {
-    const bool inside = r < rows && c < cols;
-    const unsigned short* src = inside ? p + (size_t)r * cols + c : p;
-    cp_async_16(dst, src, inside ? 16 : 0);
-}
 
 // One k16 step's operands of a warp's 64 x 64 tile: A's four 16 x 16 fragments, B's four
 // pairs of 16 x 8 fragments.
@@ -66,7 +46,6 @@ __device__ __forceinline__ void t05_mma_gemm(const unsigned short* a, const unsi
 
     const unsigned tid = threadIdx.x;
     const unsigned warp = tid / 32, lane = tid % 32;
-    const unsigned group = lane / 4, in_group = lane % 4;
     const unsigned warp_m = warp / 2, warp_n = warp % 2;
     const unsigned row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     float acc[4][8][4] = {};
@@ -131,19 +110,7 @@ __device__ __forceinline__ void t05_mma_gemm(const unsigned short* a, const unsi
             current = next;
         }
     }
-#pragma unroll
-    for (unsigned mi = 0; mi < 4; ++mi) {
-#pragma unroll
-        for (unsigned ni = 0; ni < 8; ++ni) {
-            const unsigned r = row0 + warp_m * 64 + mi * 16 + group;
-            const unsigned cc = col0 + warp_n * 64 + ni * 8 + 2 * in_group;
-#pragma unroll
-            for (unsigned e = 0; e < 4; ++e) {  // (row, col) offsets (0,0), (0,1), (8,0), (8,1)
-                const unsigned rr = r + (e / 2) * 8, ccc = cc + e % 2;
-                if (rr < m && ccc < n) c[(size_t)rr * n + ccc] = acc[mi][ni][e];
-            }
-        }
-    }
+    store_accumulators<8>(c, acc, m, n, row0 + warp_m * 64, col0 + warp_n * 64, lane);
 }
 
 extern "C" __global__ void t05_fragment_pipeline_f16(const unsigned short* a, const unsigned short* b, float* c,

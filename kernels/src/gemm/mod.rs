@@ -66,6 +66,7 @@ pub mod g10_fewer_instructions;
 pub mod g11_split_k;
 #[cfg(target_feature = "sm_90a")]
 pub mod hopper;
+pub mod mma_tiles;
 pub mod t01_mma_sync;
 pub mod t02_ldmatrix;
 pub mod t03_pipeline;

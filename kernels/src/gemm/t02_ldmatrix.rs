@@ -28,28 +28,13 @@ use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
 use common::gemm::t02::{BK, BM, BN, THREADS};
 use kernel_macros::kernel;
-
-/// 16-byte chunks per row of the A tile (BK halves) and of the B tile (BN halves).
-const A_CHUNKS: u32 = BK / 8;
-const B_CHUNKS: u32 = BN / 8;
+use super::mma_tiles::{A_CHUNKS, B_CHUNKS, a_chunk, b_chunk, store_accumulators};
 
 static_shared! {
     fn t02_a_tile() -> [u32; (BM * BK / 2) as usize];
 }
 static_shared! {
     fn t02_b_tile() -> [u32; (BK * BN / 2) as usize];
-}
-
-/// Word index of chunk `c` of row `r` in the swizzled A tile.
-#[inline(always)]
-fn a_chunk(r: u32, c: u32) -> u32 {
-    (r * A_CHUNKS + (c ^ ((r / 2) % 4))) * 4
-}
-
-/// Word index of chunk `c` of row `r` in the swizzled B tile.
-#[inline(always)]
-fn b_chunk(r: u32, c: u32) -> u32 {
-    (r * B_CHUNKS + (c ^ (r % 8))) * 4
 }
 
 /// Eight 16-bit values of a row-major matrix with `cols` columns at (`r`, `c`), or zeros
@@ -79,7 +64,6 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
     let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t02_a_tile(), t02_b_tile());
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
-    let (group, in_group) = (lane / 4, lane % 4);
     let (warp_m, warp_n) = (warp / 4, warp % 4);
     let (row0, col0) = (block_idx_y() * BM, block_idx() * BN);
     let mut acc = [[[0.0f32; 4]; 4]; 4];
@@ -122,19 +106,8 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
         sync_threads();
         k0 += BK;
     }
-    unroll!(4, mi => {
-        unroll!(4, ni => {
-            let r = row0 + warp_m * 64 + mi as u32 * 16 + group;
-            let cc = col0 + warp_n * 32 + ni as u32 * 8 + 2 * in_group;
-            for (e, &(dr, dc)) in [(0, 0), (0, 1), (8, 0), (8, 1)].iter().enumerate() {
-                let (rr, ccc) = (r + dr, cc + dc);
-                if rr < m && ccc < n {
-                    // SAFETY: rr < m, ccc < n.
-                    unsafe { *c.add(rr as usize * n as usize + ccc as usize) = acc[mi][ni][e] };
-                }
-            }
-        });
-    });
+    // SAFETY: c holds M·N f32.
+    unsafe { store_accumulators(c, &acc, (m, n), (row0 + warp_m * 64, col0 + warp_n * 32), lane) };
 }
 
 /// [`mma_gemm`] for f16 inputs.

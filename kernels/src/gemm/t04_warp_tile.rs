@@ -15,7 +15,7 @@
 //!
 //! More: docs/lessons.md#t04
 
-use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
+use crate::device::async_copy::{cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16};
 use crate::device::shared::SharedArray;
@@ -23,10 +23,7 @@ use crate::device::sync::sync_threads;
 use crate::{static_shared, unroll};
 use common::gemm::t04::{BK, BM, BN, STAGES, THREADS};
 use kernel_macros::kernel;
-
-/// 16-byte chunks per row of the A tile (BK halves) and of the B tile (BN halves).
-const A_CHUNKS: u32 = BK / 8;
-const B_CHUNKS: u32 = BN / 8;
+use super::mma_tiles::{A_CHUNKS, B_CHUNKS, a_chunk, b_chunk, copy_chunk, store_accumulators};
 
 /// 32-bit words in one stage of the A tile and of the B tile.
 const A_WORDS: u32 = BM * BK / 2;
@@ -37,41 +34,6 @@ static_shared! {
 }
 static_shared! {
     fn t04_b_tiles() -> [u32; (STAGES * B_WORDS) as usize];
-}
-
-/// Word index of chunk `c` of row `r` in the swizzled A tile.
-#[inline(always)]
-fn a_chunk(r: u32, c: u32) -> u32 {
-    (r * A_CHUNKS + (c ^ ((r / 2) % 4))) * 4
-}
-
-/// Word index of chunk `c` of row `r` in the swizzled B tile.
-#[inline(always)]
-fn b_chunk(r: u32, c: u32) -> u32 {
-    (r * B_CHUNKS + (c ^ (r % 8))) * 4
-}
-
-/// Starts the copy of eight 16-bit values of a row-major matrix with `cols` columns at
-/// (`r`, `c`) to shared word `index` of `tiles`; zeros when the row is past `rows` or the
-/// chunk past `cols` (nothing is read then).
-///
-/// # Safety
-/// `p` holds `rows × cols` values, `cols` and `c` multiples of 8 (16-byte aligned chunks);
-/// `index` is a multiple of 4 inside `tiles`.
-#[inline(always)]
-unsafe fn copy_chunk(
-    tiles: SharedArray<u32>,
-    index: u32,
-    p: *const u16,
-    rows: u32,
-    cols: u32,
-    r: u32,
-    c: u32,
-) {
-    let inside = r < rows && c < cols;
-    let src = if inside { p.wrapping_add(r as usize * cols as usize + c as usize) } else { p };
-    // SAFETY: 16 readable, aligned bytes when inside; none read otherwise.
-    unsafe { cp_async_16(tiles.address(index), src, if inside { 16 } else { 0 }) };
 }
 
 /// `C = A · B` for 16-bit `A`, `B` (f16, or bf16 when `BF16`), f32 `C`: one 128 × 128 tile
@@ -85,7 +47,6 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
     let (a_tile, b_tile): (SharedArray<u32>, SharedArray<u32>) = (t04_a_tiles(), t04_b_tiles());
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
-    let (group, in_group) = (lane / 4, lane % 4);
     let (warp_m, warp_n) = (warp / 2, warp % 2);
     let (row0, col0) = (block_idx_y() * BM, block_idx() * BN);
     let mut acc = [[[0.0f32; 4]; 8]; 4];
@@ -147,19 +108,8 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
             });
         }
     }
-    unroll!(4, mi => {
-        unroll!(8, ni => {
-            let r = row0 + warp_m * 64 + mi as u32 * 16 + group;
-            let cc = col0 + warp_n * 64 + ni as u32 * 8 + 2 * in_group;
-            for (e, &(dr, dc)) in [(0, 0), (0, 1), (8, 0), (8, 1)].iter().enumerate() {
-                let (rr, ccc) = (r + dr, cc + dc);
-                if rr < m && ccc < n {
-                    // SAFETY: rr < m, ccc < n.
-                    unsafe { *c.add(rr as usize * n as usize + ccc as usize) = acc[mi][ni][e] };
-                }
-            }
-        });
-    });
+    // SAFETY: c holds M·N f32.
+    unsafe { store_accumulators(c, &acc, (m, n), (row0 + warp_m * 64, col0 + warp_n * 64), lane) };
 }
 
 /// [`mma_gemm`] for f16 inputs.

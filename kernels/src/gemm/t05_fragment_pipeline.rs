@@ -18,7 +18,7 @@
 //!
 //! More: docs/lessons.md#t05
 
-use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
+use crate::device::async_copy::{cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16};
 use crate::device::shared::{SharedArray, dynamic_shared};
@@ -26,10 +26,7 @@ use crate::device::sync::sync_threads;
 use crate::unroll;
 use common::gemm::t05::{BK, BM, BN, STAGES, THREADS};
 use kernel_macros::kernel;
-
-/// 16-byte chunks per row of the A tile (BK halves) and of the B tile (BN halves).
-const A_CHUNKS: u32 = BK / 8;
-const B_CHUNKS: u32 = BN / 8;
+use super::mma_tiles::{A_CHUNKS, B_CHUNKS, a_chunk, b_chunk, copy_chunk, store_accumulators};
 
 /// 32-bit words in one stage of the A tile and of the B tile; the B stages follow the A
 /// stages in dynamic shared memory.
@@ -39,33 +36,6 @@ const B_STAGES_AT: u32 = STAGES * A_WORDS;
 
 /// k16 steps per k tile.
 const K_STEPS: u32 = BK / 16;
-
-/// Word index of chunk `c` of row `r` in the swizzled A tile (as t04).
-#[inline(always)]
-fn a_chunk(r: u32, c: u32) -> u32 {
-    (r * A_CHUNKS + (c ^ ((r / 2) % 4))) * 4
-}
-
-/// Word index of chunk `c` of row `r` in the swizzled B tile (as t04).
-#[inline(always)]
-fn b_chunk(r: u32, c: u32) -> u32 {
-    (r * B_CHUNKS + (c ^ (r % 8))) * 4
-}
-
-/// Starts the copy of eight 16-bit values of a row-major matrix with `cols` columns at
-/// (`r`, `c`) to shared word `index` of `tiles`; zeros when the row is past `rows` or the
-/// chunk past `cols` (nothing is read then).
-///
-/// # Safety
-/// `p` holds `rows × cols` values, `cols` and `c` multiples of 8 (16-byte aligned chunks);
-/// `index` is a multiple of 4 inside `tiles`.
-#[inline(always)]
-unsafe fn copy_chunk(tiles: SharedArray<u32>, index: u32, p: *const u16, rows: u32, cols: u32, r: u32, c: u32) {
-    let inside = r < rows && c < cols;
-    let src = if inside { p.wrapping_add(r as usize * cols as usize + c as usize) } else { p };
-    // SAFETY: 16 readable, aligned bytes when inside; none read otherwise.
-    unsafe { cp_async_16(tiles.address(index), src, if inside { 16 } else { 0 }) };
-}
 
 /// One k16 step's operands of a warp's 64 × 64 tile: A's four 16 × 16 fragments and B's
 /// four pairs of 16 × 8 fragments (each `ldmatrix_x4_trans` gives two n8 tiles).
@@ -104,7 +74,6 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
     let tiles_in_shared: SharedArray<u32> = dynamic_shared();
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
-    let (group, in_group) = (lane / 4, lane % 4);
     let (warp_m, warp_n) = (warp / 2, warp % 2);
     let (row0, col0) = (block_idx_y() * BM, block_idx() * BN);
     let mut acc = [[[0.0f32; 4]; 8]; 4];
@@ -176,19 +145,8 @@ unsafe fn mma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, 
             current = next;
         });
     }
-    unroll!(4, mi => {
-        unroll!(8, ni => {
-            let r = row0 + warp_m * 64 + mi as u32 * 16 + group;
-            let cc = col0 + warp_n * 64 + ni as u32 * 8 + 2 * in_group;
-            for (e, &(dr, dc)) in [(0, 0), (0, 1), (8, 0), (8, 1)].iter().enumerate() {
-                let (rr, ccc) = (r + dr, cc + dc);
-                if rr < m && ccc < n {
-                    // SAFETY: rr < m, ccc < n.
-                    unsafe { *c.add(rr as usize * n as usize + ccc as usize) = acc[mi][ni][e] };
-                }
-            }
-        });
-    });
+    // SAFETY: c holds M·N f32.
+    unsafe { store_accumulators(c, &acc, (m, n), (row0 + warp_m * 64, col0 + warp_n * 64), lane) };
 }
 
 /// [`mma_gemm`] for f16 inputs.

@@ -9,8 +9,8 @@
 //!       next k tile move before the tile's last k16 step; a fourth stage (dynamic shared
 //!       memory) to give that earlier wait the time t04's had.
 //! Bottleneck: still the two warps per scheduler: the tensor pipe is active 60 % of the cycles
-//!       (95 % in p8's ceiling); issue waits on `cp.async` (the global queue is full) and on
-//!       the barrier.
+//!       (95 % in p8's ceiling); warps wait on the global queue, full of `cp.async`, and on
+//!       `ldmatrix` results.
 //! Cost: 255 registers (two fragment sets of 32 beside 128 accumulators), 64 KB of dynamic
 //!       shared memory: 2 blocks per SM on an A100 or a Hopper, 1 on the GPUs with 99 KB.
 //! Requires: K and N multiples of 8, as t02.

@@ -11,7 +11,7 @@
 //! Bottleneck: still the two warps per scheduler: the tensor pipe is active 60 % of the cycles
 //!       (95 % in p8's ceiling); warps wait on the global queue, full of `cp.async`, and on
 //!       `ldmatrix` results.
-//! Cost: 255 registers (two fragment sets of 32 beside 128 accumulators), 64 KB of dynamic
+//! Cost: 254 registers (two fragment sets of 32 beside 128 accumulators), 64 KB of dynamic
 //!       shared memory: 2 blocks per SM on an A100 or a Hopper, 1 on the GPUs with 99 KB.
 //! Requires: K and N multiples of 8, as t02.
 //! Result: 373 TFLOP/s f16 at 4096³ (bf16 374), 58 % of the mma.sync ceiling, H100, 2026-11-28.

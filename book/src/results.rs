@@ -402,6 +402,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
             format!("`{}`", run.file),
         ]);
     }
+    let portable = best_portable_gemm(gpu, links);
     let scan = scan::best_table(gpu, links);
     let attention = attention::best_part(gpu, order, links);
     if !reduce.is_empty() {
@@ -421,11 +422,59 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         out += &gemm.render();
         out += "\n";
     }
+    if !portable.is_empty() {
+        out += "GEMM on any GPU since Ampere: the best of the `mma.sync` steps, which are all an A100 \
+                or an RTX 30xx/40xx runs (TFLOP/s; % of the `mma.sync` ceiling p8 measured in the same \
+                run, and of cuBLAS, which on a Hopper uses `wgmma`):\n\n";
+        out += &portable.render();
+        out += "\n";
+    }
     out += &attention;
     if reduce.is_empty() && scan.is_empty() && gemm.is_empty() && attention.is_empty() {
         out += "No ladder step was timed in these files.\n\n";
     }
     out
+}
+
+/// The best GEMM step of each 16-bit type and shape among those read against the `mma.sync`
+/// ceiling: the steps that run on every GPU since Ampere.
+fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> Table {
+    let mut table = Table::new(&[
+        ("type", Align::Left),
+        ("M×N×K", Align::Left),
+        ("best step", Align::Left),
+        ("TFLOP/s", Align::Right),
+        ("% of ceiling", Align::Right),
+        ("% of cuBLAS", Align::Right),
+        ("file", Align::Left),
+    ]);
+    let mut best: BTreeMap<((usize, String), (u128, u64, u64, u64)), (&Run, &Record)> = BTreeMap::new();
+    for run in &gpu.runs {
+        for record in run.records.iter().filter(|r| {
+            r.family == "gemm"
+                && r.passed != Some(false)
+                && r.figure.is_some()
+                && r.limit.as_deref().is_some_and(|l| l.starts_with("mma.sync"))
+        }) {
+            let key = (precision_rank(record.precision.as_deref().unwrap_or("")), size_rank(record));
+            let slot = best.entry(key).or_insert((run, record));
+            if record.figure > slot.1.figure {
+                *slot = (run, record);
+            }
+        }
+    }
+    for (run, record) in best.values() {
+        table.row(vec![
+            gemm_type(record),
+            size_text(record),
+            step_name(&record.kernel, links),
+            figure(record),
+            percent(record.percent_of_limit),
+            percent(record.percent_of_vendor),
+            format!("`{}`", run.file),
+        ]);
+    }
+    table
 }
 
 /// The reduction ladder of each file and size.
@@ -980,5 +1029,65 @@ fn problem(record: &Record) -> String {
         }
         family if family == host::families::scan::NAME => scan::problem(record),
         _ => size_text(record).trim_start_matches("n = ").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GEMM record of `kernel` at 4096³ in f16, at `tflops`, read against `limit`.
+    fn gemm(kernel: &str, tflops: f64, limit: &str, passed: bool) -> Record {
+        let mut record = Record::new("gemm", kernel);
+        (record.precision, record.m, record.n, record.k) =
+            (Some("f16".into()), Some(4096), Some(4096), Some(4096));
+        (record.figure, record.unit, record.passed) = (Some(tflops), Some("TFLOP/s".into()), Some(passed));
+        (record.limit, record.percent_of_limit) = (Some(limit.into()), Some(tflops / 6.5));
+        record
+    }
+
+    fn run(file: &str, records: Vec<Record>) -> Run {
+        Run {
+            file: file.into(),
+            path: format!("docs/results/h100/{file}"),
+            device: "NVIDIA H100 80GB HBM3".into(),
+            driver: None,
+            date_utc: "2026-11-28T01:01:46Z".into(),
+            bandwidth_gbs: None,
+            twins: "not run".into(),
+            twins_ran: false,
+            records,
+        }
+    }
+
+    #[test]
+    fn the_portable_table_holds_the_best_mma_sync_step_only() {
+        const MMA: &str = "mma.sync f16 ceiling (p8)";
+        let runs = vec![
+            run(
+                "a.json",
+                vec![
+                    gemm("t04_warp_tile_f16", 340.0, MMA, true),
+                    gemm("w08_latency_trims_f16", 760.0, "wgmma f16 ceiling (p8)", true),
+                ],
+            ),
+            run(
+                "b.json",
+                vec![
+                    gemm("t05_fragment_pipeline_f16", 380.0, MMA, false),
+                    gemm("t05_fragment_pipeline_f16", 373.0, MMA, true),
+                ],
+            ),
+        ];
+        let gpu = GpuResults { kind: "h100".into(), runs, charts: Vec::new(), drawn: BTreeMap::new() };
+        let table = best_portable_gemm(&gpu, &committed_links());
+        assert!(table.fits(), "{} columns", table.width());
+        let text = table.render();
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 1, "one type and shape: {text}");
+        // The Hopper step is faster but not portable; the fastest portable record failed its check.
+        assert!(rows[0].contains("`t05_fragment_pipeline_f16`") && rows[0].contains("373.0"), "{text}");
+        assert!(rows[0].ends_with("| `b.json` |"), "{text}");
+        assert!(!text.contains("w08"), "{text}");
     }
 }

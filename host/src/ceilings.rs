@@ -393,6 +393,17 @@ impl Ceilings {
         self.measured.iter().filter(|&&(_, p, _)| p == precision).map(|&(.., t)| t).reduce(f64::max)
     }
 
+    /// The ceiling a vendor library is read against on a GPU of `compute_capability`: the
+    /// fastest instruction it has, or none where that one was not measured (a Hopper run from
+    /// a PTX folder without sm_90a has `mma.sync`'s alone, and cuBLAS issues `wgmma`).
+    pub fn for_vendor(&self, precision: Precision, compute_capability: (u32, u32)) -> Option<f64> {
+        let has_wgmma = compute_capability.0 == 9;
+        if has_wgmma && self.get(TensorInstruction::Wgmma, precision).is_none() {
+            return None;
+        }
+        self.best(precision)
+    }
+
     /// Keeps `tflops` if it beats what `instruction` and `precision` have.
     fn record(&mut self, instruction: TensorInstruction, precision: Precision, tflops: f64) {
         match self.measured.iter_mut().find(|(i, p, _)| *i == instruction && *p == precision) {
@@ -543,3 +554,22 @@ const _: () = assert!(
     WGMMA_WARPGROUPS[WGMMA_WARPGROUPS.len() - 1] <= MAX_WARPGROUPS,
     "the wgmma kernels take at most MAX_WARPGROUPS warpgroups per block"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::{Ceilings, TensorInstruction};
+    use crate::base::precision::Precision;
+
+    #[test]
+    fn a_vendor_is_read_against_the_fastest_instruction_only_where_it_was_measured() {
+        let mut ceilings = Ceilings::default();
+        ceilings.record(TensorInstruction::MmaSync, Precision::F16, 650.0);
+        // An A100 has no wgmma: mma.sync is its fastest instruction.
+        assert_eq!(ceilings.for_vendor(Precision::F16, (8, 0)), Some(650.0));
+        // A Hopper run from an sm_80-only PTX folder: cuBLAS uses wgmma, which went unmeasured.
+        assert_eq!(ceilings.for_vendor(Precision::F16, (9, 0)), None);
+        ceilings.record(TensorInstruction::Wgmma, Precision::F16, 960.0);
+        assert_eq!(ceilings.for_vendor(Precision::F16, (9, 0)), Some(960.0));
+        assert_eq!(ceilings.for_vendor(Precision::Bf16, (9, 0)), None, "nothing measured for bf16");
+    }
+}

@@ -9,7 +9,7 @@ use super::registry::GemmKernel;
 use super::runner::{GemmBench, GemmCheck};
 use crate::base::error::Result;
 use crate::base::precision::Precision;
-use crate::ceilings::{self, Ceilings, TensorInstruction};
+use crate::ceilings::{self, Ceilings};
 use crate::families::family::RunContext;
 use crate::measure::timing::{Timer, Timing};
 use crate::report::records::{Record, finite, from_table};
@@ -221,11 +221,9 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             let mut record = record(baseline.record_id(), &bench, &check, timing.as_ref());
             record.vendor = Some(baseline.vendor().into());
             record.percent_of_vendor = record.figure.map(|_| 100.0);
-            // cuBLAS against the fastest instruction of its type; none on a Hopper whose `wgmma`
-            // this run could not measure (a PTX folder without sm_90a): cuBLAS issues it.
-            let wgmma_unmeasured = gpu.info.compute_capability.0 == 9
-                && ceilings.and_then(|c| c.get(TensorInstruction::Wgmma, precision)).is_none();
-            if let Some(ceiling) = ceilings.and_then(|c| c.best(precision)).filter(|_| !wgmma_unmeasured) {
+            // cuBLAS against the fastest instruction of its type (none where it went unmeasured).
+            if let Some(ceiling) = ceilings.and_then(|c| c.for_vendor(precision, gpu.info.compute_capability))
+            {
                 record.percent_of_limit = record.figure.and_then(|r| finite(100.0 * r / ceiling));
                 record.limit = Some(format!("fastest tensor-core ceiling, {} (p8)", precision.short_name()));
             }

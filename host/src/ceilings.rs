@@ -557,8 +557,8 @@ const _: () = assert!(
 
 #[cfg(test)]
 mod tests {
-    use super::{Ceilings, TensorInstruction};
     use crate::base::precision::Precision;
+    use crate::ceilings::{Ceilings, TensorInstruction};
 
     #[test]
     fn a_vendor_is_read_against_the_fastest_instruction_only_where_it_was_measured() {

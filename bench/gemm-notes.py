@@ -77,7 +77,7 @@ for precision in ['FP16', 'BF16', 'FP32']:
             cells.append(f'**{cell}**' if best[c] == k else cell)
         print(f'| {step(k)} | ' + ' | '.join(cells) + ' |')
     if precision != 'FP32':
-        print(f"\n{precision}: % of the instruction's ceiling (mma.sync for t1–t5, wgmma for w1 on; "
+        print(f"\n{precision}: % of the instruction's ceiling (mma.sync for the t steps, wgmma for the w steps; "
               f'cuBLAS against wgmma)\n\n{header}')
         for k in ['cuBLAS'] + kernels:
             cells = []

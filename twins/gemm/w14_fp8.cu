@@ -7,25 +7,12 @@
 // Launch as the Rust step: 384 threads, w14::SHARED_BYTES of dynamic shared memory, a
 // persistent grid in clusters of 2 along x (cuLaunchKernelEx), tensor maps of A and B^T (8-bit)
 // and of C (f32).
-#include "trimmed_gemm.cuh"
+#include "fp8_gemm.cuh"
 
 namespace w14 {
 using namespace hopper;
-
-// common::gemm::w14: w06's block, tiles and stages; 8-bit boxes.
-struct Constants {
-    static constexpr unsigned BM = 128, BN = 256, BK = 128, STAGES = 4, STAGE_BYTES = BM * BK + BN * BK;
-    static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
-    // The TMA boxes of A, B^T (8-bit: 128 k values, rows) and C (f32): (contiguous extent, rows).
-    static constexpr unsigned A_BOX_X = BK, A_BOX_Y = BM, B_BOX_X = BK, B_BOX_Y = BN / 2, C_BOX_X = 32, C_BOX_Y = 64;
-    static constexpr unsigned C_BOX_BYTES = C_BOX_X * C_BOX_Y * 4, C_BUFFERS = 2;
-    static constexpr unsigned C_STAGING_BYTES = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
-    static constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8, ALIGN_SLACK = 1024;
-    static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
-};
-constexpr unsigned THREADS = Constants::THREADS;
+// The constants are twins/fp8_gemm.cuh's (common::gemm::w14).
 using W14 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3>;
-
 }  // namespace w14
 
 // The input type is the shape's; the kernel's f16/bf16 flag is unused.

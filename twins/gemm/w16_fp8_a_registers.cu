@@ -5,23 +5,15 @@
 // not once per half.
 //
 // Launch as the Rust step: as w14.
-#include "trimmed_gemm.cuh"
+#include "fp8_gemm.cuh"
 
 namespace w16 {
 using namespace hopper;
 
-// common::gemm::w16: w15's constants.
-struct Constants {
-    static constexpr unsigned BM = 128, BN = 256, BK = 128, STAGES = 4, STAGE_BYTES = BM * BK + BN * BK;
-    static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
-    static constexpr unsigned A_BOX_X = BK, A_BOX_Y = BM, B_BOX_X = BK, B_BOX_Y = BN / 2, C_BOX_X = 32, C_BOX_Y = 64;
-    static constexpr unsigned C_BOX_BYTES = C_BOX_X * C_BOX_Y * 4, C_BUFFERS = 2;
-    static constexpr unsigned C_STAGING_BYTES = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
-    static constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8, ALIGN_SLACK = 1024;
-    static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
-};
+// common::gemm::w16: w14's constants.
+using Constants = w14::Constants;
 constexpr unsigned THREADS = Constants::THREADS;
-constexpr unsigned PARTIAL_COLUMNS = Constants::BN / 2;
+using w15::PARTIAL_COLUMNS;
 // The unit the 128-byte swizzle permutes, and a warp's rows of A (mma.m16n8k32's A fragment).
 constexpr unsigned CHUNK_BYTES = 16, WARP_ROWS = 16;
 using W16 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3>;

@@ -5,24 +5,15 @@
 // while it adds. The turns open and close within each unit.
 //
 // Launch as the Rust step: as w14.
-#include "trimmed_gemm.cuh"
+#include "fp8_gemm.cuh"
 
 namespace w17 {
 using namespace hopper;
 
-// common::gemm::w17: w15's constants; the turns at named barriers 3 and 4 (1 and 2 are the
-// epilogue's).
-struct Constants {
-    static constexpr unsigned BM = 128, BN = 256, BK = 128, STAGES = 4, STAGE_BYTES = BM * BK + BN * BK;
-    static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
-    static constexpr unsigned A_BOX_X = BK, A_BOX_Y = BM, B_BOX_X = BK, B_BOX_Y = BN / 2, C_BOX_X = 32, C_BOX_Y = 64;
-    static constexpr unsigned C_BOX_BYTES = C_BOX_X * C_BOX_Y * 4, C_BUFFERS = 2;
-    static constexpr unsigned C_STAGING_BYTES = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
-    static constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8, ALIGN_SLACK = 1024;
-    static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
-};
+// common::gemm::w17: w14's constants.
+using Constants = w14::Constants;
 constexpr unsigned THREADS = Constants::THREADS;
-constexpr unsigned PARTIAL_COLUMNS = Constants::BN / 2;
+using w15::PARTIAL_COLUMNS;
 constexpr unsigned TURN = 3, TURN_THREADS = Constants::CONSUMER_WARPGROUPS * WARPGROUP;
 static_assert(TURN >= EPILOGUE_BARRIER + Constants::CONSUMER_WARPGROUPS, "the turns follow the epilogue's barriers");
 using W17 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3>;
@@ -59,17 +50,7 @@ struct TurnsMainLoop {
 #pragma unroll
             for (unsigned half = 0; half < 2; ++half) {
                 turns.wait();
-                // The additions read `partial`: fence before wgmma writes it again.
-                wgmma_fence();
-#pragma unroll
-                for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
-                    const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
-                    const unsigned long long a_desc = descriptor(
-                        smem.a_stage(s) + consumer.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
-                    const unsigned long long b_desc =
-                        descriptor(smem.b_stage(s) + half * PARTIAL_COLUMNS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
-                    mma_m64n128k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
-                }
+                w15::issue_half<S>(consumer, s, half, partial);
                 wgmma_commit_group();
                 turns.hand_over();
                 wgmma_wait_group<0>();

@@ -47,7 +47,7 @@
 //! w12's serves w13.
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
-//! stores past an edge are skipped); t02–t05 and w01–w13 move 16-byte rows of 16-bit values and need K
+//! stores past an edge are skipped); t02 on and w01–w13 move 16-byte rows of 16-bit values and need K
 //! and N multiples of 8, w14–w18 16-byte rows of 8-bit values and need multiples of 16 (the host
 //! refuses other shapes before launch). Dimensions are
 //! `u32`, offsets `usize`; FP32 products use `fma.rn.f32` (`mul_add`), as nvcc does by

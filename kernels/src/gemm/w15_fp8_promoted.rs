@@ -29,6 +29,41 @@ use kernel_macros::kernel;
 
 hopper::shape!(W15 = w15, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8);
 
+/// Issues the four `wgmma` m64n128k32 of column half `half` of the k tile in stage `s` into
+/// `partial` (the first overwrites it), after the fence that keeps them behind the previous
+/// additions' reads of `partial`; the caller commits them as a group.
+///
+/// # Safety
+/// Every thread of the warpgroup calls it; stage `s` is full and stays so until the group
+/// has finished.
+#[inline(always)]
+pub(super) unsafe fn issue_half<S: Shape<Acc = M64n256>>(
+    consumer: &Consumer<S>,
+    s: u32,
+    half: u32,
+    partial: &mut M64n128,
+) {
+    let smem = consumer.smem();
+    wgmma::fence();
+    unroll!(4, kk => {
+        let a_desc = consumer.a_descriptor(s, kk as u32);
+        // Bᵀ's columns are 128-byte rows: this half's start is PARTIAL_COLUMNS rows on.
+        let b_desc = descriptor(
+            smem.b_stage(s) + half * PARTIAL_COLUMNS * ROW_BYTES + kk as u32 * S::MMA_K * S::INPUT_BYTES,
+            0,
+            ATOM_BYTES,
+        );
+        // SAFETY: the whole warpgroup, after the fence; the stage stays full (the caller's).
+        unsafe {
+            if kk == 0 {
+                mma_m64n128k32_e4m3_fresh(partial, a_desc, b_desc)
+            } else {
+                mma_m64n128k32_e4m3(partial, a_desc, b_desc)
+            }
+        };
+    });
+}
+
 /// The main loop over k tiles `k_begin..k_end` of one tile, into the f32 accumulators `acc`
 /// (zero before a unit's first k tile), promoting each k tile: for each, waits until its
 /// stage is full, then for each half of the tile's columns issues four `wgmma` m64n128k32
@@ -55,26 +90,9 @@ unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
         // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
         unsafe { mbarrier_wait(smem.full(s), state.phase()) };
         unroll!(2, half => {
-            // The additions below read `partial`: fence before `wgmma` writes it again.
-            wgmma::fence();
-            unroll!(4, kk => {
-                let a_desc = consumer.a_descriptor(s, kk as u32);
-                // Bᵀ's columns are 128-byte rows: this half's start is PARTIAL_COLUMNS rows on.
-                let b_desc = descriptor(
-                    smem.b_stage(s) + half as u32 * PARTIAL_COLUMNS * ROW_BYTES + kk as u32 * S::MMA_K * S::INPUT_BYTES,
-                    0,
-                    ATOM_BYTES,
-                );
-                // SAFETY: the whole warpgroup, after the fence; the stage stays full until
-                // this warpgroup releases it below.
-                unsafe {
-                    if kk == 0 {
-                        mma_m64n128k32_e4m3_fresh(&mut partial, a_desc, b_desc)
-                    } else {
-                        mma_m64n128k32_e4m3(&mut partial, a_desc, b_desc)
-                    }
-                };
-            });
+            // SAFETY: the whole warpgroup; the stage stays full until this warpgroup
+            // releases it below.
+            unsafe { issue_half(consumer, s, half as u32, &mut partial) };
             wgmma::commit_group();
             wgmma::wait_group::<0>();
             // The promotion: this half's 64 accumulators take the partial sums.

@@ -17,12 +17,13 @@
 use super::hopper;
 use super::hopper::mainloop::Consumer;
 use super::hopper::pipeline::PipelineState;
-use super::hopper::{ATOM_BYTES, M64n128, M64n256, ROW_BYTES, Shape, WARPGROUP};
+use super::hopper::{M64n128, M64n256, Shape, WARPGROUP};
+use super::w15_fp8_promoted::issue_half;
 use super::w08_latency_trims::trimmed_gemm_for;
 use crate::device::index::thread_idx;
 use crate::device::sync::Turns;
 use crate::device::tma::mbarrier_wait;
-use crate::device::wgmma::{self, M64N128_ACC, descriptor, mma_m64n128k32_e4m3, mma_m64n128k32_e4m3_fresh};
+use crate::device::wgmma::{self, M64N128_ACC};
 use crate::unroll;
 use common::gemm::w17::{self, CONSUMER_REGISTERS, PARTIAL_COLUMNS, PRODUCER_REGISTERS, THREADS, TURN};
 use kernel_macros::kernel;
@@ -56,25 +57,9 @@ unsafe fn mma_k_tiles_in_turns<S: Shape<Acc = M64n256>>(
         unsafe { mbarrier_wait(smem.full(s), state.phase()) };
         unroll!(2, half => {
             turns.wait();
-            // The additions below read `partial`: fence before `wgmma` writes it again.
-            wgmma::fence();
-            unroll!(4, kk => {
-                let a_desc = consumer.a_descriptor(s, kk as u32);
-                let b_desc = descriptor(
-                    smem.b_stage(s) + half as u32 * PARTIAL_COLUMNS * ROW_BYTES + kk as u32 * S::MMA_K * S::INPUT_BYTES,
-                    0,
-                    ATOM_BYTES,
-                );
-                // SAFETY: the whole warpgroup, after the fence; the stage stays full until
-                // this warpgroup releases it below.
-                unsafe {
-                    if kk == 0 {
-                        mma_m64n128k32_e4m3_fresh(&mut partial, a_desc, b_desc)
-                    } else {
-                        mma_m64n128k32_e4m3(&mut partial, a_desc, b_desc)
-                    }
-                };
-            });
+            // SAFETY: the whole warpgroup; the stage stays full until this warpgroup
+            // releases it below.
+            unsafe { issue_half(consumer, s, half as u32, &mut partial) };
             wgmma::commit_group();
             turns.hand_over();
             wgmma::wait_group::<0>();

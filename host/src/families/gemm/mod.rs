@@ -1,6 +1,6 @@
-//! The GEMM family: `C = A · B` in three ladders: eleven FP32 steps (g01–g11), four
-//! tensor-core steps on any GPU since Ampere (t01–t05: `mma.sync`, `ldmatrix`, `cp.async`)
-//! and thirteen on Hopper (w01–w13: `wgmma`, TMA, clusters and stream-K). The registry, cuBLAS as the baseline, the CPU reference,
+//! The GEMM family: `C = A · B` in three ladders: FP32 steps (g), tensor-core steps on any
+//! GPU since Ampere (t: `mma.sync`, `ldmatrix`, `cp.async`) and Hopper's (w: `wgmma`, TMA,
+//! clusters, stream-K, FP8). The registry, cuBLAS as the baseline, the CPU reference,
 //! the runner that launches, verifies and times every step next to cuBLAS, the suite that
 //! walks the shapes into tables, records and charts, and the TMA tensor maps some steps take
 //! instead of pointers.

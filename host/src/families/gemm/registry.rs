@@ -136,8 +136,8 @@ impl GemmKernel {
     }
 
     /// The tensor-core instruction this kernel issues, whose peak rate at its precision
-    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (t01–t05,
-    /// sm_80 PTX), `wgmma` for Hopper's (w01 on, sm_90a PTX); `None` for the FP32 steps,
+    /// (probe p8) bounds it: `mma.sync` for the steps any GPU since Ampere runs (the t
+    /// ladder, sm_80 PTX), `wgmma` for Hopper's (the w ladder, sm_90a PTX); `None` for the FP32 steps,
     /// which use no tensor core.
     pub fn tensor_instruction(&self) -> Option<TensorInstruction> {
         match self.precision {

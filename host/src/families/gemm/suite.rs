@@ -309,8 +309,8 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             table.notes.push(match ceilings.describe(precision) {
                 Some(measured) => format!(
                     "% of ceiling: TFLOP/s over the peak of the instruction the step issues, measured by \
-                     p8_tensor_ceiling in this run ({measured}); mma.sync for t01–t05, wgmma for w01 on, the \
-                     faster of the two for cuBLAS"
+                     p8_tensor_ceiling in this run ({measured}); mma.sync for the t steps (any GPU since \
+                     Ampere), wgmma for the w steps (Hopper), the faster of the two for cuBLAS"
                 ),
                 None if precision == Precision::F32 => {
                     "% of ceiling: none for FP32 steps (no tensor cores)".into()

@@ -1,0 +1,50 @@
+// twins/fp8_gemm.cuh: what the FP8 steps' twins share, as their Rust shares it: the constants of
+// w14's 128 x 256 tile of 8-bit inputs (common::gemm::w14, which w15-w17 reuse), and w15's issue of
+// one column half of a k tile into a partial tile (w15_fp8_promoted.rs issue_half, which w17
+// reuses). A header because NVRTC hands a twin no other file than the headers twins/*.cuh.
+#pragma once
+#include "trimmed_gemm.cuh"
+
+namespace w14 {
+using namespace hopper;
+
+// common::gemm::w14: w06's block, tiles and stages; 8-bit boxes.
+struct Constants {
+    static constexpr unsigned BM = 128, BN = 256, BK = 128, STAGES = 4, STAGE_BYTES = BM * BK + BN * BK;
+    static constexpr unsigned CONSUMER_WARPGROUPS = 2, THREADS = (CONSUMER_WARPGROUPS + 1) * 128;
+    // The TMA boxes of A, B^T (8-bit: 128 k values, rows) and C (f32): (contiguous extent, rows).
+    static constexpr unsigned A_BOX_X = BK, A_BOX_Y = BM, B_BOX_X = BK, B_BOX_Y = BN / 2, C_BOX_X = 32, C_BOX_Y = 64;
+    static constexpr unsigned C_BOX_BYTES = C_BOX_X * C_BOX_Y * 4, C_BUFFERS = 2;
+    static constexpr unsigned C_STAGING_BYTES = CONSUMER_WARPGROUPS * C_BUFFERS * C_BOX_BYTES;
+    static constexpr unsigned CLUSTER_M = 2, GROUP_ROWS = 8, ALIGN_SLACK = 1024;
+    static constexpr unsigned PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
+};
+constexpr unsigned THREADS = Constants::THREADS;
+}  // namespace w14
+
+namespace w15 {
+using namespace hopper;
+
+// common::gemm::w15::PARTIAL_COLUMNS: a partial sum is half the tile's columns.
+constexpr unsigned PARTIAL_COLUMNS = w14::Constants::BN / 2;
+
+// Issues the four wgmma m64n128k32 of column half `half` of the k tile in stage s into `partial`
+// (the first overwrites it), after the fence that keeps them behind the previous additions'
+// reads of `partial`; the caller commits them as a group. The whole warpgroup calls it, with the
+// stage full until the group has finished.
+template <class S, class C>
+__device__ __forceinline__ void issue_half(const C& consumer, unsigned s, unsigned half, M64n128& partial) {
+    const auto& smem = consumer.smem;
+    wgmma_fence();
+#pragma unroll
+    for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
+        const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+        const unsigned long long a_desc =
+            descriptor(smem.a_stage(s) + consumer.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+        // B^T's columns are 128-byte rows: this half starts PARTIAL_COLUMNS rows on.
+        const unsigned long long b_desc =
+            descriptor(smem.b_stage(s) + half * PARTIAL_COLUMNS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+        mma_m64n128k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
+    }
+}
+}  // namespace w15

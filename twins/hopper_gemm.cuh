@@ -488,6 +488,12 @@ __device__ __forceinline__ float pick(const Acc& acc, unsigned first, unsigned q
     return (q & 2) == 0 ? low : high;
 }
 
+// The factor the epilogue multiplies C by on its way out, if on (Rust: Option<f32>).
+struct Factor {
+    bool on = false;
+    float value = 1.0f;
+};
+
 // One consumer thread's part of the epilogue. c_map is the global address of a tensor map of C
 // (M x N f32, row-major, 128-byte swizzle, boxes C_BOX).
 template <class S>
@@ -517,6 +523,13 @@ struct Epilogue {
     // loop. Every thread of the warpgroup calls it, with the accumulators of
     // Consumer::mma_k_tiles for that tile.
     __device__ __forceinline__ void store_tile(const typename S::Acc& acc, Origin origin) const {
+        store_scaled_tile(acc, origin, Factor{});
+    }
+
+    // store_tile with each value multiplied by factor.value on its way out when factor.on (an
+    // FP8 product's scale_a * scale_b); without it, this is store_tile.
+    __device__ __forceinline__ void store_scaled_tile(const typename S::Acc& acc, Origin origin, Factor factor) const {
+        const auto scaled = [&](float x) { return factor.on ? x * factor.value : x; };
         // This thread's row group g = lane / 4 and column pair t4 = lane % 4, and the order in
         // which the row takes its four column groups (below).
         const unsigned g = lane / 4, t4 = lane % 4;
@@ -541,7 +554,8 @@ struct Epilogue {
                     const unsigned chunk = (2 * q + t4 / 2) ^ g;
                     const unsigned at = (row * ROW_BYTES + chunk * CHUNK_BYTES + (t4 % 2) * PAIR_BYTES) / F32_BYTES;
                     const unsigned first = GROUP_ACC * BOX_GROUPS * j + 2 * half;
-                    *reinterpret_cast<float2*>(staging + at) = make_float2(pick(acc, first, q), pick(acc, first + 1, q));
+                    *reinterpret_cast<float2*>(staging + at) =
+                        make_float2(scaled(pick(acc, first, q)), scaled(pick(acc, first + 1, q)));
                 }
             }
             fence_proxy_async_shared();
@@ -553,6 +567,17 @@ struct Epilogue {
             }
         }
     }
+};
+
+// Where a kernel's per-tensor scales come from (epilogue.rs's TensorScales): an FP8 product
+// multiplies C by scale_a * scale_b (as cuBLASLt's FP8 product and PyTorch's _scaled_mm take
+// them, one f32 each on the device), a 16-bit one by nothing.
+struct NoScales {
+    __device__ __forceinline__ Factor factor() const { return Factor{}; }
+};
+struct ScalesAt {
+    const float* p;  // scale_a, scale_b
+    __device__ __forceinline__ Factor factor() const { return Factor{true, p[0] * p[1]}; }
 };
 
 // Before the block exits: each consumer warpgroup's storer (thread tid % 128 = 0) waits until

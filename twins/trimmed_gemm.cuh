@@ -21,9 +21,10 @@ struct PlainMainLoop {
 
 // C = A * B as w06 computes it, with shorter waits at entry and exit, for the shape S (its
 // accumulators and register split included); launched with S's THREADS and SHARED_BYTES.
-template <class S, bool BF16, class MainLoop = PlainMainLoop>
+// The FP8 steps pass their per-tensor scales (ScalesAt), the 16-bit ones none.
+template <class S, bool BF16, class MainLoop = PlainMainLoop, class Scales = NoScales>
 __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
-                                             unsigned n, unsigned k) {
+                                             unsigned n, unsigned k, Scales scales = {}) {
     const SharedLayout<S> smem;
     const unsigned tid = threadIdx.x;
     const unsigned k_tiles = div_ceil(k, S::BK);
@@ -54,6 +55,7 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
         }
     } else {
         S::Registers::consumers();
+        const Factor factor = scales.factor();
         const unsigned lane = tid % WARP_SIZE;
         // Stage s is free in this warp: lane 0 tells both blocks of the pair.
         const auto release = consumer_release(lane, smem);
@@ -65,7 +67,7 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
             const Epilogue<S> epilogue(smem, c_map, tid);
             // The whole warpgroup, in step with the producer; then w05's epilogue.
             MainLoop::run(consumer, state, k_tiles, acc, release);
-            epilogue.store_tile(acc, origin);
+            epilogue.store_scaled_tile(acc, origin, factor);
         }
         // C's last boxes are read out of shared memory before the block exits.
         wait_read(tid);

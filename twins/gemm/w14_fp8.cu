@@ -15,8 +15,9 @@ using namespace hopper;
 using W14 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3>;
 }  // namespace w14
 
-// The input type is the shape's; the kernel's f16/bf16 flag is unused.
+// The input type is the shape's; the kernel's f16/bf16 flag is unused. C = scales[0] * scales[1] * A * B.
 extern "C" __global__ void __launch_bounds__(w14::THREADS)
-w14_fp8_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    w08::trimmed_gemm<w14::W14, false>(a_map, b_map, c_map, m, n, k);
+w14_fp8_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+             const float* scales) {
+    w08::trimmed_gemm<w14::W14, false, w08::PlainMainLoop>(a_map, b_map, c_map, m, n, k, hopper::ScalesAt{scales});
 }

@@ -46,8 +46,9 @@ struct PromotedMainLoop {
 
 }  // namespace w15
 
-// The input type is the shape's; the kernel's f16/bf16 flag is unused.
+// The input type is the shape's; the kernel's f16/bf16 flag is unused. C = scales[0] * scales[1] * A * B.
 extern "C" __global__ void __launch_bounds__(w15::THREADS)
-w15_fp8_promoted_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    w08::trimmed_gemm<w15::W15, false, w15::PromotedMainLoop>(a_map, b_map, c_map, m, n, k);
+w15_fp8_promoted_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+                      const float* scales) {
+    w08::trimmed_gemm<w15::W15, false, w15::PromotedMainLoop>(a_map, b_map, c_map, m, n, k, hopper::ScalesAt{scales});
 }

@@ -77,8 +77,9 @@ struct ARegistersMainLoop {
 
 }  // namespace w16
 
-// The input type is the shape's; the kernel's f16/bf16 flag is unused.
+// The input type is the shape's; the kernel's f16/bf16 flag is unused. C = scales[0] * scales[1] * A * B.
 extern "C" __global__ void __launch_bounds__(w16::THREADS)
-w16_fp8_a_registers_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k) {
-    w08::trimmed_gemm<w16::W16, false, w16::ARegistersMainLoop>(a_map, b_map, c_map, m, n, k);
+w16_fp8_a_registers_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+                         const float* scales) {
+    w08::trimmed_gemm<w16::W16, false, w16::ARegistersMainLoop>(a_map, b_map, c_map, m, n, k, hopper::ScalesAt{scales});
 }

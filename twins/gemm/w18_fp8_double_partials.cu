@@ -89,9 +89,9 @@ struct DoublePartialsMainLoop {
 
 }  // namespace w18
 
-// The input type is the shape's; the kernel's f16/bf16 flag is unused.
+// The input type is the shape's; the kernel's f16/bf16 flag is unused. C = scales[0] * scales[1] * A * B.
 extern "C" __global__ void __launch_bounds__(w18::THREADS)
-w18_fp8_double_partials_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n,
-                             unsigned k) {
-    w08::trimmed_gemm<w18::W18, false, w18::DoublePartialsMainLoop>(a_map, b_map, c_map, m, n, k);
+w18_fp8_double_partials_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+                             const float* scales) {
+    w08::trimmed_gemm<w18::W18, false, w18::DoublePartialsMainLoop>(a_map, b_map, c_map, m, n, k, hopper::ScalesAt{scales});
 }

@@ -18,6 +18,7 @@
 //! More: docs/lessons.md#w08
 
 use super::hopper;
+use super::hopper::epilogue::NoScales;
 use common::gemm::w08::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
 
@@ -47,6 +48,7 @@ macro_rules! trimmed_gemm_for {
             m: u32,
             n: u32,
             k: u32,
+            scales: impl $crate::gemm::hopper::epilogue::TensorScales,
         ) {
             use $crate::device::cluster::{cluster_count, cluster_idx, cluster_sync, cluster_sync_relaxed};
             use $crate::device::index::{WARP_SIZE, thread_idx};
@@ -96,6 +98,8 @@ macro_rules! trimmed_gemm_for {
                 }
             } else {
                 <S as Shape>::Registers::consumers();
+                // SAFETY: the launch's scales, where the step takes any.
+                let factor = unsafe { scales.factor() };
                 let lane = tid % WARP_SIZE;
                 // Stage s is free in this warp: lane 0 tells both blocks of the pair.
                 let empty = |s: u32| smem.empty(s);
@@ -115,7 +119,7 @@ macro_rules! trimmed_gemm_for {
                                 (&consumer, &mut state, k_tiles, &mut acc, &release);
                             $main_loop;
                         }
-                        epilogue.store_tile(&acc, origin);
+                        epilogue.store_scaled_tile(&acc, origin, factor);
                     }
                     unit += cluster_count();
                 }
@@ -133,6 +137,6 @@ pub(super) use trimmed_gemm_for;
 trimmed_gemm_for!(W08);
 
 hopper::entry_points!(
-    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32)
+    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32; NoScales)
         => w08_latency_trims_f16, w08_latency_trims_bf16
 );

@@ -15,6 +15,7 @@
 //! More: docs/lessons.md#w09
 
 use super::hopper::{self, M64n128, Reallocate};
+use super::hopper::epilogue::NoScales;
 use super::w08_latency_trims::trimmed_gemm_for;
 use common::gemm::w09::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
@@ -25,6 +26,6 @@ hopper::shape!(W09 = w09, M64n128, Reallocate<PRODUCER_REGISTERS, CONSUMER_REGIS
 trimmed_gemm_for!(W09);
 
 hopper::entry_points!(
-    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32)
+    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32; NoScales)
         => w09_small_tile_f16, w09_small_tile_bf16
 );

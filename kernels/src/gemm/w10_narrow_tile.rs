@@ -15,6 +15,7 @@
 //! More: docs/lessons.md#w10
 
 use super::hopper::{self, KeepRegisters, M64n128};
+use super::hopper::epilogue::NoScales;
 use super::w08_latency_trims::trimmed_gemm_for;
 use common::gemm::w10::{self, THREADS};
 use kernel_macros::kernel;
@@ -25,6 +26,6 @@ hopper::shape!(W10 = w10, M64n128, KeepRegisters);
 trimmed_gemm_for!(W10);
 
 hopper::entry_points!(
-    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32)
+    trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32; NoScales)
         => w10_narrow_tile_f16, w10_narrow_tile_bf16
 );

@@ -18,6 +18,12 @@
 //! product takes Bᵀ (N × K, row-major), as cuBLASLt's FP8 product does. A model that keeps
 //! its weights as Bᵀ pays nothing; one that keeps B pays one transpose per weight update.
 //!
+//! The product is C = scale_a · scale_b · A · B with per-tensor scales, as cuBLASLt's FP8
+//! product and PyTorch's `_scaled_mm` take them: the entry point's last argument points to
+//! the two f32, read once per consumer thread, and the epilogue multiplies each value by their
+//! product on its way out of the registers (`Epilogue::store_scaled_tile`): one multiply per
+//! output, none in the main loop. The 16-bit steps pass `NoScales`, which compiles away.
+//!
 //! More: docs/lessons.md#w14
 
 use super::hopper;

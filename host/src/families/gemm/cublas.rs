@@ -16,10 +16,11 @@ pub enum Baseline {
     Sgemm,
     /// cuBLAS GemmEx: 16-bit inputs, f32 compute and C.
     GemmEx,
-    /// cuBLASLt's FP8 product (e4m3 A and Bᵀ, scales 1, f32 C). `fast_accumulation`: its
-    /// `FAST_ACCUM` mode, the sums left in the tensor cores' accumulators throughout as in
-    /// w14; without it (its default, and PyTorch's `_scaled_mm`'s) cuBLASLt adds partial sums
-    /// into f32 as it goes, as the promoting steps do.
+    /// cuBLASLt's FP8 product (e4m3 A and Bᵀ, the scales `reference::FP8_SCALES`, f32 C).
+    /// `fast_accumulation`: its `FAST_ACCUM` mode, the sums left in the tensor cores'
+    /// accumulators throughout as in w14; without it (its default, and PyTorch's
+    /// `_scaled_mm`'s) cuBLASLt adds partial sums into f32 as it goes, as the promoting steps
+    /// do.
     Fp8 { fast_accumulation: bool },
 }
 
@@ -194,9 +195,9 @@ impl Cublas {
 }
 
 impl Cublas {
-    /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), through
-    /// cuBLASLt (scales 1; `fast_accumulation` as [`Baseline::Fp8`] says), its plan for the
-    /// shape made at the first call and kept.
+    /// Row-major `C (f32) = scale_a · scale_b · A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), through
+    /// cuBLASLt (the scales `reference::FP8_SCALES`; `fast_accumulation` as [`Baseline::Fp8`]
+    /// says), its plan for the shape made at the first call and kept.
     ///
     /// # Safety
     /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`.
@@ -216,7 +217,8 @@ impl Cublas {
         let key = ((m, n, k), fast_accumulation);
         let mut plans = self.fp8_plans.lock().unwrap_or_else(|p| p.into_inner());
         if !plans.iter().any(|(planned, _)| *planned == key) {
-            plans.push((key, lt.plan_fp8(gpu, m, n, k, 1.0, 1.0, fast_accumulation)?));
+            let [scale_a, scale_b] = super::reference::FP8_SCALES;
+            plans.push((key, lt.plan_fp8(gpu, m, n, k, scale_a, scale_b, fast_accumulation)?));
         }
         let plan = &plans.iter().find(|(planned, _)| *planned == key).expect("planned above").1;
         // SAFETY: the caller's buffers, of the plan's shape; `lt` is open while `self` is.

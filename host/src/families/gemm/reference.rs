@@ -9,6 +9,12 @@ pub const FULL_CHECK_MAX_MACS: u64 = 1 << 31;
 /// Entries checked at large sizes: the four corners, then spread pseudo-randomly.
 pub const SAMPLES: usize = 4096;
 
+/// The per-tensor scales every FP8 product here runs with, `scale_a` and `scale_b`: C =
+/// scale_a · scale_b · A · B, as cuBLASLt's FP8 product and PyTorch's `_scaled_mm` take them
+/// (one f32 each, on the device). Exact in f32, with an exact product (0.46875), and far
+/// enough from 1 that a kernel that dropped either fails its check.
+pub const FP8_SCALES: [f32; 2] = [1.25, 0.375];
+
 /// The inputs' streams: `A[i][p] = random_f32(seed_a, i·K + p)`, likewise B.
 #[derive(Clone, Copy, Debug)]
 pub struct Inputs {
@@ -45,6 +51,15 @@ impl Inputs {
         self.value(self.seed_b, index)
     }
 
+    /// What C's entries are multiplied by: [`FP8_SCALES`]' product for FP8 inputs, 1 for
+    /// the others.
+    pub fn scale(&self) -> f64 {
+        match self.precision {
+            Precision::E4m3 => f64::from(FP8_SCALES[0]) * f64::from(FP8_SCALES[1]),
+            Precision::F32 | Precision::F16 | Precision::Bf16 => 1.0,
+        }
+    }
+
     /// Which entries of C a check compares: all of them, or a sample.
     pub fn entries(&self) -> Vec<(u32, u32)> {
         let (m, n) = (self.m, self.n);
@@ -59,7 +74,7 @@ impl Inputs {
         entries
     }
 
-    /// `C[i][j]` in f64, for each entry (in parallel).
+    /// `C[i][j]` in f64 (times [`Inputs::scale`]), for each entry (in parallel).
     pub fn reference(&self, entries: &[(u32, u32)]) -> Vec<f64> {
         let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).min(64);
         let chunk = entries.len().div_ceil(threads).max(1);
@@ -70,7 +85,10 @@ impl Inputs {
                     scope.spawn(move || {
                         part.iter()
                             .map(|&(i, j)| {
-                                (0..self.k).map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j))).sum()
+                                let sum: f64 = (0..self.k)
+                                    .map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j)))
+                                    .sum();
+                                sum * self.scale()
                             })
                             .collect::<Vec<f64>>()
                     })

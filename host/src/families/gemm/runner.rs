@@ -1,7 +1,7 @@
 //! Launching, verifying and timing any GEMM kernel (and cuBLAS) on one shape.
 
 use super::cublas::{Baseline, Cublas};
-use super::reference::{FULL_CHECK_MAX_MACS, Inputs, relative_error};
+use super::reference::{FP8_SCALES, FULL_CHECK_MAX_MACS, Inputs, relative_error};
 use super::registry::{GemmKernel, GridMap, Operands};
 use crate::base::error::{Context, Error, Result};
 use crate::base::gpu::{Arg, Gpu};
@@ -56,6 +56,8 @@ pub struct GemmBench<'g> {
     a: DeviceBuffer,
     b: DeviceBuffer,
     c: DeviceBuffer,
+    /// FP8 products' per-tensor scales ([`FP8_SCALES`]), which their kernels take last.
+    scales: Option<DeviceBuffer>,
     entries: Vec<(u32, u32)>,
     want: Vec<f64>,
     /// A's and B's TMA tensor maps, encoded at the first launch that needs them (before
@@ -83,6 +85,13 @@ impl<'g> GemmBench<'g> {
             fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
             fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
         }
+        let scales = if precision == Precision::E4m3 {
+            let mut scales = DeviceBuffer::alloc(gpu, 4 * FP8_SCALES.len(), "the FP8 scales")?;
+            scales.upload(gpu, &FP8_SCALES)?;
+            Some(scales)
+        } else {
+            None
+        };
         let entries = inputs.entries();
         let want = inputs.reference(&entries);
         // Events with timing enabled: cudarc's `None` would disable it.
@@ -92,7 +101,7 @@ impl<'g> GemmBench<'g> {
                 .context("creating an event")
         };
         let events = (event()?, event()?);
-        Ok(Self { gpu, inputs, a, b, c, entries, want, tensor_maps: Default::default(), events })
+        Ok(Self { gpu, inputs, a, b, c, scales, entries, want, tensor_maps: Default::default(), events })
     }
 
     /// 2·M·N·K: the flops of one product.
@@ -154,6 +163,9 @@ impl<'g> GemmBench<'g> {
             shared_mem_bytes: kernel.dynamic_shared,
         };
         let mut args = vec![Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
+        if let Some(scales) = &self.scales {
+            args.push(Arg::U64(scales.ptr()));
+        }
         let workspace = match kernel.workspace {
             Some(bytes) => {
                 let blocks = gx * gy * slices;

@@ -89,7 +89,28 @@ impl<S: Shape> Epilogue<S> {
     /// Every thread of the warpgroup calls it (named barriers), with the accumulators of
     /// [`Consumer::mma_k_tiles`](super::mainloop::Consumer::mma_k_tiles) for that tile.
     #[rustc_force_inline]
-    pub unsafe fn store_tile<const N: usize>(self, acc: &[f32; N], (row0, col0): (u32, u32)) {
+    pub unsafe fn store_tile<const N: usize>(self, acc: &[f32; N], origin: (u32, u32)) {
+        // SAFETY: the caller's.
+        unsafe { self.store_scaled_tile(acc, origin, None) }
+    }
+
+    /// [`Epilogue::store_tile`] with each value multiplied by `factor` on its way out (an FP8
+    /// product's `scale_a · scale_b`); `None` multiplies by nothing, and compiles to
+    /// `store_tile`.
+    ///
+    /// # Safety
+    /// As [`Epilogue::store_tile`].
+    #[rustc_force_inline]
+    pub unsafe fn store_scaled_tile<const N: usize>(
+        self,
+        acc: &[f32; N],
+        (row0, col0): (u32, u32),
+        factor: Option<f32>,
+    ) {
+        let scaled = |x: f32| match factor {
+            Some(f) => x * f,
+            None => x,
+        };
         // `acc` holds this warpgroup's 64 × BN piece: BN / 2 registers.
         const { assert!(N as u32 * 2 == S::BN) };
         let (warp, g, t4) = (self.warp, self.g, self.t4);
@@ -116,7 +137,7 @@ impl<S: Shape> Epilogue<S> {
                         let chunk = (2 * q + t4 / 2) ^ g;
                         let at = (row * ROW_BYTES + chunk * CHUNK_BYTES + (t4 % 2) * PAIR_BYTES) / F32_BYTES;
                         let first = GROUP_ACC * BOX_GROUPS * j + 2 * half;
-                        let pair = [pick(acc, first, q), pick(acc, first + 1, q)];
+                        let pair = [scaled(pick(acc, first, q)), scaled(pick(acc, first + 1, q))];
                         // SAFETY: `at` is even and inside the 8 KB box.
                         unsafe { staging.store_v2(at, pair) };
                     });
@@ -138,6 +159,40 @@ impl<S: Shape> Epilogue<S> {
                 }
             }
         });
+    }
+}
+
+/// Where a kernel's per-tensor scales come from: an FP8 product multiplies C by
+/// `scale_a · scale_b` (cuBLASLt's FP8 product and PyTorch's `_scaled_mm` take them so,
+/// one f32 each, on the device); a 16-bit one by nothing.
+pub trait TensorScales: Copy {
+    /// `scale_a · scale_b`, or `None` for a product without scales.
+    ///
+    /// # Safety
+    /// The scales, where there are any, are readable.
+    unsafe fn factor(self) -> Option<f32>;
+}
+
+/// No scales: C = A · B.
+#[derive(Clone, Copy)]
+pub struct NoScales;
+
+impl TensorScales for NoScales {
+    #[inline(always)]
+    unsafe fn factor(self) -> Option<f32> {
+        None
+    }
+}
+
+/// `scale_a` and `scale_b`, two consecutive f32 in global memory: C = scale_a · scale_b · A · B.
+#[derive(Clone, Copy)]
+pub struct ScalesAt(pub *const f32);
+
+impl TensorScales for ScalesAt {
+    #[inline(always)]
+    unsafe fn factor(self) -> Option<f32> {
+        // SAFETY: the caller's: two readable f32.
+        Some(unsafe { *self.0 * *self.0.add(1) })
     }
 }
 

@@ -353,9 +353,10 @@ macro_rules! entry_points {
 }
 pub(crate) use entry_points;
 
-/// Writes an FP8 step's `#[kernel]` entry point (e4m3 A and Bᵀ, f32 C) around the body that
-/// takes the input type as `const BF16: bool`: false, and unused, since the shape's 8-bit
-/// input decides (`trimmed_gemm::<false>` for w14–w18):
+/// Writes an FP8 step's `#[kernel]` entry point (e4m3 A and Bᵀ, f32 C, and the per-tensor
+/// scales: `scales` points to `scale_a`, `scale_b`, and C = scale_a · scale_b · A · B) around
+/// the body that takes the input type as `const BF16: bool`: false, and unused, since the
+/// shape's 8-bit input decides (`trimmed_gemm::<false>` for w14–w18), and the scales last:
 ///
 /// ```ignore
 /// fp8_entry_point!(trimmed_gemm(a_map: *const u8, …, k: u32) => w15_fp8_promoted_e4m3);
@@ -364,14 +365,14 @@ pub(crate) use entry_points;
 /// As [`entry_points`], with `max_threads = THREADS` (the step's own).
 macro_rules! fp8_entry_point {
     ($body:ident ($($arg:ident: $ty:ty),*) => $name:ident) => {
-        #[doc = concat!("[`", stringify!($body), "`] for e4m3 A and Bᵀ, f32 C.")]
+        #[doc = concat!("[`", stringify!($body), "`] for e4m3 A and Bᵀ, f32 C, scaled by `scales[0] · scales[1]`.")]
         ///
         /// # Safety
-        #[doc = concat!("As `", stringify!($body), "`.")]
+        #[doc = concat!("As `", stringify!($body), "`; `scales` holds two f32.")]
         #[kernel(max_threads = THREADS)]
-        pub unsafe fn $name($($arg: $ty),*) {
+        pub unsafe fn $name($($arg: $ty,)* scales: *const f32) {
             // SAFETY: forwarded; the input type is the shape's, not the flag's.
-            unsafe { $body::<false>($($arg),*) }
+            unsafe { $body::<false>($($arg,)* $crate::gemm::hopper::epilogue::ScalesAt(scales)) }
         }
     };
 }

@@ -572,10 +572,14 @@ struct Epilogue {
 // Where a kernel's per-tensor scales come from (epilogue.rs's TensorScales): an FP8 product
 // multiplies C by scale_a * scale_b (as cuBLASLt's FP8 product and PyTorch's _scaled_mm take
 // them, one f32 each on the device), a 16-bit one by nothing.
+// BLOCKS: whether the main loop applies them per block (w19's BlockScales) rather than the
+// epilogue per tensor.
 struct NoScales {
+    static constexpr bool BLOCKS = false;
     __device__ __forceinline__ Factor factor() const { return Factor{}; }
 };
 struct ScalesAt {
+    static constexpr bool BLOCKS = false;
     const float* p;  // scale_a, scale_b
     __device__ __forceinline__ Factor factor() const { return Factor{true, p[0] * p[1]}; }
 };

@@ -10,7 +10,7 @@ namespace w08 {
 using namespace hopper;
 
 // What a consumer warpgroup runs on a unit's k tiles: Consumer::mma_k_tiles (w15 brings its own
-// main loop, with the same run).
+// main loop, with the same run; w19's run also takes the unit's origin and its block scales).
 struct PlainMainLoop {
     template <class C, class State, class Acc, class Release>
     __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, Acc& acc,
@@ -21,7 +21,8 @@ struct PlainMainLoop {
 
 // C = A * B as w06 computes it, with shorter waits at entry and exit, for the shape S (its
 // accumulators and register split included); launched with S's THREADS and SHARED_BYTES.
-// The FP8 steps pass their per-tensor scales (ScalesAt), the 16-bit ones none.
+// The FP8 steps pass their per-tensor scales (ScalesAt) or block scales (w19), the 16-bit ones
+// none.
 template <class S, bool BF16, class MainLoop = PlainMainLoop, class Scales = NoScales>
 __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
                                              unsigned n, unsigned k, Scales scales = {}) {
@@ -66,7 +67,11 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
             auto acc = S::Acc::zeroed();
             const Epilogue<S> epilogue(smem, c_map, tid);
             // The whole warpgroup, in step with the producer; then w05's epilogue.
-            MainLoop::run(consumer, state, k_tiles, acc, release);
+            if constexpr (Scales::BLOCKS) {
+                MainLoop::run(consumer, state, k_tiles, acc, release, origin, scales);
+            } else {
+                MainLoop::run(consumer, state, k_tiles, acc, release);
+            }
             epilogue.store_scaled_tile(acc, origin, factor);
         }
         // C's last boxes are read out of shared memory before the block exits.

@@ -285,9 +285,10 @@ fn step_name(kernel: &str, links: &Links) -> String {
     (links.step)(kernel).unwrap_or_else(|| format!("`{kernel}`"))
 }
 
-/// A baseline's record: cuBLAS (or cuBLASLt for FP8), and cuBLASLt FP8's fast accumulation.
+/// A baseline's record: cuBLAS (or cuBLASLt for FP8), cuBLASLt FP8's fast accumulation and
+/// its block-scaled product.
 fn is_vendor(record: &Record) -> bool {
-    record.kernel == "cublas" || record.kernel == "cublaslt_fast_accum"
+    ["cublas", "cublaslt_fast_accum", "cublaslt_block_scales"].contains(&record.kernel.as_str())
 }
 
 /// The type column of a GEMM row: FP8 rows also say which accumulation the step and its
@@ -296,6 +297,8 @@ fn gemm_type(record: &Record) -> String {
     let name = precision_name(record.precision.as_deref().unwrap_or(""));
     match record.vendor.as_deref() {
         Some(v) if v.ends_with("fast accum") => format!("{name} fast"),
+        // Block scales are applied as the partial sums are promoted: the name says it all.
+        Some(v) if v.ends_with("block scales") => name,
         Some(v) if v.starts_with("cuBLASLt FP8") => format!("{name} promoted"),
         _ => name,
     }

@@ -109,7 +109,10 @@ impl Config {
             (TensorInstruction::Wgmma, Precision::F16) => Ok("ceiling_wgmma_f16"),
             (TensorInstruction::Wgmma, Precision::Bf16) => Ok("ceiling_wgmma_bf16"),
             (TensorInstruction::Wgmma, Precision::E4m3) => Ok("ceiling_wgmma_e4m3"),
-            (TensorInstruction::MmaSync, Precision::E4m3) => {
+            (TensorInstruction::Wgmma, Precision::E4m3Blocks) => {
+                Err(Error::new("the block-scaled product's ceiling is e4m3's: measure e4m3"))
+            }
+            (TensorInstruction::MmaSync, Precision::E4m3 | Precision::E4m3Blocks) => {
                 Err(Error::new("the tensor-core ceiling has no 8-bit mma.sync kernel"))
             }
             (_, Precision::F32) => Err(Error::new("the tensor-core ceiling has no FP32 kernel")),
@@ -384,12 +387,15 @@ pub struct Ceilings {
 
 impl Ceilings {
     /// The ceiling of `instruction` with `precision` inputs, in TFLOP/s.
+    /// (A product with block scales reads the ceiling of its element type.)
     pub fn get(&self, instruction: TensorInstruction, precision: Precision) -> Option<f64> {
+        let precision = precision.element();
         self.measured.iter().find(|&&(i, p, _)| i == instruction && p == precision).map(|&(.., t)| t)
     }
 
     /// The highest ceiling of any instruction for `precision` inputs.
     pub fn best(&self, precision: Precision) -> Option<f64> {
+        let precision = precision.element();
         self.measured.iter().filter(|&&(_, p, _)| p == precision).map(|&(.., t)| t).reduce(f64::max)
     }
 
@@ -414,6 +420,7 @@ impl Ceilings {
 
     /// "mma.sync m16n8k16 612.3, wgmma m64n256k16 871.0 TFLOP/s" for `precision` inputs.
     pub fn describe(&self, precision: Precision) -> Option<String> {
+        let precision = precision.element();
         let parts: Vec<String> = self
             .measured
             .iter()

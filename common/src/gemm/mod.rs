@@ -352,6 +352,28 @@ pub mod w15 {
     pub const PARTIAL_COLUMNS: u32 = BN / 2;
 }
 
+/// w19 (FP8 with per-block scales; sm_90a): w15's tiles, stages and block, and DeepSeek-V3's
+/// fine-grained scales: one f32 per row of A and 128 k values (1 × 128), one per 128 × 128
+/// block of B. A k tile is one block of k and a partial tile's columns one block of B, so each
+/// partial is scaled by one factor per row on its way into the f32 accumulators.
+///
+/// The scales' layouts: A's `ceil(K / 128) × M`, row-major (a k block's scales for every row
+/// contiguous), B's `ceil(N / 128) × ceil(K / 128)`, row-major (B's block row by block row of
+/// Bᵀ).
+pub mod w19 {
+    pub use super::w15::*;
+    /// The k values one scale of A covers, and the k values and columns of B one scale of B
+    /// covers.
+    pub const SCALE_BLOCK: u32 = 128;
+    const _: () = assert!(BK == SCALE_BLOCK && PARTIAL_COLUMNS == SCALE_BLOCK);
+
+    /// The scales of an `m × n × k` product: (A's, B's) counts of f32.
+    pub const fn scale_counts(m: u32, n: u32, k: u32) -> (u64, u64) {
+        let k_blocks = k.div_ceil(SCALE_BLOCK) as u64;
+        (k_blocks * m as u64, n.div_ceil(SCALE_BLOCK) as u64 * k_blocks)
+    }
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

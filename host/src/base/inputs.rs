@@ -55,7 +55,9 @@ pub fn fill_random(
         Precision::F32 => fill_random_f32(gpu, buffer, n, seed),
         Precision::F16 => fill(gpu, "fill_random_f16", 2, buffer, n, seed),
         Precision::Bf16 => fill(gpu, "fill_random_bf16", 2, buffer, n, seed),
-        Precision::E4m3 => Err(Error::new("e4m3 inputs are made on the CPU: upload `e4m3_codes`")),
+        Precision::E4m3 | Precision::E4m3Blocks => {
+            Err(Error::new("e4m3 inputs are made on the CPU: upload `e4m3_codes`"))
+        }
     }
 }
 

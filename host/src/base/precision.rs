@@ -9,6 +9,10 @@ pub enum Precision {
     Bf16,
     /// Hopper's 8-bit float with 4 exponent and 3 mantissa bits (`common::fp8::E4M3`).
     E4m3,
+    /// e4m3 inputs with the DeepSeek-V3 Technical Report's fine-grained scales, one f32 per
+    /// row of A and 128 k values and one per 128 × 128 block of B (`common::gemm::w19`): a
+    /// product of its own, since the scales are part of its inputs.
+    E4m3Blocks,
 }
 
 impl Precision {
@@ -17,7 +21,7 @@ impl Precision {
         match self {
             Precision::F32 => 4,
             Precision::F16 | Precision::Bf16 => 2,
-            Precision::E4m3 => 1,
+            Precision::E4m3 | Precision::E4m3Blocks => 1,
         }
     }
 
@@ -28,13 +32,28 @@ impl Precision {
             Precision::F16 => "FP16 (f32 accumulate)",
             Precision::Bf16 => "BF16 (f32 accumulate)",
             Precision::E4m3 => "FP8 e4m3 (f32 accumulate)",
+            Precision::E4m3Blocks => "FP8 e4m3, 1 × 128 and 128 × 128 block scales (f32 accumulate)",
         }
     }
 
     /// Whether a GEMM of these inputs takes B K-major, as Bᵀ (N × K, row-major): 8-bit
     /// `wgmma` reads no other layout.
     pub fn b_k_major(self) -> bool {
-        self == Precision::E4m3
+        self.is_fp8()
+    }
+
+    /// Whether the inputs are 8-bit floats (with per-tensor or per-block scales).
+    pub fn is_fp8(self) -> bool {
+        matches!(self, Precision::E4m3 | Precision::E4m3Blocks)
+    }
+
+    /// The element type of the inputs, scales aside: what the tensor-core ceilings are
+    /// measured in.
+    pub fn element(self) -> Precision {
+        match self {
+            Precision::E4m3Blocks => Precision::E4m3,
+            other => other,
+        }
     }
 
     /// As the records and item names say it: "f32", "f16", "bf16".
@@ -44,6 +63,7 @@ impl Precision {
             Precision::F16 => "f16",
             Precision::Bf16 => "bf16",
             Precision::E4m3 => "e4m3",
+            Precision::E4m3Blocks => "e4m3-blocks",
         }
     }
 }

@@ -36,6 +36,20 @@ macro_rules! trimmed_gemm_for {
     // `$main_loop`: what a consumer warpgroup runs on a unit's k tiles, into `acc` (w15
     // brings its own).
     ($shape:ty, |$consumer:ident, $state:ident, $k_tiles:ident, $acc:ident, $release:ident| $main_loop:expr) => {
+        trimmed_gemm_for!(
+            $shape,
+            impl $crate::gemm::hopper::epilogue::TensorScales,
+            |$consumer, $state, $k_tiles, $acc, $release, __origin, __scales| $main_loop
+        );
+    };
+    // A main loop that also reads the unit's origin and the launch's scales, of type
+    // `$scales_type` (w19's block scales).
+    (
+        $shape:ty,
+        $scales_type:ty,
+        |$consumer:ident, $state:ident, $k_tiles:ident, $acc:ident, $release:ident, $origin:ident, $scales:ident|
+            $main_loop:expr
+    ) => {
         /// `C = A · B` as w06 computes it, with shorter waits at entry and exit.
         ///
         /// # Safety
@@ -48,7 +62,7 @@ macro_rules! trimmed_gemm_for {
             m: u32,
             n: u32,
             k: u32,
-            scales: impl $crate::gemm::hopper::epilogue::TensorScales,
+            scales: $scales_type,
         ) {
             use $crate::device::cluster::{cluster_count, cluster_idx, cluster_sync, cluster_sync_relaxed};
             use $crate::device::index::{WARP_SIZE, thread_idx};
@@ -115,8 +129,8 @@ macro_rules! trimmed_gemm_for {
                     // epilogue.
                     unsafe {
                         {
-                            let ($consumer, $state, $k_tiles, $acc, $release) =
-                                (&consumer, &mut state, k_tiles, &mut acc, &release);
+                            let ($consumer, $state, $k_tiles, $acc, $release, $origin, $scales) =
+                                (&consumer, &mut state, k_tiles, &mut acc, &release, origin, scales);
                             $main_loop;
                         }
                         epilogue.store_scaled_tile(&acc, origin, factor);

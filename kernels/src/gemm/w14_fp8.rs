@@ -11,7 +11,7 @@
 //!       (4.8e-4 at K = 1024, 3.0e-3 at 16384), as cuBLASLt's fast accumulation's does.
 //! Cost: as w08 (168 registers at entry × 384 threads, 225 KB of shared memory).
 //! Requires: sm_90a; K and N multiples of 16 (16-byte rows of 8-bit values); B given as Bᵀ.
-//! Result: 101.3 / 101.8 % of cuBLASLt FP8 fast accum at 4096³ / 8192³, H100, 2026-11-27.
+//! Result: 101.5 / 102.4 % of cuBLASLt FP8 fast accum at 4096³ / 8192³, H100, 2026-11-28.
 //!
 //! 8-bit `wgmma` has no transpose: both operands must be K-major in shared memory. The
 //! 16-bit steps take B row-major (K × N, N-major) and let `wgmma` transpose it; an FP8

@@ -15,6 +15,7 @@ pub fn tag(precision: Precision) -> &'static str {
         Precision::F16 => "f16",
         Precision::Bf16 => "bf16",
         Precision::E4m3 => "e4m3",
+        Precision::E4m3Blocks => "e4m3-blocks",
     }
 }
 

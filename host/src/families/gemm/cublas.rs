@@ -22,6 +22,9 @@ pub enum Baseline {
     /// `_scaled_mm`'s) cuBLASLt adds partial sums into f32 as it goes, as the promoting steps
     /// do.
     Fp8 { fast_accumulation: bool },
+    /// cuBLASLt's FP8 product with the DeepSeek-V3 Technical Report's per-block scales (1 ×
+    /// 128 for A, 128 × 128 for B), promoting as w19 does.
+    Fp8Blocks,
 }
 
 impl Baseline {
@@ -33,6 +36,7 @@ impl Baseline {
             Precision::E4m3 => {
                 &[Baseline::Fp8 { fast_accumulation: true }, Baseline::Fp8 { fast_accumulation: false }]
             }
+            Precision::E4m3Blocks => &[Baseline::Fp8Blocks],
         }
     }
 
@@ -40,6 +44,7 @@ impl Baseline {
     pub fn record_id(self) -> &'static str {
         match self {
             Baseline::Fp8 { fast_accumulation: true } => "cublaslt_fast_accum",
+            Baseline::Fp8Blocks => "cublaslt_block_scales",
             _ => "cublas",
         }
     }
@@ -51,6 +56,7 @@ impl Baseline {
             Baseline::GemmEx => "cuBLAS GemmEx (f32 compute)",
             Baseline::Fp8 { fast_accumulation: true } => "cuBLASLt FP8, fast accum",
             Baseline::Fp8 { fast_accumulation: false } => "cuBLASLt FP8 (Bᵀ, f32 out)",
+            Baseline::Fp8Blocks => "cuBLASLt FP8, block scales",
         }
     }
 
@@ -61,6 +67,7 @@ impl Baseline {
             Baseline::GemmEx => "cuBLAS GemmEx",
             Baseline::Fp8 { fast_accumulation: true } => "cuBLASLt FP8 fast accum",
             Baseline::Fp8 { fast_accumulation: false } => "cuBLASLt FP8",
+            Baseline::Fp8Blocks => "cuBLASLt FP8 block scales",
         }
     }
 }
@@ -73,8 +80,8 @@ pub struct Cublas {
     lt: Option<super::cublaslt::CublasLt>,
 }
 
-/// An FP8 plan's shape and whether it accumulates fast.
-type Fp8Key = ((u32, u32, u32), bool);
+/// An FP8 plan's shape and scaling (the block scales' pointers included).
+type Fp8Key = ((u32, u32, u32), super::cublaslt::Fp8Scaling);
 
 fn check(status: cublasStatus_t, what: &str) -> Result<()> {
     if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
@@ -159,7 +166,7 @@ impl Cublas {
             Precision::F32 => return unsafe { self.sgemm(m, n, k, a, b, c) },
             Precision::F16 => cudaDataType_t::CUDA_R_16F,
             Precision::Bf16 => cudaDataType_t::CUDA_R_16BF,
-            Precision::E4m3 => {
+            Precision::E4m3 | Precision::E4m3Blocks => {
                 return Err(Error::new("cuBLAS GemmEx takes no FP8 inputs: FP8 products go through `fp8`"));
             }
         };
@@ -195,30 +202,26 @@ impl Cublas {
 }
 
 impl Cublas {
-    /// Row-major `C (f32) = scale_a · scale_b · A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), through
-    /// cuBLASLt (the scales `reference::FP8_SCALES`; `fast_accumulation` as [`Baseline::Fp8`]
-    /// says), its plan for the shape made at the first call and kept.
+    /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), scaled as
+    /// `scaling` says, through cuBLASLt, its plan for the shape and scaling made at the first
+    /// call and kept.
     ///
     /// # Safety
-    /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`.
-    // The arguments of the product itself, as cuBLASLt takes them.
-    #[allow(clippy::too_many_arguments)]
+    /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`; block
+    /// scales hold their counts.
     pub unsafe fn fp8(
         &self,
         gpu: &Gpu,
-        fast_accumulation: bool,
-        (m, n, k): (u32, u32, u32),
-        a: u64,
-        bt: u64,
-        c: u64,
+        scaling: super::cublaslt::Fp8Scaling,
+        shape: (u32, u32, u32),
+        (a, bt, c): (u64, u64, u64),
     ) -> Result<()> {
         let lt =
             self.lt.as_ref().ok_or_else(|| Error::new("cuBLASLt could not be loaded: no FP8 baseline"))?;
-        let key = ((m, n, k), fast_accumulation);
+        let key = (shape, scaling);
         let mut plans = self.fp8_plans.lock().unwrap_or_else(|p| p.into_inner());
         if !plans.iter().any(|(planned, _)| *planned == key) {
-            let [scale_a, scale_b] = super::reference::FP8_SCALES;
-            plans.push((key, lt.plan_fp8(gpu, m, n, k, scale_a, scale_b, fast_accumulation)?));
+            plans.push((key, lt.plan_fp8(gpu, shape, scaling)?));
         }
         let plan = &plans.iter().find(|(planned, _)| *planned == key).expect("planned above").1;
         // SAFETY: the caller's buffers, of the plan's shape; `lt` is open while `self` is.

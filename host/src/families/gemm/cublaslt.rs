@@ -1,5 +1,7 @@
 //! cuBLASLt as the FP8 baseline, loaded at run time: `C = A · B` with e4m3 A and B, f32
-//! accumulate and an f32 C, per-tensor scales, the call PyTorch's `_scaled_mm` makes.
+//! accumulate and an f32 C, per-tensor scales, the call PyTorch's `_scaled_mm` makes; or the
+//! DeepSeek-V3 Technical Report's per-block scales (cuBLAS 12.9 on, Hopper), 1 × 128 for A
+//! and 128 × 128 for B.
 //!
 //! FP8 products on Hopper take both operands K-major (the tensor cores' 8-bit `wgmma` has
 //! no transpose, and cuBLASLt asks for its "TN" layout): A row-major (M × K), and B given
@@ -38,15 +40,53 @@ pub fn available() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
-/// Why cuBLASLt's FP8 product cannot take `m × n × k`, or `None`.
-pub fn fp8_refusal(m: u32, n: u32, k: u32) -> Option<String> {
-    [m, n, k].iter().any(|d| d % FP8_MULTIPLE != 0).then(|| {
-        format!("cuBLASLt FP8 needs M, N and K multiples of {FP8_MULTIPLE}; this product is {m}×{n}×{k}")
+/// Why cuBLASLt's FP8 product cannot take `m × n × k`, or `None`; `blocks`: with per-block
+/// scales.
+pub fn fp8_refusal(m: u32, n: u32, k: u32, blocks: bool) -> Option<String> {
+    if [m, n, k].iter().any(|d| d % FP8_MULTIPLE != 0) {
+        return Some(format!(
+            "cuBLASLt FP8 needs M, N and K multiples of {FP8_MULTIPLE}; this product is {m}×{n}×{k}"
+        ));
+    }
+    (blocks && !k.is_multiple_of(BLOCK_SCALED_K_MULTIPLE)).then(|| {
+        format!(
+            "cuBLASLt's block-scaled FP8 runs here with K a multiple of {BLOCK_SCALED_K_MULTIPLE}; K = {k}"
+        )
     })
 }
 
 /// The alignment cuBLASLt requires of the scales' device pointers, in bytes.
 pub const SCALE_ALIGN: usize = 16;
+
+/// `cublasLtMatmulMatrixScale_t`'s values for the two block-scale modes (cuBLAS 12.9 on):
+/// one f32 per 128 values along K (`VEC128_32F`), one per 128 × 128 block (`BLK128x128_32F`).
+const SCALE_MODE_VEC128_32F: u32 = 4;
+const SCALE_MODE_BLK128X128_32F: u32 = 5;
+
+/// What a block-scaled product needs of a shape here: K a multiple of 512 (whole blocks of
+/// 128, four of them to a 16-byte row of scales) besides the multiples of 16; the shapes this
+/// project verified cuBLASLt's layouts of block scales on.
+pub const BLOCK_SCALED_K_MULTIPLE: u32 = 512;
+
+/// How an FP8 product is scaled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fp8Scaling {
+    /// C = scale_a · scale_b · A · B; `fast_accumulation` sets
+    /// `CUBLASLT_MATMUL_DESC_FAST_ACCUM`: the products' sums stay in the tensor cores'
+    /// accumulators, whose additions keep fewer bits than f32; without it cuBLASLt adds
+    /// partial sums into f32 as it goes, slower and closer to the exact sum.
+    Tensor { scale_a: f32, scale_b: f32, fast_accumulation: bool },
+    /// Per-block scales on the device, in cuBLASLt's layouts (`VEC128_32F` for A: for each
+    /// row of A its `ceil(K / 128)` scales, contiguous, or the other way round as
+    /// [`A_BLOCK_SCALES_ROW_MAJOR`] says; `BLK128x128_32F` for Bᵀ: for each block row of
+    /// Bᵀ, its `ceil(K / 128)` scales).
+    Blocks { a_scales: u64, b_scales: u64 },
+}
+
+/// Whether cuBLASLt's `VEC128_32F` scales of our A (its B, K × M column-major) are laid out
+/// as a row-major `M × ceil(K / 128)` (true: each row's scales contiguous) rather than as
+/// `ceil(K / 128) × M` (false: a k block's scales of every row contiguous).
+pub const A_BLOCK_SCALES_ROW_MAJOR: bool = false;
 
 /// An open cuBLASLt handle and its workspace.
 pub struct CublasLt {
@@ -70,8 +110,9 @@ pub struct Fp8Plan {
     desc: cublasLtMatmulDesc_t,
     layouts: [cublasLtMatrixLayout_t; 3],
     algo: cublasLtMatmulAlgo_t,
-    /// The two scales on the device, which the descriptor points to: alive as long as it.
-    _scales: DeviceBuffer,
+    /// The per-tensor scales on the device, which the descriptor points to: alive as long as
+    /// it (block scales belong to the caller).
+    _scales: Option<DeviceBuffer>,
 }
 
 impl Drop for Fp8Plan {
@@ -103,35 +144,28 @@ impl CublasLt {
         Ok(Some(CublasLt { handle, workspace }))
     }
 
-    /// The plan of row-major `C (m × n, f32) = scale_a · scale_b · A (m × k, e4m3) · B`,
-    /// B given as `bt` (n × k, e4m3, row-major: K-major B): descriptors, layouts and the
-    /// heuristic's first algorithm.
-    ///
-    /// `fast_accumulation` sets `CUBLASLT_MATMUL_DESC_FAST_ACCUM`: the products' sums stay
-    /// in the tensor cores' accumulators, whose additions keep fewer bits than f32; without
-    /// it cuBLASLt adds partial sums into f32 as it goes, slower and closer to the exact sum.
-    // The product's shape and scales, and its one mode.
-    #[allow(clippy::too_many_arguments)]
-    pub fn plan_fp8(
-        &self,
-        gpu: &Gpu,
-        m: u32,
-        n: u32,
-        k: u32,
-        scale_a: f32,
-        scale_b: f32,
-        fast_accumulation: bool,
-    ) -> Result<Fp8Plan> {
-        if let Some(refusal) = fp8_refusal(m, n, k) {
+    /// The plan of row-major `C (m × n, f32) = A (m × k, e4m3) · B` scaled as `scaling`
+    /// says, B given as `bt` (n × k, e4m3, row-major: K-major B): descriptors, layouts and
+    /// the heuristic's first algorithm.
+    pub fn plan_fp8(&self, gpu: &Gpu, (m, n, k): (u32, u32, u32), scaling: Fp8Scaling) -> Result<Fp8Plan> {
+        let blocks = matches!(scaling, Fp8Scaling::Blocks { .. });
+        if let Some(refusal) = fp8_refusal(m, n, k, blocks) {
             return Err(Error::new(refusal));
         }
-        // Each scale in a slot of its own: cuBLASLt declines (CUBLAS_STATUS_NOT_SUPPORTED, at
-        // the call, not in the heuristic) a scale pointer not 16-byte aligned.
-        let mut scales = DeviceBuffer::alloc(gpu, 2 * SCALE_ALIGN, "cuBLASLt's FP8 scales")?;
-        let slot = SCALE_ALIGN / 4;
-        let mut slots = vec![0.0f32; 2 * slot];
-        (slots[0], slots[slot]) = (scale_a, scale_b);
-        scales.upload(gpu, &slots)?;
+        // Per-tensor scales each in a slot of its own: cuBLASLt declines
+        // (CUBLAS_STATUS_NOT_SUPPORTED, at the call, not in the heuristic) a scale pointer not
+        // 16-byte aligned.
+        let (scale_pointers, own_scales) = match scaling {
+            Fp8Scaling::Tensor { scale_a, scale_b, .. } => {
+                let mut scales = DeviceBuffer::alloc(gpu, 2 * SCALE_ALIGN, "cuBLASLt's FP8 scales")?;
+                let slot = SCALE_ALIGN / 4;
+                let mut slots = vec![0.0f32; 2 * slot];
+                (slots[0], slots[slot]) = (scale_a, scale_b);
+                scales.upload(gpu, &slots)?;
+                ((scales.ptr(), scales.ptr() + SCALE_ALIGN as u64), Some(scales))
+            }
+            Fp8Scaling::Blocks { a_scales, b_scales } => ((a_scales, b_scales), None),
+        };
         let set_desc =
             |desc: cublasLtMatmulDesc_t, attr: cublasLtMatmulDescAttributes_t, value: &[u8], what: &str| {
                 // SAFETY: `value` holds the attribute's bytes, as its type says.
@@ -150,9 +184,8 @@ impl CublasLt {
             layouts: [std::ptr::null_mut(); 3],
             // SAFETY: a plain C struct of integers, for which all zeros is a valid value.
             algo: unsafe { std::mem::zeroed() },
-            _scales: scales,
+            _scales: own_scales,
         };
-        let scales = plan._scales.ptr();
         // SAFETY: writes a descriptor.
         unsafe {
             check(
@@ -167,8 +200,7 @@ impl CublasLt {
         let desc = plan.desc;
         let transpose = (cublasOperation_t::CUBLAS_OP_T as i32).to_ne_bytes();
         let keep = (cublasOperation_t::CUBLAS_OP_N as i32).to_ne_bytes();
-        let a_scale = scales.to_ne_bytes();
-        let b_scale = (scales + SCALE_ALIGN as u64).to_ne_bytes();
+        let (a_scale, b_scale) = (scale_pointers.0.to_ne_bytes(), scale_pointers.1.to_ne_bytes());
         set_desc(desc, cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA, &transpose, "TRANSA")?;
         set_desc(desc, cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB, &keep, "TRANSB")?;
         // cuBLASLt's A is our Bᵀ and its B our A: the scales follow the operands.
@@ -184,12 +216,29 @@ impl CublasLt {
             &a_scale,
             "B scale",
         )?;
-        set_desc(
-            desc,
-            cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-            &[u8::from(fast_accumulation)],
-            "fast accumulation",
-        )?;
+        match scaling {
+            Fp8Scaling::Tensor { fast_accumulation, .. } => set_desc(
+                desc,
+                cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                &[u8::from(fast_accumulation)],
+                "fast accumulation",
+            )?,
+            Fp8Scaling::Blocks { .. } => {
+                // Its A is our Bᵀ, in 128 × 128 blocks; its B our A, in 1 × 128 blocks.
+                set_desc(
+                    desc,
+                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                    &SCALE_MODE_BLK128X128_32F.to_ne_bytes(),
+                    "A scale mode (128 × 128 blocks)",
+                )?;
+                set_desc(
+                    desc,
+                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                    &SCALE_MODE_VEC128_32F.to_ne_bytes(),
+                    "B scale mode (1 × 128 blocks)",
+                )?;
+            }
+        }
         let layout = |ty: cudaDataType, rows: u32, cols: u32, ld: u32| -> Result<cublasLtMatrixLayout_t> {
             let mut layout: cublasLtMatrixLayout_t = std::ptr::null_mut();
             // SAFETY: writes a layout (column-major, the default order).

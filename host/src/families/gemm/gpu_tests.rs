@@ -2,6 +2,8 @@
 //! no tile (right where it takes the shape, refused with its own message where it does
 //! not), and cuBLAS's row-major call against the same reference.
 
+use super::cublaslt::Fp8Scaling;
+use super::reference::Inputs;
 use super::registry::{GemmKernel, kernels};
 use super::runner::GemmBench;
 use crate::base::precision::Precision;
@@ -46,7 +48,7 @@ pub const FP8_GEMM_SHAPES: &[(u32, u32, u32)] = &[
 
 /// The shapes a kernel's GPU test runs it on.
 fn shapes_for(kernel: &GemmKernel) -> &'static [(u32, u32, u32)] {
-    if kernel.precision == Precision::E4m3 { FP8_GEMM_SHAPES } else { SHAPES }
+    if kernel.precision.is_fp8() { FP8_GEMM_SHAPES } else { SHAPES }
 }
 
 pub fn all(gpu_present: bool) -> Vec<GpuTest> {
@@ -69,7 +71,13 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
     let no_cublas = (!super::cublas::available()).then(|| "cuBLAS could not be loaded".to_string());
     tests.push(GpuTest::new("cublas/row_major_matches_the_reference", cublas_matches).ignored_if(no_cublas));
     let no_lt = (!super::cublaslt::available()).then(|| "cuBLASLt could not be loaded".to_string());
-    tests.push(GpuTest::new("cublaslt/fp8_matches_the_reference", cublaslt_fp8_matches).ignored_if(no_lt));
+    tests.push(
+        GpuTest::new("cublaslt/fp8_matches_the_reference", cublaslt_fp8_matches).ignored_if(no_lt.clone()),
+    );
+    tests.push(
+        GpuTest::new("cublaslt/fp8_block_scales_match_the_reference", cublaslt_block_scales_match)
+            .ignored_if(no_lt),
+    );
     tests
 }
 
@@ -183,7 +191,8 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
             [(false, PROMOTED_FP8_BOUND), (true, super::registry::tolerance(Precision::E4m3))]
         {
             text(c_dev.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
-            let plan = text(lt.plan_fp8(gpu, m, n, k, scale_a, scale_b, fast))?;
+            let scaling = Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation: fast };
+            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling))?;
             // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, as the plan's shape.
             text(unsafe { plan.run(gpu, a_dev.ptr(), bt_dev.ptr(), c_dev.ptr()) })?;
             let got = text(c_dev.read::<f32>(gpu, mu * nu))?;
@@ -195,9 +204,75 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
             }
         }
     }
-    match lt.plan_fp8(gpu, 272, 80, 100, 1.0, 1.0, false) {
+    let unscaled = Fp8Scaling::Tensor { scale_a: 1.0, scale_b: 1.0, fast_accumulation: false };
+    match lt.plan_fp8(gpu, (272, 80, 100), unscaled) {
         Err(e) if e.to_string().contains("multiples of 16") => Ok(()),
         Err(e) => Err(format!("cuBLASLt FP8 refused K = 100 with `{e}`")),
         Ok(_) => Err("cuBLASLt FP8 planned K = 100, which it must refuse".into()),
+    }
+}
+
+/// Shapes for cuBLASLt's block-scaled FP8 product: K a multiple of 512, M and N of 16 and not
+/// of 128 (a partial block of B's columns).
+const BLOCK_SCALED_SHAPES: &[(u32, u32, u32)] = &[(16, 16, 512), (272, 400, 1024), (1040, 528, 2048)];
+
+/// cuBLASLt's FP8 product with per-block scales (w19's baseline) against the f64 reference of
+/// the same inputs and scales (`Inputs::reference`); a wrong guess of the layout of A's
+/// scales is named in the failure, with the other layout's error beside it. And its refusal
+/// of a K that is no multiple of 512.
+fn cublaslt_block_scales_match() -> Result<(), String> {
+    use super::cublaslt::A_BLOCK_SCALES_ROW_MAJOR;
+    use crate::base::memory::DeviceBuffer;
+    let gpu = gpu()?;
+    let lt = text(super::cublaslt::CublasLt::open(gpu))?.ok_or("cuBLASLt not loaded")?;
+    let upload = |bytes: &[u8], what: &str| -> Result<DeviceBuffer, String> {
+        let mut buffer = text(DeviceBuffer::alloc(gpu, bytes.len(), what))?;
+        text(buffer.upload(gpu, bytes))?;
+        Ok(buffer)
+    };
+    let upload_f32 = |values: &[f32], what: &str| -> Result<DeviceBuffer, String> {
+        let mut buffer = text(DeviceBuffer::alloc(gpu, 4 * values.len(), what))?;
+        text(buffer.upload(gpu, values))?;
+        Ok(buffer)
+    };
+    for &(m, n, k) in BLOCK_SCALED_SHAPES {
+        let inputs = Inputs { precision: Precision::E4m3Blocks, m, n, k, seed_a: 11, seed_b: 12 };
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        let a = upload(&crate::base::inputs::e4m3_codes(inputs.seed_a, mu * ku), "FP8 A")?;
+        let bt = upload(&crate::base::inputs::e4m3_codes(inputs.seed_b, nu * ku), "FP8 Bᵀ")?;
+        let c = text(DeviceBuffer::alloc(gpu, mu * nu * 4, "FP8 C"))?;
+        let b_scales = upload_f32(&inputs.b_scales(), "B's block scales")?;
+        let entries = inputs.entries();
+        let want = inputs.reference(&entries);
+        // The layout cuBLASLt is given, then the other one.
+        let mut errors = Vec::new();
+        for rows_first in [A_BLOCK_SCALES_ROW_MAJOR, !A_BLOCK_SCALES_ROW_MAJOR] {
+            let a_scales = upload_f32(&inputs.a_scales(rows_first), "A's block scales")?;
+            text(c.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
+            let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
+            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling))?;
+            // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, the scales their counts.
+            text(unsafe { plan.run(gpu, a.ptr(), bt.ptr(), c.ptr()) })?;
+            let all = text(c.read::<f32>(gpu, mu * nu))?;
+            let got: Vec<f32> = entries.iter().map(|&(i, j)| all[i as usize * nu + j as usize]).collect();
+            errors.push(super::reference::relative_error(&got, &want));
+        }
+        if !(errors[0] <= PROMOTED_FP8_BOUND) {
+            let layout = |rows_first: bool| if rows_first { "M × K/128" } else { "K/128 × M" };
+            return Err(format!(
+                "cuBLASLt FP8 with block scales on {m}×{n}×{k}: relative error {:e} with A's scales laid out \
+                 {}, {:e} with them {}",
+                errors[0],
+                layout(A_BLOCK_SCALES_ROW_MAJOR),
+                errors[1],
+                layout(!A_BLOCK_SCALES_ROW_MAJOR)
+            ));
+        }
+    }
+    let scaling = Fp8Scaling::Blocks { a_scales: 0, b_scales: 0 };
+    match lt.plan_fp8(gpu, (272, 80, 256), scaling) {
+        Err(e) if e.to_string().contains("multiple of 512") => Ok(()),
+        Err(e) => Err(format!("cuBLASLt's block-scaled FP8 refused K = 256 with `{e}`")),
+        Ok(_) => Err("cuBLASLt's block-scaled FP8 planned K = 256, which it must refuse".into()),
     }
 }

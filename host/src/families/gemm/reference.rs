@@ -1,6 +1,7 @@
 //! The CPU reference, in f64: every entry for small products, a sample for large ones.
 
 use crate::base::precision::Precision;
+use common::gemm::w19::SCALE_BLOCK;
 use common::input::{random_bf16_value, random_f16_value, random_f32};
 
 /// Above this many multiply-adds (M·N·K) only a sample of C is checked.
@@ -33,7 +34,9 @@ impl Inputs {
             Precision::F32 => random_f32(seed, index),
             Precision::F16 => random_f16_value(seed, index),
             Precision::Bf16 => random_bf16_value(seed, index),
-            Precision::E4m3 => common::fp8::E4M3.to_f32(common::fp8::E4M3.from_f32(random_f32(seed, index))),
+            Precision::E4m3 | Precision::E4m3Blocks => {
+                common::fp8::E4M3.to_f32(common::fp8::E4M3.from_f32(random_f32(seed, index)))
+            }
         }
     }
 
@@ -56,8 +59,43 @@ impl Inputs {
     pub fn scale(&self) -> f64 {
         match self.precision {
             Precision::E4m3 => f64::from(FP8_SCALES[0]) * f64::from(FP8_SCALES[1]),
-            Precision::F32 | Precision::F16 | Precision::Bf16 => 1.0,
+            Precision::F32 | Precision::F16 | Precision::Bf16 | Precision::E4m3Blocks => 1.0,
         }
+    }
+
+    /// k blocks of a block-scaled product (`common::gemm::w19::SCALE_BLOCK` k values each),
+    /// and column blocks of B.
+    pub fn k_blocks(&self) -> u32 {
+        self.k.div_ceil(SCALE_BLOCK)
+    }
+    pub fn n_blocks(&self) -> u32 {
+        self.n.div_ceil(SCALE_BLOCK)
+    }
+
+    /// The scale of row `i` of A over k block `kb`.
+    pub fn a_scale(&self, i: u32, kb: u32) -> f32 {
+        block_scale(self.seed_a ^ SCALE_STREAM, u64::from(kb) * u64::from(self.m) + u64::from(i))
+    }
+
+    /// The scale of B's 128 × 128 block at column block `nb`, k block `kb`.
+    pub fn b_scale(&self, nb: u32, kb: u32) -> f32 {
+        block_scale(self.seed_b ^ SCALE_STREAM, u64::from(nb) * u64::from(self.k_blocks()) + u64::from(kb))
+    }
+
+    /// A's block scales as `w19` reads them: `ceil(K / 128) × M`, row-major; or, `rows_first`,
+    /// `M × ceil(K / 128)`.
+    pub fn a_scales(&self, rows_first: bool) -> Vec<f32> {
+        let (m, kb) = (self.m, self.k_blocks());
+        if rows_first {
+            (0..m).flat_map(|i| (0..kb).map(move |b| self.a_scale(i, b))).collect()
+        } else {
+            (0..kb).flat_map(|b| (0..m).map(move |i| self.a_scale(i, b))).collect()
+        }
+    }
+
+    /// B's block scales: `ceil(N / 128) × ceil(K / 128)`, row-major.
+    pub fn b_scales(&self) -> Vec<f32> {
+        (0..self.n_blocks()).flat_map(|nb| (0..self.k_blocks()).map(move |kb| self.b_scale(nb, kb))).collect()
     }
 
     /// Which entries of C a check compares: all of them, or a sample.
@@ -85,6 +123,9 @@ impl Inputs {
                     scope.spawn(move || {
                         part.iter()
                             .map(|&(i, j)| {
+                                if self.precision == Precision::E4m3Blocks {
+                                    return self.block_scaled(i, j);
+                                }
                                 let sum: f64 = (0..self.k)
                                     .map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j)))
                                     .sum();
@@ -97,6 +138,31 @@ impl Inputs {
             handles.into_iter().flat_map(|h| h.join().expect("reference thread")).collect()
         })
     }
+}
+
+impl Inputs {
+    /// `C[i][j]` of a block-scaled product: each k block's sum times its two scales.
+    fn block_scaled(&self, i: u32, j: u32) -> f64 {
+        (0..self.k_blocks())
+            .map(|kb| {
+                let ks = kb * SCALE_BLOCK..((kb + 1) * SCALE_BLOCK).min(self.k);
+                let sum: f64 = ks.map(|p| f64::from(self.a(i, p)) * f64::from(self.b(p, j))).sum();
+                sum * f64::from(self.a_scale(i, kb)) * f64::from(self.b_scale(j / SCALE_BLOCK, kb))
+            })
+            .sum()
+    }
+}
+
+/// Mixed into a seed for the block scales' stream.
+const SCALE_STREAM: u64 = 0x5CA1_E5;
+
+/// A block scale: `2^e · (1 + q / 4)` with e in -3..=3 and q in 0..4, so from 0.125 to 14,
+/// spread over a factor above 100 (a scale applied to the wrong block fails the check), with
+/// three significant bits (the product of two is exact in f32).
+pub fn block_scale(seed: u64, index: u64) -> f32 {
+    let h = common::input::splitmix64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let (e, q) = ((h % 7) as i32 - 3, ((h >> 8) % 4) as f32);
+    2f32.powi(e) * (1.0 + q / 4.0)
 }
 
 /// ‖got − want‖ / ‖want‖ over the checked entries (Frobenius); NaN or infinity anywhere

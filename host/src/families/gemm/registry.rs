@@ -5,7 +5,7 @@ use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
-    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18,
+    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -23,8 +23,9 @@ pub fn tolerance(precision: Precision) -> f64 {
         // FP8 `wgmma` adds its products with fewer bits than f32 (the DeepSeek-V3 Technical
         // Report: about 14). Measured on random e4m3 inputs: up to 3.0e-3 at K = 16384 where
         // the sums stay in the tensor cores (w14), 1.05e-4 at every K where they are promoted
-        // into f32 (w15 on); the bound is three times w14's largest.
-        Precision::E4m3 => 1e-2,
+        // into f32 (w15 on); the bound is three times w14's largest. Block scales (w19)
+        // change nothing in the sums.
+        Precision::E4m3 | Precision::E4m3Blocks => 1e-2,
     }
 }
 
@@ -97,6 +98,7 @@ impl GemmKernel {
         use super::cublas::Baseline;
         match self.precision {
             Precision::E4m3 => Baseline::Fp8 { fast_accumulation: !self.promotes },
+            Precision::E4m3Blocks => Baseline::Fp8Blocks,
             other => Baseline::of(other)[0],
         }
     }
@@ -146,7 +148,7 @@ impl GemmKernel {
                 Some(TensorInstruction::Wgmma)
             }
             Precision::F16 | Precision::Bf16 => Some(TensorInstruction::MmaSync),
-            Precision::E4m3 => Some(TensorInstruction::Wgmma),
+            Precision::E4m3 | Precision::E4m3Blocks => Some(TensorInstruction::Wgmma),
         }
     }
 }
@@ -562,6 +564,21 @@ pub const GEMM_STEPS: &[GemmStep] = &[
                 "w18_fp8_double_partials_e4m3",
                 "128 × 128 tiles, two partial tiles: each k tile's sums added while the next one's run",
                 Precision::E4m3,
+            )],
+    },
+    GemmStep {
+        name: "w19_fp8_block_scales",
+        summary: "DeepSeek-V3's per-block scales (1 × 128 of A, 128 × 128 of B), applied as w15 promotes",
+        builds_on: Some("w15_fp8_promoted"),
+        kernels: &[Launch::wgmma(w19::THREADS, (w19::BM, w19::BN), w19::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w19::A_BOX, w19::B_BOX)
+            .persistent(w19::CLUSTER_M)
+            .tma_store(w19::C_BOX)
+            .promoted()
+            .kernel(
+                "w19_fp8_block_scales_e4m3",
+                "DeepSeek-V3's per-block scales (1 × 128 of A, 128 × 128 of B), applied as w15 promotes",
+                Precision::E4m3Blocks,
             )],
     },
 ];

@@ -1,6 +1,7 @@
 //! Launching, verifying and timing any GEMM kernel (and cuBLAS) on one shape.
 
 use super::cublas::{Baseline, Cublas};
+use super::cublaslt::Fp8Scaling;
 use super::reference::{FP8_SCALES, FULL_CHECK_MAX_MACS, Inputs, relative_error};
 use super::registry::{GemmKernel, GridMap, Operands};
 use crate::base::error::{Context, Error, Result};
@@ -56,8 +57,11 @@ pub struct GemmBench<'g> {
     a: DeviceBuffer,
     b: DeviceBuffer,
     c: DeviceBuffer,
-    /// FP8 products' per-tensor scales ([`FP8_SCALES`]), which their kernels take last.
-    scales: Option<DeviceBuffer>,
+    /// The scales an FP8 kernel takes after `k`, one pointer each: the per-tensor pair
+    /// ([`FP8_SCALES`]), or A's and B's block scales (w19's layouts); none for 16-bit inputs.
+    scales: Vec<DeviceBuffer>,
+    /// A block-scaled product's scales as cuBLASLt reads them, (A's, B's).
+    lt_block_scales: Option<(DeviceBuffer, DeviceBuffer)>,
     entries: Vec<(u32, u32)>,
     want: Vec<f64>,
     /// A's and B's TMA tensor maps, encoded at the first launch that needs them (before
@@ -77,7 +81,7 @@ impl<'g> GemmBench<'g> {
         let mut a = DeviceBuffer::alloc(gpu, elements(m, k) * precision.bytes(), "GEMM's A")?;
         let mut b = DeviceBuffer::alloc(gpu, elements(k, n) * precision.bytes(), "GEMM's B")?;
         let c = DeviceBuffer::alloc(gpu, elements(m, n) * 4, "GEMM's C")?;
-        if precision == Precision::E4m3 {
+        if precision.is_fp8() {
             // B as Bᵀ (N × K): the same count of codes, read K-major (`Inputs::b`).
             a.upload(gpu, &crate::base::inputs::e4m3_codes(inputs.seed_a, elements(m, k)))?;
             b.upload(gpu, &crate::base::inputs::e4m3_codes(inputs.seed_b, elements(k, n)))?;
@@ -85,12 +89,29 @@ impl<'g> GemmBench<'g> {
             fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
             fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
         }
-        let scales = if precision == Precision::E4m3 {
-            let mut scales = DeviceBuffer::alloc(gpu, 4 * FP8_SCALES.len(), "the FP8 scales")?;
-            scales.upload(gpu, &FP8_SCALES)?;
-            Some(scales)
-        } else {
-            None
+        let upload = |values: &[f32], what: &str| -> Result<DeviceBuffer> {
+            let mut buffer = DeviceBuffer::alloc(gpu, 4 * values.len(), what)?;
+            buffer.upload(gpu, values)?;
+            Ok(buffer)
+        };
+        let (scales, lt_block_scales) = match precision {
+            Precision::E4m3 => (vec![upload(&FP8_SCALES, "the FP8 scales")?], None),
+            Precision::E4m3Blocks => {
+                let b_scales = inputs.b_scales();
+                let scales = vec![
+                    upload(&inputs.a_scales(false), "A's block scales")?,
+                    upload(&b_scales, "B's block scales")?,
+                ];
+                let lt = (
+                    upload(
+                        &inputs.a_scales(super::cublaslt::A_BLOCK_SCALES_ROW_MAJOR),
+                        "A's block scales for cuBLASLt",
+                    )?,
+                    upload(&b_scales, "B's block scales for cuBLASLt")?,
+                );
+                (scales, Some(lt))
+            }
+            Precision::F32 | Precision::F16 | Precision::Bf16 => (Vec::new(), None),
         };
         let entries = inputs.entries();
         let want = inputs.reference(&entries);
@@ -101,7 +122,19 @@ impl<'g> GemmBench<'g> {
                 .context("creating an event")
         };
         let events = (event()?, event()?);
-        Ok(Self { gpu, inputs, a, b, c, scales, entries, want, tensor_maps: Default::default(), events })
+        Ok(Self {
+            gpu,
+            inputs,
+            a,
+            b,
+            c,
+            scales,
+            lt_block_scales,
+            entries,
+            want,
+            tensor_maps: Default::default(),
+            events,
+        })
     }
 
     /// 2·M·N·K: the flops of one product.
@@ -163,9 +196,7 @@ impl<'g> GemmBench<'g> {
             shared_mem_bytes: kernel.dynamic_shared,
         };
         let mut args = vec![Arg::U64(a), Arg::U64(b), Arg::U64(c), Arg::U32(m), Arg::U32(n), Arg::U32(k)];
-        if let Some(scales) = &self.scales {
-            args.push(Arg::U64(scales.ptr()));
-        }
+        args.extend(self.scales.iter().map(|scales| Arg::U64(scales.ptr())));
         let workspace = match kernel.workspace {
             Some(bytes) => {
                 let blocks = gx * gy * slices;
@@ -208,10 +239,8 @@ impl<'g> GemmBench<'g> {
             return Ok(maps.clone());
         }
         let Inputs { m, n, k, .. } = self.inputs;
-        let (element, b_rows, b_cols) = match self.inputs.precision {
-            Precision::E4m3 => (Element::Bits8, n, k),
-            _ => (Element::Bits16, k, n),
-        };
+        let (element, b_rows, b_cols) =
+            if self.inputs.precision.is_fp8() { (Element::Bits8, n, k) } else { (Element::Bits16, k, n) };
         let mut encoded = vec![
             encode(self.a.ptr(), m, k, element, a_box)?,
             encode(self.b.ptr(), b_rows, b_cols, element, b_box)?,
@@ -277,14 +306,19 @@ impl<'g> GemmBench<'g> {
         // M·N f32.
         unsafe {
             match baseline {
-                Baseline::Fp8 { fast_accumulation } => cublas.fp8(
-                    self.gpu,
-                    fast_accumulation,
-                    (m, n, k),
-                    self.a.ptr(),
-                    self.b.ptr(),
-                    self.c.ptr(),
-                ),
+                Baseline::Fp8 { fast_accumulation } => {
+                    let [scale_a, scale_b] = FP8_SCALES;
+                    let scaling = Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation };
+                    cublas.fp8(self.gpu, scaling, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr()))
+                }
+                Baseline::Fp8Blocks => {
+                    let (a_scales, b_scales) = self
+                        .lt_block_scales
+                        .as_ref()
+                        .ok_or_else(|| Error::new("cuBLASLt's block scales asked of a bench without them"))?;
+                    let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
+                    cublas.fp8(self.gpu, scaling, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr()))
+                }
                 Baseline::Sgemm | Baseline::GemmEx => {
                     cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
                 }

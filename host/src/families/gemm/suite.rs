@@ -191,8 +191,10 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
         table.detail(&["reps", crate::twins::COLUMNS[2], "relative error", "checked"]);
         let mut chart = super::chart::new(precision, (m, n, k), &gpu.info, date);
         // cuBLASLt's FP8 product takes only multiples of 16: say so and go on without it.
-        let fp8_refusal =
-            (precision == Precision::E4m3).then(|| super::cublaslt::fp8_refusal(m, n, k)).flatten();
+        let fp8_refusal = precision
+            .is_fp8()
+            .then(|| super::cublaslt::fp8_refusal(m, n, k, precision == Precision::E4m3Blocks))
+            .flatten();
         if let Some(refusal) = &fp8_refusal {
             table.notes.push(format!("no baseline: {refusal}"));
         }
@@ -206,7 +208,7 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
                 Ok(check) => check,
                 // cuBLASLt's FP8 product is an optional baseline: when the library declines
                 // the call, the table says why and the steps still run.
-                Err(e) if precision == Precision::E4m3 => {
+                Err(e) if precision.is_fp8() => {
                     table.notes.push(format!("no baseline ({label}): {e}"));
                     continue;
                 }

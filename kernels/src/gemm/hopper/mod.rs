@@ -276,6 +276,20 @@ pub fn promote<const N: usize>(acc: &mut [f32; N], offset: usize, partial: &M64n
     });
 }
 
+/// w19's promotion under per-block scales: `acc[offset + i] += partial[i] · factors[row]`,
+/// one fused multiply-add (`fma.rn.f32`) each, as many instructions as [`promote`]'s
+/// additions. `factors` are the thread's two rows' (`g` and `g + 8` of its warp's 16, the
+/// registers `4j, 4j + 1` and `4j + 2, 4j + 3` of `device::wgmma`'s layout).
+#[inline(always)]
+pub fn promote_scaled<const N: usize>(acc: &mut [f32; N], offset: usize, partial: &M64n128, factors: [f32; 2]) {
+    crate::unroll!(16, chunk => {
+        crate::unroll!(4, r => {
+            let i = chunk * 4 + r;
+            acc[offset + i] = core::f32::math::mul_add(partial[i], factors[r / 2], acc[offset + i]);
+        });
+    });
+}
+
 /// How a block's registers are shared between its roles, each call at the top of its
 /// role's branch. A type rather than two constants because `setmaxnreg` takes its count as
 /// an immediate, and a generic kernel body cannot pass its shape's constant as one: the

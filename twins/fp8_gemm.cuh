@@ -1,7 +1,8 @@
 // twins/fp8_gemm.cuh: what the FP8 steps' twins share, as their Rust shares it: the constants of
-// w14's 128 x 256 tile of 8-bit inputs (common::gemm::w14, which w15-w17 reuse), and w15's issue of
-// one column half of a k tile into a partial tile (w15_fp8_promoted.rs issue_half, which w17
-// reuses). A header because NVRTC hands a twin no other file than the headers twins/*.cuh.
+// w14's 128 x 256 tile of 8-bit inputs (common::gemm::w14, which w15-w20 reuse), and w15's issue of
+// one column half of a k tile into a partial tile (w15_fp8_promoted.rs issue_half, which w17,
+// w19 and w20 reuse) and its promoting main loop (mma_k_tiles_promoted, which w20 reuses). A
+// header because NVRTC hands a twin no other file than the headers twins/*.cuh.
 #pragma once
 #include "trimmed_gemm.cuh"
 
@@ -31,7 +32,7 @@ constexpr unsigned PARTIAL_COLUMNS = w14::Constants::BN / 2;
 // Issues the four wgmma m64n128k32 of column half `half` of the k tile in stage s into `partial`
 // (the first overwrites it), after the fence that keeps them behind the previous additions'
 // reads of `partial`; the caller commits them as a group. The whole warpgroup calls it, with the
-// stage full until the group has finished.
+// stage full until the group has finished. e4m3 x e5m2 where the shape's B is e5m2 (w20).
 template <class S, class C>
 __device__ __forceinline__ void issue_half(const C& consumer, unsigned s, unsigned half, M64n128& partial) {
     const auto& smem = consumer.smem;
@@ -44,7 +45,41 @@ __device__ __forceinline__ void issue_half(const C& consumer, unsigned s, unsign
         // B^T's columns are 128-byte rows: this half starts PARTIAL_COLUMNS rows on.
         const unsigned long long b_desc =
             descriptor(smem.b_stage(s) + half * PARTIAL_COLUMNS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
-        mma_m64n128k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
+        if constexpr (S::B_E5M2) {
+            mma_m64n128k32_e4m3_e5m2(partial.r, a_desc, b_desc, kk != 0);
+        } else {
+            mma_m64n128k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
+        }
     }
 }
+
+// w15's main loop (mma_k_tiles_promoted, which w20 runs on its shape S) over a unit's k tiles into
+// the f32 accumulators acc, promoting each k tile: wait until its stage is full; for each half of
+// the columns, four wgmma into `partial` (the first overwrites it), a wait, and the additions;
+// then release the stage.
+template <class S>
+struct PromotedMainLoop {
+    template <class C, class State, class Release>
+    __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n256& acc,
+                                               const Release& release) {
+        const auto& smem = consumer.smem;
+        M64n128 partial = M64n128::zeroed();  // overwritten by each half's first wgmma
+        for (unsigned t = 0; t < k_tiles; ++t) {
+            const unsigned s = state.index();
+            mbarrier_wait(smem.full(s), state.phase());
+#pragma unroll
+            for (unsigned half = 0; half < 2; ++half) {
+                w15::issue_half<S>(consumer, s, half, partial);
+                wgmma_commit_group();
+                wgmma_wait_group<0>();
+                // The promotion: this half's 64 accumulators take the partial sums.
+#pragma unroll
+                for (unsigned i = 0; i < M64N128_ACC; ++i) acc[half * M64N128_ACC + i] += partial[i];
+            }
+            release(s);
+            state.advance();
+        }
+    }
+};
+
 }  // namespace w15

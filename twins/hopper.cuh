@@ -204,6 +204,11 @@ __device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[M64N128_ACC], uns
                                                     unsigned long long b, bool accumulate = true) {
     HOPPER_WGMMA_M64N128("m64n128k32.f32.e4m3.e4m3", "", accumulate ? 1u : 0u);
 }
+// wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2: e5m2 B, as above otherwise (w20).
+__device__ __forceinline__ void mma_m64n128k32_e4m3_e5m2(float (&d)[M64N128_ACC], unsigned long long a,
+                                                         unsigned long long b, bool accumulate = true) {
+    HOPPER_WGMMA_M64N128("m64n128k32.f32.e4m3.e5m2", "", accumulate ? 1u : 0u);
+}
 // wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 with A in registers (four per thread,
 // as ldmatrix.x4 gives them from the stage's 16-byte rows), B K-major by descriptor;
 // accumulate false: scale-d = 0, the accumulators overwritten (device/wgmma.rs

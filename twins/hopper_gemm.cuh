@@ -113,13 +113,18 @@ __device__ __forceinline__ void mma_e4m3(M64n128& acc, unsigned long long a, uns
 // A step's input type, as the Rust Shape's INPUT_BYTES, MMA_K and B_K_MAJOR: 16-bit values
 // (f16, bf16: k16 per wgmma, B N-major), or e4m3 (k32 per wgmma in the same 32 bytes of a
 // swizzle row, B K-major as B^T: 8-bit wgmma reads no other layout).
+// B_E5M2: B's 8-bit values are e5m2 (w20), A's e4m3.
 struct Bits16 {
     static constexpr unsigned BYTES = 2, MMA_K = 16;
-    static constexpr bool B_K_MAJOR = false;
+    static constexpr bool B_K_MAJOR = false, B_E5M2 = false;
 };
 struct E4m3 {
     static constexpr unsigned BYTES = 1, MMA_K = 32;
-    static constexpr bool B_K_MAJOR = true;
+    static constexpr bool B_K_MAJOR = true, B_E5M2 = false;
+};
+struct E4m3E5m2 {
+    static constexpr unsigned BYTES = 1, MMA_K = 32;
+    static constexpr bool B_K_MAJOR = true, B_E5M2 = true;
 };
 
 // How a block's registers are shared between its roles, each call at the top of its role's
@@ -154,7 +159,7 @@ struct Shape : Constants {
     using Registers = Registers_;
     // The input type's bytes, k per wgmma and B's layout.
     static constexpr unsigned INPUT_BYTES = Input::BYTES, MMA_K = Input::MMA_K;
-    static constexpr bool B_K_MAJOR = Input::B_K_MAJOR;
+    static constexpr bool B_K_MAJOR = Input::B_K_MAJOR, B_E5M2 = Input::B_E5M2;
 
     // Bytes of A's tile in a stage (one box), and of each of B's panels (one box each:
     // B_PANEL_COLUMNS columns of the tile, 64 N-major, more K-major).

@@ -188,14 +188,15 @@ pub fn precision_name(precision: &str) -> String {
         "f16" => "FP16".into(),
         "bf16" => "BF16".into(),
         "e4m3" => "FP8".into(),
-        "e4m3-blocks" => "FP8 block scales".into(),
+        "e4m3-blocks" => "FP8 blocks".into(),
+        "e4m3-e5m2" => "FP8 e5m2 B".into(),
         other => other.to_string(),
     }
 }
 
 /// Where a precision sorts: the order the GEMM tables print them.
 pub fn precision_rank(precision: &str) -> (usize, String) {
-    let known = ["i32", "f32", "f16", "bf16", "e4m3", "e4m3-blocks"];
+    let known = ["i32", "f32", "f16", "bf16", "e4m3", "e4m3-blocks", "e4m3-e5m2"];
     (known.iter().position(|&p| p == precision).unwrap_or(known.len()), precision.to_string())
 }
 

@@ -294,12 +294,12 @@ fn is_vendor(record: &Record) -> bool {
 /// The type column of a GEMM row: FP8 rows also say which accumulation the step and its
 /// baseline share (the tensor cores' own, or partial sums promoted into f32).
 fn gemm_type(record: &Record) -> String {
-    let name = precision_name(record.precision.as_deref().unwrap_or(""));
+    let precision = record.precision.as_deref().unwrap_or("");
+    let name = precision_name(precision);
     match record.vendor.as_deref() {
         Some(v) if v.ends_with("fast accum") => format!("{name} fast"),
-        // Block scales are applied as the partial sums are promoted: the name says it all.
-        Some(v) if v.ends_with("block scales") => name,
-        Some(v) if v.starts_with("cuBLASLt FP8") => format!("{name} promoted"),
+        // Only e4m3 × e4m3 has both accumulations; the block-scaled and e5m2 steps promote.
+        Some(v) if v.starts_with("cuBLASLt FP8") && precision == "e4m3" => format!("{name} promoted"),
         _ => name,
     }
 }

@@ -109,10 +109,10 @@ impl Config {
             (TensorInstruction::Wgmma, Precision::F16) => Ok("ceiling_wgmma_f16"),
             (TensorInstruction::Wgmma, Precision::Bf16) => Ok("ceiling_wgmma_bf16"),
             (TensorInstruction::Wgmma, Precision::E4m3) => Ok("ceiling_wgmma_e4m3"),
-            (TensorInstruction::Wgmma, Precision::E4m3Blocks) => {
-                Err(Error::new("the block-scaled product's ceiling is e4m3's: measure e4m3"))
+            (TensorInstruction::Wgmma, Precision::E4m3Blocks | Precision::E4m3E5m2) => {
+                Err(Error::new("this FP8 product's ceiling is e4m3's (the same rate): measure e4m3"))
             }
-            (TensorInstruction::MmaSync, Precision::E4m3 | Precision::E4m3Blocks) => {
+            (TensorInstruction::MmaSync, Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2) => {
                 Err(Error::new("the tensor-core ceiling has no 8-bit mma.sync kernel"))
             }
             (_, Precision::F32) => Err(Error::new("the tensor-core ceiling has no FP32 kernel")),

@@ -16,39 +16,12 @@ constexpr unsigned THREADS = Constants::THREADS;
 static_assert(2 * M64N128_ACC == PARTIAL_COLUMNS, "one m64n128 accumulator holds half the tile");
 using W15 = Shape<Constants, M64n256, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3>;
 
-// The main loop over a unit's k tiles into the f32 accumulators acc, promoting each k tile: wait
-// until its stage is full; for each half of the columns, four wgmma into `partial` (the first
-// overwrites it), a wait, and the additions; then release the stage.
-struct PromotedMainLoop {
-    template <class C, class State, class Release>
-    __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n256& acc,
-                                               const Release& release) {
-        using S = W15;
-        const auto& smem = consumer.smem;
-        M64n128 partial = M64n128::zeroed();  // overwritten by each half's first wgmma
-        for (unsigned t = 0; t < k_tiles; ++t) {
-            const unsigned s = state.index();
-            mbarrier_wait(smem.full(s), state.phase());
-#pragma unroll
-            for (unsigned half = 0; half < 2; ++half) {
-                w15::issue_half<S>(consumer, s, half, partial);
-                wgmma_commit_group();
-                wgmma_wait_group<0>();
-                // The promotion: this half's 64 accumulators take the partial sums.
-#pragma unroll
-                for (unsigned i = 0; i < M64N128_ACC; ++i) acc[half * M64N128_ACC + i] += partial[i];
-            }
-            release(s);
-            state.advance();
-        }
-    }
-};
-
 }  // namespace w15
 
 // The input type is the shape's; the kernel's f16/bf16 flag is unused. C = scales[0] * scales[1] * A * B.
 extern "C" __global__ void __launch_bounds__(w15::THREADS)
 w15_fp8_promoted_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
                       const float* scales) {
-    w08::trimmed_gemm<w15::W15, false, w15::PromotedMainLoop>(a_map, b_map, c_map, m, n, k, hopper::ScalesAt{scales});
+    w08::trimmed_gemm<w15::W15, false, w15::PromotedMainLoop<w15::W15>>(a_map, b_map, c_map, m, n, k,
+                                                                        hopper::ScalesAt{scales});
 }

@@ -374,6 +374,12 @@ pub mod w19 {
     }
 }
 
+/// w20 (e4m3 A × e5m2 B, promoted; sm_90a): w15's tiles, stages and block; B's 8-bit values
+/// are e5m2, in the same bytes.
+pub mod w20 {
+    pub use super::w15::*;
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

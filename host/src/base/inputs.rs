@@ -55,7 +55,7 @@ pub fn fill_random(
         Precision::F32 => fill_random_f32(gpu, buffer, n, seed),
         Precision::F16 => fill(gpu, "fill_random_f16", 2, buffer, n, seed),
         Precision::Bf16 => fill(gpu, "fill_random_bf16", 2, buffer, n, seed),
-        Precision::E4m3 | Precision::E4m3Blocks => {
+        Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2 => {
             Err(Error::new("e4m3 inputs are made on the CPU: upload `e4m3_codes`"))
         }
     }
@@ -65,7 +65,12 @@ pub fn fill_random(
 /// (`gemm::reference::Inputs::value`). Made on the CPU: an FP8 product's inputs are half a
 /// 16-bit one's bytes, and no step fills them on the GPU.
 pub fn e4m3_codes(seed: u64, n: usize) -> Vec<u8> {
-    (0..n as u64).map(|i| common::fp8::E4M3.from_f32(common::input::random_f32(seed, i))).collect()
+    fp8_codes(common::fp8::E4M3, seed, n)
+}
+
+/// As [`e4m3_codes`], in `format` (e4m3 or e5m2).
+pub fn fp8_codes(format: common::fp8::Format, seed: u64, n: usize) -> Vec<u8> {
+    (0..n as u64).map(|i| format.from_f32(common::input::random_f32(seed, i))).collect()
 }
 
 /// The CPU reference of a sum of the i32 stream (the reductions, p5, m3):

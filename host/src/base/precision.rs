@@ -13,6 +13,9 @@ pub enum Precision {
     /// row of A and 128 k values and one per 128 × 128 block of B (`common::gemm::w19`): a
     /// product of its own, since the scales are part of its inputs.
     E4m3Blocks,
+    /// e4m3 A and e5m2 B (`common::fp8::E5M2`: 5 exponent bits, 2 of mantissa, the range
+    /// gradients need), per-tensor scales.
+    E4m3E5m2,
 }
 
 impl Precision {
@@ -21,7 +24,7 @@ impl Precision {
         match self {
             Precision::F32 => 4,
             Precision::F16 | Precision::Bf16 => 2,
-            Precision::E4m3 | Precision::E4m3Blocks => 1,
+            Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2 => 1,
         }
     }
 
@@ -33,6 +36,7 @@ impl Precision {
             Precision::Bf16 => "BF16 (f32 accumulate)",
             Precision::E4m3 => "FP8 e4m3 (f32 accumulate)",
             Precision::E4m3Blocks => "FP8 e4m3, 1 × 128 and 128 × 128 block scales (f32 accumulate)",
+            Precision::E4m3E5m2 => "FP8 e4m3 × e5m2 (f32 accumulate)",
         }
     }
 
@@ -42,16 +46,26 @@ impl Precision {
         self.is_fp8()
     }
 
+    /// The 8-bit format of B's values (A's is e4m3 in every FP8 product), or `None` for
+    /// wider inputs.
+    pub fn b_format(self) -> Option<common::fp8::Format> {
+        match self {
+            Precision::E4m3 | Precision::E4m3Blocks => Some(common::fp8::E4M3),
+            Precision::E4m3E5m2 => Some(common::fp8::E5M2),
+            Precision::F32 | Precision::F16 | Precision::Bf16 => None,
+        }
+    }
+
     /// Whether the inputs are 8-bit floats (with per-tensor or per-block scales).
     pub fn is_fp8(self) -> bool {
-        matches!(self, Precision::E4m3 | Precision::E4m3Blocks)
+        matches!(self, Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2)
     }
 
     /// The element type of the inputs, scales aside: what the tensor-core ceilings are
     /// measured in.
     pub fn element(self) -> Precision {
         match self {
-            Precision::E4m3Blocks => Precision::E4m3,
+            Precision::E4m3Blocks | Precision::E4m3E5m2 => Precision::E4m3,
             other => other,
         }
     }
@@ -64,6 +78,7 @@ impl Precision {
             Precision::Bf16 => "bf16",
             Precision::E4m3 => "e4m3",
             Precision::E4m3Blocks => "e4m3-blocks",
+            Precision::E4m3E5m2 => "e4m3-e5m2",
         }
     }
 }

@@ -279,6 +279,12 @@ wgmma_f32_fp8!(mma_m64n128k32_e4m3_a_regs_fresh, fresh, a_registers, "m64n128k32
 wgmma_f32_fp8!(mma_m64n128k32_e4m3_fresh, fresh, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+wgmma_f32_fp8!(mma_m64n128k32_e4m3_e5m2, accumulate, "m64n128k32", M64N128_ACC, "e4m3", "e5m2",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+wgmma_f32_fp8!(mma_m64n128k32_e4m3_e5m2_fresh, fresh, "m64n128k32", M64N128_ACC, "e4m3", "e5m2",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
 
 /// `setmaxnreg.inc.sync.aligned.u32 N;`: raises this warpgroup's registers per thread to
 /// `N` (a multiple of 8, 24 to 256), waiting until another warpgroup of the block has

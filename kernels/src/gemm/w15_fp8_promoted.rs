@@ -22,7 +22,10 @@ use super::hopper::pipeline::PipelineState;
 use super::hopper::{ATOM_BYTES, M64n128, M64n256, ROW_BYTES, Shape, promote};
 use super::w08_latency_trims::trimmed_gemm_for;
 use crate::device::tma::mbarrier_wait;
-use crate::device::wgmma::{self, M64N128_ACC, descriptor, mma_m64n128k32_e4m3, mma_m64n128k32_e4m3_fresh};
+use crate::device::wgmma::{
+    self, M64N128_ACC, descriptor, mma_m64n128k32_e4m3, mma_m64n128k32_e4m3_e5m2, mma_m64n128k32_e4m3_e5m2_fresh,
+    mma_m64n128k32_e4m3_fresh,
+};
 use crate::unroll;
 use common::gemm::w15::{self, CONSUMER_REGISTERS, PARTIAL_COLUMNS, PRODUCER_REGISTERS, THREADS};
 use kernel_macros::kernel;
@@ -31,7 +34,8 @@ hopper::shape!(W15 = w15, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS
 
 /// Issues the four `wgmma` m64n128k32 of column half `half` of the k tile in stage `s` into
 /// `partial` (the first overwrites it), after the fence that keeps them behind the previous
-/// additions' reads of `partial`; the caller commits them as a group.
+/// additions' reads of `partial`; the caller commits them as a group. (e4m3 × e5m2 where the
+/// shape's B is e5m2: w20.)
 ///
 /// # Safety
 /// Every thread of the warpgroup calls it; stage `s` is full and stays so until the group
@@ -55,10 +59,11 @@ pub(super) unsafe fn issue_half<S: Shape<Acc = M64n256>>(
         );
         // SAFETY: the whole warpgroup, after the fence; the stage stays full (the caller's).
         unsafe {
-            if kk == 0 {
-                mma_m64n128k32_e4m3_fresh(partial, a_desc, b_desc)
-            } else {
-                mma_m64n128k32_e4m3(partial, a_desc, b_desc)
+            match (kk == 0, S::B_E5M2) {
+                (true, false) => mma_m64n128k32_e4m3_fresh(partial, a_desc, b_desc),
+                (false, false) => mma_m64n128k32_e4m3(partial, a_desc, b_desc),
+                (true, true) => mma_m64n128k32_e4m3_e5m2_fresh(partial, a_desc, b_desc),
+                (false, true) => mma_m64n128k32_e4m3_e5m2(partial, a_desc, b_desc),
             }
         };
     });
@@ -74,7 +79,7 @@ pub(super) unsafe fn issue_half<S: Shape<Acc = M64n256>>(
 /// As [`Consumer::mma_k_tiles`]: every thread of the warpgroup calls it, the barriers are
 /// initialized and the producer loads the same k tiles, in order.
 #[inline(always)]
-unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
+pub(super) unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
     consumer: &Consumer<S>,
     state: &mut PipelineState<S>,
     k_begin: u32,

@@ -16,6 +16,7 @@ pub fn tag(precision: Precision) -> &'static str {
         Precision::Bf16 => "bf16",
         Precision::E4m3 => "e4m3",
         Precision::E4m3Blocks => "e4m3-blocks",
+        Precision::E4m3E5m2 => "e4m3-e5m2",
     }
 }
 

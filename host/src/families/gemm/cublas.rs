@@ -37,6 +37,8 @@ impl Baseline {
                 &[Baseline::Fp8 { fast_accumulation: true }, Baseline::Fp8 { fast_accumulation: false }]
             }
             Precision::E4m3Blocks => &[Baseline::Fp8Blocks],
+            // The promoting product alone: w20 promotes.
+            Precision::E4m3E5m2 => &[Baseline::Fp8 { fast_accumulation: false }],
         }
     }
 
@@ -80,8 +82,8 @@ pub struct Cublas {
     lt: Option<super::cublaslt::CublasLt>,
 }
 
-/// An FP8 plan's shape and scaling (the block scales' pointers included).
-type Fp8Key = ((u32, u32, u32), super::cublaslt::Fp8Scaling);
+/// An FP8 plan's shape, scaling (the block scales' pointers included) and whether B is e5m2.
+type Fp8Key = ((u32, u32, u32), super::cublaslt::Fp8Scaling, bool);
 
 fn check(status: cublasStatus_t, what: &str) -> Result<()> {
     if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
@@ -166,7 +168,7 @@ impl Cublas {
             Precision::F32 => return unsafe { self.sgemm(m, n, k, a, b, c) },
             Precision::F16 => cudaDataType_t::CUDA_R_16F,
             Precision::Bf16 => cudaDataType_t::CUDA_R_16BF,
-            Precision::E4m3 | Precision::E4m3Blocks => {
+            Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2 => {
                 return Err(Error::new("cuBLAS GemmEx takes no FP8 inputs: FP8 products go through `fp8`"));
             }
         };
@@ -202,9 +204,9 @@ impl Cublas {
 }
 
 impl Cublas {
-    /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K), scaled as
-    /// `scaling` says, through cuBLASLt, its plan for the shape and scaling made at the first
-    /// call and kept.
+    /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K, e4m3, or
+    /// e5m2 where `b_e5m2`), scaled as `scaling` says, through cuBLASLt, its plan for the
+    /// shape and scaling made at the first call and kept.
     ///
     /// # Safety
     /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`; block
@@ -213,15 +215,16 @@ impl Cublas {
         &self,
         gpu: &Gpu,
         scaling: super::cublaslt::Fp8Scaling,
+        b_e5m2: bool,
         shape: (u32, u32, u32),
         (a, bt, c): (u64, u64, u64),
     ) -> Result<()> {
         let lt =
             self.lt.as_ref().ok_or_else(|| Error::new("cuBLASLt could not be loaded: no FP8 baseline"))?;
-        let key = (shape, scaling);
+        let key = (shape, scaling, b_e5m2);
         let mut plans = self.fp8_plans.lock().unwrap_or_else(|p| p.into_inner());
         if !plans.iter().any(|(planned, _)| *planned == key) {
-            plans.push((key, lt.plan_fp8(gpu, shape, scaling)?));
+            plans.push((key, lt.plan_fp8(gpu, shape, scaling, b_e5m2)?));
         }
         let plan = &plans.iter().find(|(planned, _)| *planned == key).expect("planned above").1;
         // SAFETY: the caller's buffers, of the plan's shape; `lt` is open while `self` is.

@@ -155,57 +155,63 @@ const FP8_SHAPES: &[(u32, u32, u32)] = &[(16, 16, 16), (272, 80, 144), (1040, 52
 const PROMOTED_FP8_BOUND: f64 = 1e-3;
 
 /// cuBLASLt's FP8 product (e4m3 A, K-major B, per-tensor scales, f32 C), promoting and fast,
-/// against the exact values in f64, on random e4m3 codes; and its refusal of a K that is no
-/// multiple of 16.
+/// and with an e5m2 B promoting, against the exact values in f64, on random codes; and its
+/// refusal of a K that is no multiple of 16.
 fn cublaslt_fp8_matches() -> Result<(), String> {
-    use common::fp8::E4M3;
+    use common::fp8::{E4M3, E5M2, Format};
     use common::input::random_f32;
     let gpu = gpu()?;
     let lt = text(super::cublaslt::CublasLt::open(gpu))?.ok_or("cuBLASLt not loaded")?;
     let (scale_a, scale_b) = (0.5f32, 0.25f32);
-    let codes = |seed: u64, count: usize| -> Vec<u8> {
-        (0..count as u64).map(|i| E4M3.from_f32(4.0 * random_f32(seed, i))).collect()
+    let codes = |format: Format, seed: u64, count: usize| -> Vec<u8> {
+        (0..count as u64).map(|i| format.from_f32(4.0 * random_f32(seed, i))).collect()
     };
+    let upload = |values: &[u8], what: &str| -> Result<crate::base::memory::DeviceBuffer, String> {
+        let mut buffer = text(crate::base::memory::DeviceBuffer::alloc(gpu, values.len(), what))?;
+        text(buffer.upload(gpu, values))?;
+        Ok(buffer)
+    };
+    // (B's format, fast accumulation, bound): e4m3 promoting and fast, e5m2 B promoting (w20's).
+    let modes = [
+        (E4M3, false, PROMOTED_FP8_BOUND),
+        (E4M3, true, super::registry::tolerance(Precision::E4m3)),
+        (E5M2, false, PROMOTED_FP8_BOUND),
+    ];
     for &(m, n, k) in FP8_SHAPES {
         let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-        let (a, bt) = (codes(1, mu * ku), codes(2, nu * ku));
-        let upload = |values: &[u8], what: &str| -> Result<crate::base::memory::DeviceBuffer, String> {
-            let mut buffer = text(crate::base::memory::DeviceBuffer::alloc(gpu, values.len(), what))?;
-            text(buffer.upload(gpu, values))?;
-            Ok(buffer)
-        };
-        let (a_dev, bt_dev) = (upload(&a, "FP8 A")?, upload(&bt, "FP8 Bᵀ")?);
+        let a = codes(E4M3, 1, mu * ku);
+        let a_dev = upload(&a, "FP8 A")?;
+        let a: Vec<f64> = a.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect();
         let c_dev = text(crate::base::memory::DeviceBuffer::alloc(gpu, mu * nu * 4, "FP8 C"))?;
-        let (a, bt): (Vec<f64>, Vec<f64>) = (
-            a.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect(),
-            bt.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect(),
-        );
-        let scale = f64::from(scale_a) * f64::from(scale_b);
-        let want: Vec<f64> = (0..mu * nu)
-            .map(|e| {
-                let (row, col) = (e / nu, e % nu);
-                scale * (0..ku).map(|kk| a[row * ku + kk] * bt[col * ku + kk]).sum::<f64>()
-            })
-            .collect();
-        for (fast, bound) in
-            [(false, PROMOTED_FP8_BOUND), (true, super::registry::tolerance(Precision::E4m3))]
-        {
+        for (b_format, fast, bound) in modes {
+            let bt = codes(b_format, 2, nu * ku);
+            let bt_dev = upload(&bt, "FP8 Bᵀ")?;
+            let bt: Vec<f64> = bt.iter().map(|&c| f64::from(b_format.to_f32(c))).collect();
+            let scale = f64::from(scale_a) * f64::from(scale_b);
+            let want: Vec<f64> = (0..mu * nu)
+                .map(|e| {
+                    let (row, col) = (e / nu, e % nu);
+                    scale * (0..ku).map(|kk| a[row * ku + kk] * bt[col * ku + kk]).sum::<f64>()
+                })
+                .collect();
             text(c_dev.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
             let scaling = Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation: fast };
-            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling))?;
+            let b_e5m2 = b_format == E5M2;
+            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling, b_e5m2))?;
             // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, as the plan's shape.
             text(unsafe { plan.run(gpu, a_dev.ptr(), bt_dev.ptr(), c_dev.ptr()) })?;
             let got = text(c_dev.read::<f32>(gpu, mu * nu))?;
             let error = super::reference::relative_error(&got, &want);
             if !(error <= bound) {
                 return Err(format!(
-                    "cuBLASLt FP8 (fast accumulation: {fast}) on {m}×{n}×{k}: relative error {error:e} over {bound:e}"
+                    "cuBLASLt FP8 (B e5m2: {b_e5m2}, fast accumulation: {fast}) on {m}×{n}×{k}: relative error \
+                     {error:e} over {bound:e}"
                 ));
             }
         }
     }
     let unscaled = Fp8Scaling::Tensor { scale_a: 1.0, scale_b: 1.0, fast_accumulation: false };
-    match lt.plan_fp8(gpu, (272, 80, 100), unscaled) {
+    match lt.plan_fp8(gpu, (272, 80, 100), unscaled, false) {
         Err(e) if e.to_string().contains("multiples of 16") => Ok(()),
         Err(e) => Err(format!("cuBLASLt FP8 refused K = 100 with `{e}`")),
         Ok(_) => Err("cuBLASLt FP8 planned K = 100, which it must refuse".into()),
@@ -250,7 +256,7 @@ fn cublaslt_block_scales_match() -> Result<(), String> {
             let a_scales = upload_f32(&inputs.a_scales(rows_first), "A's block scales")?;
             text(c.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
             let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
-            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling))?;
+            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling, false))?;
             // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, the scales their counts.
             text(unsafe { plan.run(gpu, a.ptr(), bt.ptr(), c.ptr()) })?;
             let all = text(c.read::<f32>(gpu, mu * nu))?;
@@ -270,7 +276,7 @@ fn cublaslt_block_scales_match() -> Result<(), String> {
         }
     }
     let scaling = Fp8Scaling::Blocks { a_scales: 0, b_scales: 0 };
-    match lt.plan_fp8(gpu, (272, 80, 256), scaling) {
+    match lt.plan_fp8(gpu, (272, 80, 256), scaling, false) {
         Err(e) if e.to_string().contains("multiple of 512") => Ok(()),
         Err(e) => Err(format!("cuBLASLt's block-scaled FP8 refused K = 256 with `{e}`")),
         Ok(_) => Err("cuBLASLt's block-scaled FP8 planned K = 256, which it must refuse".into()),

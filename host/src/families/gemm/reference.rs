@@ -34,7 +34,7 @@ impl Inputs {
             Precision::F32 => random_f32(seed, index),
             Precision::F16 => random_f16_value(seed, index),
             Precision::Bf16 => random_bf16_value(seed, index),
-            Precision::E4m3 | Precision::E4m3Blocks => {
+            Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2 => {
                 common::fp8::E4M3.to_f32(common::fp8::E4M3.from_f32(random_f32(seed, index)))
             }
         }
@@ -51,14 +51,18 @@ impl Inputs {
         } else {
             u64::from(p) * u64::from(self.n) + u64::from(j)
         };
-        self.value(self.seed_b, index)
+        match self.precision.b_format() {
+            // B's own 8-bit format (e5m2 in an e4m3 × e5m2 product).
+            Some(format) => format.to_f32(format.from_f32(random_f32(self.seed_b, index))),
+            None => self.value(self.seed_b, index),
+        }
     }
 
-    /// What C's entries are multiplied by: [`FP8_SCALES`]' product for FP8 inputs, 1 for
-    /// the others.
+    /// What C's entries are multiplied by: [`FP8_SCALES`]' product for FP8 inputs with
+    /// per-tensor scales, 1 for the others.
     pub fn scale(&self) -> f64 {
         match self.precision {
-            Precision::E4m3 => f64::from(FP8_SCALES[0]) * f64::from(FP8_SCALES[1]),
+            Precision::E4m3 | Precision::E4m3E5m2 => f64::from(FP8_SCALES[0]) * f64::from(FP8_SCALES[1]),
             Precision::F32 | Precision::F16 | Precision::Bf16 | Precision::E4m3Blocks => 1.0,
         }
     }

@@ -5,7 +5,7 @@ use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
-    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
+    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -25,7 +25,7 @@ pub fn tolerance(precision: Precision) -> f64 {
         // the sums stay in the tensor cores (w14), 1.05e-4 at every K where they are promoted
         // into f32 (w15 on); the bound is three times w14's largest. Block scales (w19)
         // change nothing in the sums.
-        Precision::E4m3 | Precision::E4m3Blocks => 1e-2,
+        Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2 => 1e-2,
     }
 }
 
@@ -97,7 +97,7 @@ impl GemmKernel {
     pub fn baseline(&self) -> super::cublas::Baseline {
         use super::cublas::Baseline;
         match self.precision {
-            Precision::E4m3 => Baseline::Fp8 { fast_accumulation: !self.promotes },
+            Precision::E4m3 | Precision::E4m3E5m2 => Baseline::Fp8 { fast_accumulation: !self.promotes },
             Precision::E4m3Blocks => Baseline::Fp8Blocks,
             other => Baseline::of(other)[0],
         }
@@ -148,7 +148,7 @@ impl GemmKernel {
                 Some(TensorInstruction::Wgmma)
             }
             Precision::F16 | Precision::Bf16 => Some(TensorInstruction::MmaSync),
-            Precision::E4m3 | Precision::E4m3Blocks => Some(TensorInstruction::Wgmma),
+            Precision::E4m3 | Precision::E4m3Blocks | Precision::E4m3E5m2 => Some(TensorInstruction::Wgmma),
         }
     }
 }
@@ -579,6 +579,21 @@ pub const GEMM_STEPS: &[GemmStep] = &[
                 "w19_fp8_block_scales_e4m3",
                 "DeepSeek-V3's per-block scales (1 × 128 of A, 128 × 128 of B), applied as w15 promotes",
                 Precision::E4m3Blocks,
+            )],
+    },
+    GemmStep {
+        name: "w20_fp8_e5m2",
+        summary: "e4m3 A × e5m2 B (the gradients' format): w15 on the mixed wgmma",
+        builds_on: Some("w15_fp8_promoted"),
+        kernels: &[Launch::wgmma(w20::THREADS, (w20::BM, w20::BN), w20::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w20::A_BOX, w20::B_BOX)
+            .persistent(w20::CLUSTER_M)
+            .tma_store(w20::C_BOX)
+            .promoted()
+            .kernel(
+                "w20_fp8_e5m2_e4m3_e5m2",
+                "e4m3 A × e5m2 B (the gradients' format): w15 on the mixed wgmma",
+                Precision::E4m3E5m2,
             )],
     },
 ];

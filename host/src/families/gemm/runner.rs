@@ -84,7 +84,8 @@ impl<'g> GemmBench<'g> {
         if precision.is_fp8() {
             // B as Bᵀ (N × K): the same count of codes, read K-major (`Inputs::b`).
             a.upload(gpu, &crate::base::inputs::e4m3_codes(inputs.seed_a, elements(m, k)))?;
-            b.upload(gpu, &crate::base::inputs::e4m3_codes(inputs.seed_b, elements(k, n)))?;
+            let b_format = precision.b_format().expect("an FP8 product's B has an 8-bit format");
+            b.upload(gpu, &crate::base::inputs::fp8_codes(b_format, inputs.seed_b, elements(k, n)))?;
         } else {
             fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
             fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
@@ -95,7 +96,7 @@ impl<'g> GemmBench<'g> {
             Ok(buffer)
         };
         let (scales, lt_block_scales) = match precision {
-            Precision::E4m3 => (vec![upload(&FP8_SCALES, "the FP8 scales")?], None),
+            Precision::E4m3 | Precision::E4m3E5m2 => (vec![upload(&FP8_SCALES, "the FP8 scales")?], None),
             Precision::E4m3Blocks => {
                 let b_scales = inputs.b_scales();
                 let scales = vec![
@@ -302,6 +303,7 @@ impl<'g> GemmBench<'g> {
 
     fn cublas(&self, cublas: &Cublas, baseline: Baseline) -> Result<()> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
+        let b_e5m2 = precision == Precision::E4m3E5m2;
         // SAFETY: the buffers hold M·K and K·N inputs of `precision` (B as Bᵀ for e4m3) and
         // M·N f32.
         unsafe {
@@ -309,7 +311,13 @@ impl<'g> GemmBench<'g> {
                 Baseline::Fp8 { fast_accumulation } => {
                     let [scale_a, scale_b] = FP8_SCALES;
                     let scaling = Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation };
-                    cublas.fp8(self.gpu, scaling, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr()))
+                    cublas.fp8(
+                        self.gpu,
+                        scaling,
+                        b_e5m2,
+                        (m, n, k),
+                        (self.a.ptr(), self.b.ptr(), self.c.ptr()),
+                    )
                 }
                 Baseline::Fp8Blocks => {
                     let (a_scales, b_scales) = self
@@ -317,7 +325,13 @@ impl<'g> GemmBench<'g> {
                         .as_ref()
                         .ok_or_else(|| Error::new("cuBLASLt's block scales asked of a bench without them"))?;
                     let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
-                    cublas.fp8(self.gpu, scaling, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr()))
+                    cublas.fp8(
+                        self.gpu,
+                        scaling,
+                        b_e5m2,
+                        (m, n, k),
+                        (self.a.ptr(), self.b.ptr(), self.c.ptr()),
+                    )
                 }
                 Baseline::Sgemm | Baseline::GemmEx => {
                     cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())

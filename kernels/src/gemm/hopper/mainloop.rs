@@ -170,6 +170,8 @@ impl<'a, S: Shape> Consumer<'a, S> {
         acc: &mut S::Acc,
         release: &impl Fn(u32),
     ) {
+        // e5m2 B has only the promoting loop (w20's, w15's on its shape).
+        const { assert!(!S::B_E5M2) };
         for t in k_begin..k_end {
             let s = state.index();
             // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.

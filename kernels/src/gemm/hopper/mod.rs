@@ -105,6 +105,9 @@ pub trait Shape {
     const INPUT_BYTES: u32 = INPUT_BYTES;
     const MMA_K: u32 = MMA_K;
     const B_K_MAJOR: bool = false;
+    /// 8-bit inputs: whether B's values are e5m2 (5 exponent bits, 2 of mantissa: the range
+    /// gradients need) rather than e4m3; A's are e4m3 either way.
+    const B_E5M2: bool = false;
 
     /// Bytes of A's tile in a stage (one box), and of each of B's panels (one box each:
     /// `B_PANEL_COLUMNS` columns of the tile, 64 N-major, more K-major).
@@ -149,7 +152,7 @@ pub trait Shape {
 /// the type `W06` whose constants are those of `common::gemm::w06` (in scope as `w06`),
 /// with the accumulator type of its tile width and its register split. A fourth argument,
 /// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module; `fp8` makes
-/// the inputs e4m3 and B K-major.
+/// the inputs e4m3 and B K-major, `fp8_e5m2` the same with B's values e5m2.
 macro_rules! shape {
     ($name:ident = $step:ident, $acc:ty, $registers:ty) => {
         $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {});
@@ -159,6 +162,14 @@ macro_rules! shape {
             const INPUT_BYTES: u32 = 1;
             const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
             const B_K_MAJOR: bool = true;
+        });
+    };
+    ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_e5m2) => {
+        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
+            const INPUT_BYTES: u32 = 1;
+            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
+            const B_K_MAJOR: bool = true;
+            const B_E5M2: bool = true;
         });
     };
     (@impl $name:ident = $step:ident, $acc:ty, $registers:ty, { $($extra:tt)* }) => {

@@ -310,3 +310,59 @@ fn every_tensor_core_gemm_step_has_a_ceiling_and_fp32_steps_none() {
         assert!(kernel.id.starts_with(ladder), "{}: the {ladder} ladder's instruction", kernel.id);
     }
 }
+
+#[test]
+fn block_scaled_reference_is_each_k_blocks_sum_times_its_two_scales() {
+    use super::reference::{Inputs, block_scale};
+    use crate::base::precision::Precision;
+    // Three k blocks, the last one short; two column blocks of B, the last one short.
+    let inputs = Inputs { precision: Precision::E4m3Blocks, m: 3, n: 130, k: 300, seed_a: 7, seed_b: 8 };
+    assert_eq!((inputs.k_blocks(), inputs.n_blocks()), (3, 2));
+    let (i, j) = (2, 129);
+    let direct: f64 = (0..300)
+        .map(|p| {
+            let (kb, nb) = (p / 128, j / 128);
+            f64::from(inputs.a(i, p))
+                * f64::from(inputs.a_scale(i, kb))
+                * f64::from(inputs.b(p, j))
+                * f64::from(inputs.b_scale(nb, kb))
+        })
+        .sum();
+    let got = inputs.reference(&[(i, j)])[0];
+    assert!((got - direct).abs() <= 1e-12 * direct.abs().max(1.0), "{got} against {direct}");
+    // The layouts: w19's (k block, row) and its transpose hold the same scales.
+    let (by_block, by_row) = (inputs.a_scales(false), inputs.a_scales(true));
+    assert_eq!(by_block[2 * 3 + 1], inputs.a_scale(1, 2));
+    assert_eq!(by_row[3 + 2], inputs.a_scale(1, 2));
+    assert_eq!(inputs.b_scales()[3 + 1], inputs.b_scale(1, 1));
+    // Scales from 1/8 to 14 with three significant bits: every product of two is exact in f32.
+    for index in 0..1000 {
+        let s = block_scale(3, index);
+        assert!((0.125..=14.0).contains(&s), "{s}");
+        assert_eq!(s.to_bits() & ((1 << 21) - 1), 0, "{s}: more than three significant bits");
+    }
+}
+
+#[test]
+fn e5m2_products_read_b_in_e5m2_and_a_in_e4m3() {
+    use super::reference::Inputs;
+    use crate::base::precision::Precision;
+    use common::fp8::{E4M3, E5M2};
+    use common::input::random_f32;
+    let inputs = Inputs { precision: Precision::E4m3E5m2, m: 4, n: 4, k: 64, seed_a: 1, seed_b: 2 };
+    assert_eq!(inputs.a(1, 3), E4M3.to_f32(E4M3.from_f32(random_f32(1, 64 + 3))));
+    // B as Bᵀ: B[p][j] is element j·K + p of B's stream, in e5m2.
+    assert_eq!(inputs.b(3, 1), E5M2.to_f32(E5M2.from_f32(random_f32(2, 64 + 3))));
+    assert!(Precision::E4m3E5m2.b_k_major() && Precision::E4m3E5m2.element() == Precision::E4m3);
+    // Some value of the stream tells the formats apart.
+    assert!((0..64).any(|p| inputs.b(p, 0) != E4M3.to_f32(E4M3.from_f32(random_f32(2, p as u64)))));
+}
+
+#[test]
+fn cublaslt_refuses_what_its_block_scaled_product_was_not_verified_on() {
+    use super::cublaslt::fp8_refusal;
+    assert_eq!(fp8_refusal(272, 80, 1024, true), None);
+    assert!(fp8_refusal(272, 80, 256, true).is_some_and(|r| r.contains("multiple of 512")));
+    assert_eq!(fp8_refusal(272, 80, 256, false), None);
+    assert!(fp8_refusal(272, 80, 100, false).is_some_and(|r| r.contains("multiples of 16")));
+}

@@ -381,7 +381,7 @@ pub(crate) use entry_points;
 /// Writes an FP8 step's `#[kernel]` entry point (e4m3 A and Bᵀ, f32 C, and the per-tensor
 /// scales: `scales` points to `scale_a`, `scale_b`, and C = scale_a · scale_b · A · B) around
 /// the body that takes the input type as `const BF16: bool`: false, and unused, since the
-/// shape's 8-bit input decides (`trimmed_gemm::<false>` for w14–w18), and the scales last:
+/// shape's 8-bit input decides (`trimmed_gemm::<false>` for w14–w18 and w20), and the scales last:
 ///
 /// ```ignore
 /// fp8_entry_point!(trimmed_gemm(a_map: *const u8, …, k: u32) => w15_fp8_promoted_e4m3);

@@ -173,6 +173,10 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
     };
     let ceilings = out.ceilings.as_ref();
     let (major, minor) = gpu.info.compute_capability;
+    // Each kernel's rate on the current shape, with its input type, for the `step ×` of the
+    // steps built on it: kept across the shape's tables, since an FP8 variant (w19's block
+    // scales, w20's e5m2) builds on a step of the plain e4m3 table.
+    let mut rates: Vec<((u32, u32, u32), Precision, &str, f64)> = Vec::new();
     for (&(m, n, k), precision) in
         shapes.iter().flat_map(|s| precisions(kernels).into_iter().map(move |p| (s, p)))
     {
@@ -236,8 +240,6 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
             }
             output.add(vec![record])?;
         }
-        // Each kernel's rate in this table, for the `step ×` of the steps built on it.
-        let mut rates: Vec<(&str, f64)> = Vec::new();
         let mut records: Vec<Record> = Vec::new();
         for kernel in kernels.iter().filter(|k| k.precision == precision) {
             let item = item(kernel.id, precision, (m, n, k));
@@ -294,17 +296,25 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
                 record.limit =
                     Some(format!("{} {} ceiling (p8)", instruction.name(), precision.short_name()));
             }
-            // `step ×`: over the step this one builds on, in the same input type, where it ran.
+            // `step ×`: over the step this one builds on, on this shape, in the same input type
+            // (or, for an FP8 variant, in plain e4m3), where it ran.
             let builds_on = super::registry::step_of(kernel).builds_on;
             let base = builds_on.and_then(|name| {
-                rates.iter().find(|(id, _)| super::registry::step_name(id) == Some(name)).map(|&(_, r)| r)
+                let of_step = |&&(shape, _, id, _): &&(_, Precision, &str, f64)| {
+                    shape == (m, n, k) && super::registry::step_name(id) == Some(name)
+                };
+                let same = rates.iter().filter(of_step).find(|(_, p, ..)| *p == precision);
+                same.or_else(|| {
+                    rates.iter().filter(of_step).find(|(_, p, ..)| p.element() == precision.element())
+                })
+                .map(|&(.., r)| r)
             });
             let step = rate.zip(base).map(|(r, b)| r / b);
             table.push(row(kernel.id, &record, timing.as_ref(), step, &check));
             records.push(record.clone());
             output.finished(&item, vec![record])?;
             if let Some(rate) = rate {
-                rates.push((kernel.id, rate));
+                rates.push(((m, n, k), precision, kernel.id, rate));
             }
         }
         if let Some(ceilings) = ceilings {
@@ -324,7 +334,7 @@ pub fn run(kernels: &[&'static GemmKernel], ctx: &mut RunContext) -> Result<Gemm
         table.notes.extend(crate::twins::notes(twins, &twinned));
         table.notes.push(
             "step ×: TFLOP/s over that of the step it builds on (the one before it, but w08 and w07 over w06, w11 \
-             over w07), where that step ran"
+             over w07, w16–w20 over w15, an FP8 variant's in the e4m3 table), where that step ran"
                 .into(),
         );
         table.notes.push(format!(

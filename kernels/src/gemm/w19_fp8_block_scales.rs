@@ -1,13 +1,10 @@
 //! Step w19 — per-block scales: DeepSeek-V3's fine-grained FP8, applied at the promotion.
 //!
-//! Idea: one scale per tensor lets a single outlier squeeze every other value of the tensor
-//!       into e4m3's few bits. The DeepSeek-V3 Technical Report scales A per row and 128 k
-//!       values (1 × 128) and B per 128 × 128 block, so each small block uses the whole e4m3
-//!       range. The scales differ along k, so they cannot wait for the epilogue; but w15 adds
-//!       each k tile's partial sums into f32 registers anyway, and a k tile is one block of
-//!       k, a partial tile's columns one block of B: each partial value is multiplied by its
-//!       row's `scale_a · scale_b` in the same instruction that adds it (`fma.rn.f32` for
-//!       `add.f32`).
+//! Idea: DeepSeek-V3's fine-grained scales (A per row and 128 k values, B per 128 × 128
+//!       block) vary along k, so they cannot wait for the epilogue; but w15 already promotes
+//!       each k tile (one block of k) half a tile (one block of B's columns) at a time, so
+//!       each partial value takes its row's `scale_a · scale_b` in the instruction that adds
+//!       it (`fma.rn.f32` for `add.f32`).
 //! Changes from w15: the main loop loads the k tile's four scales (two rows of A, two blocks
 //!       of B) while the first half's `wgmma` run, and promotes with [`promote_scaled`]; the
 //!       entry point takes the scales' two arrays in place of the per-tensor pair.
@@ -18,6 +15,10 @@
 //!       every block of the grid), two multiplies per half; no extra instruction per output.
 //! Requires: as w14; K and N multiples of 16.
 //! Result: 83.8 / 84.2 % of cuBLASLt's block-scaled FP8 at 4096³ / 8192³, H100, 2026-11-28.
+//!
+//! Why block scales: one scale per tensor lets a single outlier squeeze every other value of
+//! the tensor into e4m3's few bits; a scale per small block lets each block use the whole
+//! e4m3 range.
 //!
 //! The scales' layouts (`common::gemm::w19`): A's `ceil(K / 128) × M` row-major, so that a
 //! k block's scales of consecutive rows are consecutive; B's `ceil(N / 128) × ceil(K / 128)`

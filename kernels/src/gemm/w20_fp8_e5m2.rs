@@ -1,18 +1,17 @@
 //! Step w20 — e5m2: one operand with FP8's other format, at the same speed.
 //!
-//! Idea: FP8 comes in two formats of 8 bits: e4m3 (4 exponent bits, 3 of mantissa, up to
-//!       ±448) and e5m2 (5 and 2, up to ±57344). Training keeps activations and weights in
-//!       e4m3 and gradients, whose range is wide, in e5m2 (the FP8 Formats for Deep Learning
-//!       paper); a product of the two, as the backward pass makes, is one `wgmma` away:
-//!       `wgmma.mma_async … .f32.e4m3.e5m2` takes the formats per operand and runs at the
-//!       same rate. Nothing else changes: the bytes, the tiles, the pipeline and the
-//!       promotion are w15's.
+//! Idea: gradients, whose range is wide, are kept in e5m2 (up to ±57344, 2 mantissa bits)
+//!       rather than e4m3 (±448, 3 bits), and a backward pass multiplies one of each:
+//!       `wgmma … .f32.e4m3.e5m2` takes the format per operand at the same rate. The bytes,
+//!       tiles, pipeline and promotion are w15's.
 //! Changes from w15: the shape (`fp8_e5m2`: B's values e5m2), which makes w15's issue of a
 //!       column half the e4m3 × e5m2 instruction; one entry point, e4m3 A × e5m2 Bᵀ.
 //! Bottleneck: as w15's (1.00–1.02 × w15 on the same GPU).
 //! Cost: as w15's.
 //! Requires: as w14; K and N multiples of 16.
 //! Result: 99.2 / 94.1 % of cuBLASLt's e4m3 × e5m2 FP8 at 4096³ / 8192³, H100, 2026-11-28.
+//!
+//! The two formats and their use in training: the FP8 Formats for Deep Learning paper.
 //!
 //! More: docs/lessons.md#w20
 

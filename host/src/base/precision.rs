@@ -1,5 +1,11 @@
 //! The floating-point input types the ladders take (the reductions' i32 aside): what the
 //! GEMM, the tensor-core ceilings, the random inputs and the records name.
+//!
+//! A GEMM table holds the kernels of one `Precision` on one shape beside the vendor
+//! products of the same inputs, so an FP8 product whose inputs differ in more than the
+//! element type (block scales, an e5m2 operand) is a variant of its own: its own random
+//! inputs and reference, its own baseline and table. [`Precision::element`] is what they
+//! share, the tensor-core rate.
 
 /// An input type; C and every accumulation are f32 whatever the inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

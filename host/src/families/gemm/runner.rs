@@ -303,40 +303,28 @@ impl<'g> GemmBench<'g> {
 
     fn cublas(&self, cublas: &Cublas, baseline: Baseline) -> Result<()> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
-        let b_e5m2 = precision == Precision::E4m3E5m2;
-        // SAFETY: the buffers hold M·K and K·N inputs of `precision` (B as Bᵀ for e4m3) and
-        // M·N f32.
-        unsafe {
-            match baseline {
-                Baseline::Fp8 { fast_accumulation } => {
-                    let [scale_a, scale_b] = FP8_SCALES;
-                    let scaling = Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation };
-                    cublas.fp8(
-                        self.gpu,
-                        scaling,
-                        b_e5m2,
-                        (m, n, k),
-                        (self.a.ptr(), self.b.ptr(), self.c.ptr()),
-                    )
-                }
-                Baseline::Fp8Blocks => {
-                    let (a_scales, b_scales) = self
-                        .lt_block_scales
-                        .as_ref()
-                        .ok_or_else(|| Error::new("cuBLASLt's block scales asked of a bench without them"))?;
-                    let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
-                    cublas.fp8(
-                        self.gpu,
-                        scaling,
-                        b_e5m2,
-                        (m, n, k),
-                        (self.a.ptr(), self.b.ptr(), self.c.ptr()),
-                    )
-                }
-                Baseline::Sgemm | Baseline::GemmEx => {
-                    cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr())
-                }
+        let scaling = match baseline {
+            Baseline::Sgemm | Baseline::GemmEx => {
+                // SAFETY: the buffers hold M·K and K·N inputs of `precision` and M·N f32.
+                return unsafe { cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr()) };
             }
+            Baseline::Fp8 { fast_accumulation } => {
+                let [scale_a, scale_b] = FP8_SCALES;
+                Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation }
+            }
+            Baseline::Fp8Blocks => {
+                let (a_scales, b_scales) = self
+                    .lt_block_scales
+                    .as_ref()
+                    .ok_or_else(|| Error::new("cuBLASLt's block scales asked of a bench without them"))?;
+                Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() }
+            }
+        };
+        let b_e5m2 = precision == Precision::E4m3E5m2;
+        // SAFETY: the buffers hold M·K e4m3 codes, N·K codes of B's format (as Bᵀ) and M·N f32;
+        // block scales their counts.
+        unsafe {
+            cublas.fp8(self.gpu, scaling, b_e5m2, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr()))
         }
     }
 

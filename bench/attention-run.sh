@@ -19,6 +19,13 @@
 #   a07         a07 against a06, the step it extends, with cuDNN beside both: bf16, seq 512 to
 #               16k, head dims 64 and 128, both masks; OUTDIR/a07.json, and a table of a07 / a06
 #               and of each / cuDNN
+#   pipes       ncu on a07 (bf16, one launch each, verify-only): head dims 64 and 128, seq 1k and 4k,
+#               both masks: how busy the tensor pipe, the XU pipe (MUFU: ex2, the softmax's
+#               exponentials at 16 per clock per SM) and the FMA pipe are, and what the warps
+#               wait on; OUTDIR/pipes.txt. Whether a head dim 64 tile is held by its ex2s (as
+#               many XU cycles as tensor cycles by arithmetic: 128 x 128 exponentials against
+#               2 x 128 x 128 x 64 multiply-adds per key tile) decides whether computing part of
+#               them on the FMA pipe pays.
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
 #   sanitize-hopper  the same for the Hopper steps alone, a07 first, then a06 and a05
@@ -50,6 +57,15 @@ for part in "$@"; do
             case $part in ladder|ladder-f16) run f16 -k a02-a07 --seq 1k,4k,16k --attn-type f16 ;; esac
             case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
+    pipes) : > "$out/pipes.txt"
+           for d in 64 128; do for seq in 1k 4k; do for mask in none causal; do
+             echo "=== d$d seq $seq $mask" >> "$out/pipes.txt"
+             timeout 300 ncu --clock-control none --launch-count 1 -k "regex:a07_persistent" \
+               --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,gpu__time_duration.sum \
+               $b/host -k a07 --twins off --verify-only --attn-type bf16 --head-dim $d --seq $seq --mask $mask \
+               >> "$out/pipes.txt" 2>&1
+           done; done; done
+           grep -E "^===|pct_of_peak|ratio|duration" "$out/pipes.txt" | head -120 ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do
               $b/host -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \

@@ -77,6 +77,14 @@ impl DeviceBuffer {
         Ok(values)
     }
 
+    /// A buffer of exactly `values`, copied in (synchronizes the stream); `what` names it in an
+    /// error.
+    pub fn with_values<T: Plain>(gpu: &Gpu, values: &[T], what: &str) -> Result<Self> {
+        let mut buffer = Self::alloc(gpu, std::mem::size_of_val(values), what)?;
+        buffer.upload(gpu, values)?;
+        Ok(buffer)
+    }
+
     /// Copies `values` to the start of the buffer (synchronizes the stream).
     pub fn upload<T: Plain>(&mut self, gpu: &Gpu, values: &[T]) -> Result<()> {
         let bytes = std::mem::size_of_val(values);

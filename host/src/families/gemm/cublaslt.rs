@@ -76,17 +76,12 @@ pub enum Fp8Scaling {
     /// accumulators, whose additions keep fewer bits than f32; without it cuBLASLt adds
     /// partial sums into f32 as it goes, slower and closer to the exact sum.
     Tensor { scale_a: f32, scale_b: f32, fast_accumulation: bool },
-    /// Per-block scales on the device, in cuBLASLt's layouts (`VEC128_32F` for A: for each
-    /// row of A its `ceil(K / 128)` scales, contiguous, or the other way round as
-    /// [`A_BLOCK_SCALES_ROW_MAJOR`] says; `BLK128x128_32F` for Bᵀ: for each block row of
-    /// Bᵀ, its `ceil(K / 128)` scales).
+    /// Per-block scales on the device, in the layouts cuBLASLt reads (`VEC128_32F` for our A,
+    /// its B: `ceil(K / 128) × M`, row-major, a k block's scales of every row contiguous;
+    /// `BLK128x128_32F` for our Bᵀ, its A: `ceil(N / 128) × ceil(K / 128)`, row-major),
+    /// w19's layouts too. Its documentation does not spell them out: its GPU test pins them.
     Blocks { a_scales: u64, b_scales: u64 },
 }
-
-/// Whether cuBLASLt's `VEC128_32F` scales of our A (its B, K × M column-major) are laid out
-/// as a row-major `M × ceil(K / 128)` (true: each row's scales contiguous) rather than as
-/// `ceil(K / 128) × M` (false: a k block's scales of every row contiguous).
-pub const A_BLOCK_SCALES_ROW_MAJOR: bool = false;
 
 /// An open cuBLASLt handle and its workspace.
 pub struct CublasLt {
@@ -163,11 +158,10 @@ impl CublasLt {
         // 16-byte aligned.
         let (scale_pointers, own_scales) = match scaling {
             Fp8Scaling::Tensor { scale_a, scale_b, .. } => {
-                let mut scales = DeviceBuffer::alloc(gpu, 2 * SCALE_ALIGN, "cuBLASLt's FP8 scales")?;
                 let slot = SCALE_ALIGN / 4;
                 let mut slots = vec![0.0f32; 2 * slot];
                 (slots[0], slots[slot]) = (scale_a, scale_b);
-                scales.upload(gpu, &slots)?;
+                let scales = DeviceBuffer::with_values(gpu, &slots, "cuBLASLt's FP8 scales")?;
                 ((scales.ptr(), scales.ptr() + SCALE_ALIGN as u64), Some(scales))
             }
             Fp8Scaling::Blocks { a_scales, b_scales } => ((a_scales, b_scales), None),

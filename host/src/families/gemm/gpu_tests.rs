@@ -6,6 +6,7 @@ use super::cublaslt::Fp8Scaling;
 use super::reference::Inputs;
 use super::registry::{GemmKernel, kernels};
 use super::runner::GemmBench;
+use crate::base::memory::DeviceBuffer;
 use crate::base::precision::Precision;
 use crate::families::family::GpuTest;
 use crate::testing::{arch_unavailable, gpu, text, twins, twins_absent};
@@ -166,11 +167,7 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
     let codes = |format: Format, seed: u64, count: usize| -> Vec<u8> {
         (0..count as u64).map(|i| format.from_f32(4.0 * random_f32(seed, i))).collect()
     };
-    let upload = |values: &[u8], what: &str| -> Result<crate::base::memory::DeviceBuffer, String> {
-        let mut buffer = text(crate::base::memory::DeviceBuffer::alloc(gpu, values.len(), what))?;
-        text(buffer.upload(gpu, values))?;
-        Ok(buffer)
-    };
+    let upload = |values: &[u8], what: &str| text(DeviceBuffer::with_values(gpu, values, what));
     // (B's format, fast accumulation, bound): e4m3 promoting and fast, e5m2 B promoting (w20's).
     let modes = [
         (E4M3, false, PROMOTED_FP8_BOUND),
@@ -182,7 +179,7 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
         let a = codes(E4M3, 1, mu * ku);
         let a_dev = upload(&a, "FP8 A")?;
         let a: Vec<f64> = a.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect();
-        let c_dev = text(crate::base::memory::DeviceBuffer::alloc(gpu, mu * nu * 4, "FP8 C"))?;
+        let c_dev = text(DeviceBuffer::alloc(gpu, mu * nu * 4, "FP8 C"))?;
         for (b_format, fast, bound) in modes {
             let bt = codes(b_format, 2, nu * ku);
             let bt_dev = upload(&bt, "FP8 Bᵀ")?;
@@ -227,20 +224,13 @@ const BLOCK_SCALED_SHAPES: &[(u32, u32, u32)] = &[(16, 16, 512), (272, 400, 1024
 /// scales is named in the failure, with the other layout's error beside it. And its refusal
 /// of a K that is no multiple of 512.
 fn cublaslt_block_scales_match() -> Result<(), String> {
-    use super::cublaslt::A_BLOCK_SCALES_ROW_MAJOR;
-    use crate::base::memory::DeviceBuffer;
     let gpu = gpu()?;
     let lt = text(super::cublaslt::CublasLt::open(gpu))?.ok_or("cuBLASLt not loaded")?;
-    let upload = |bytes: &[u8], what: &str| -> Result<DeviceBuffer, String> {
-        let mut buffer = text(DeviceBuffer::alloc(gpu, bytes.len(), what))?;
-        text(buffer.upload(gpu, bytes))?;
-        Ok(buffer)
-    };
-    let upload_f32 = |values: &[f32], what: &str| -> Result<DeviceBuffer, String> {
-        let mut buffer = text(DeviceBuffer::alloc(gpu, 4 * values.len(), what))?;
-        text(buffer.upload(gpu, values))?;
-        Ok(buffer)
-    };
+    let upload = |bytes: &[u8], what: &str| text(DeviceBuffer::with_values(gpu, bytes, what));
+    let upload_f32 = |values: &[f32], what: &str| text(DeviceBuffer::with_values(gpu, values, what));
+    // A's scales as cuBLASLt is given them (k block by k block: `Inputs::a_scales(false)`),
+    // then the other way round, whose error the failure names beside.
+    const ROWS_FIRST: [bool; 2] = [false, true];
     for &(m, n, k) in BLOCK_SCALED_SHAPES {
         let inputs = Inputs { precision: Precision::E4m3Blocks, m, n, k, seed_a: 11, seed_b: 12 };
         let (mu, nu, ku) = (m as usize, n as usize, k as usize);
@@ -252,7 +242,7 @@ fn cublaslt_block_scales_match() -> Result<(), String> {
         let want = inputs.reference(&entries);
         // The layout cuBLASLt is given, then the other one.
         let mut errors = Vec::new();
-        for rows_first in [A_BLOCK_SCALES_ROW_MAJOR, !A_BLOCK_SCALES_ROW_MAJOR] {
+        for rows_first in ROWS_FIRST {
             let a_scales = upload_f32(&inputs.a_scales(rows_first), "A's block scales")?;
             text(c.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
             let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
@@ -269,9 +259,9 @@ fn cublaslt_block_scales_match() -> Result<(), String> {
                 "cuBLASLt FP8 with block scales on {m}×{n}×{k}: relative error {:e} with A's scales laid out \
                  {}, {:e} with them {}",
                 errors[0],
-                layout(A_BLOCK_SCALES_ROW_MAJOR),
+                layout(ROWS_FIRST[0]),
                 errors[1],
-                layout(!A_BLOCK_SCALES_ROW_MAJOR)
+                layout(ROWS_FIRST[1])
             ));
         }
     }

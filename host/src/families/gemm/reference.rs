@@ -158,7 +158,7 @@ impl Inputs {
 }
 
 /// Mixed into a seed for the block scales' stream.
-const SCALE_STREAM: u64 = 0x5CA1_E5;
+const SCALE_STREAM: u64 = 0x005C_A1E5;
 
 /// A block scale: `2^e · (1 + q / 4)` with e in -3..=3 and q in 0..4, so from 0.125 to 14,
 /// spread over a factor above 100 (a scale applied to the wrong block fails the check), with

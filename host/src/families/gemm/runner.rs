@@ -58,10 +58,9 @@ pub struct GemmBench<'g> {
     b: DeviceBuffer,
     c: DeviceBuffer,
     /// The scales an FP8 kernel takes after `k`, one pointer each: the per-tensor pair
-    /// ([`FP8_SCALES`]), or A's and B's block scales (w19's layouts); none for 16-bit inputs.
+    /// ([`FP8_SCALES`]), or A's and B's block scales (w19's layouts, which cuBLASLt reads
+    /// too); none for 16-bit inputs.
     scales: Vec<DeviceBuffer>,
-    /// A block-scaled product's scales as cuBLASLt reads them, (A's, B's).
-    lt_block_scales: Option<(DeviceBuffer, DeviceBuffer)>,
     entries: Vec<(u32, u32)>,
     want: Vec<f64>,
     /// A's and B's TMA tensor maps, encoded at the first launch that needs them (before
@@ -90,29 +89,16 @@ impl<'g> GemmBench<'g> {
             fill_random(gpu, precision, &a, elements(m, k), inputs.seed_a)?;
             fill_random(gpu, precision, &b, elements(k, n), inputs.seed_b)?;
         }
-        let upload = |values: &[f32], what: &str| -> Result<DeviceBuffer> {
-            let mut buffer = DeviceBuffer::alloc(gpu, 4 * values.len(), what)?;
-            buffer.upload(gpu, values)?;
-            Ok(buffer)
-        };
-        let (scales, lt_block_scales) = match precision {
-            Precision::E4m3 | Precision::E4m3E5m2 => (vec![upload(&FP8_SCALES, "the FP8 scales")?], None),
-            Precision::E4m3Blocks => {
-                let b_scales = inputs.b_scales();
-                let scales = vec![
-                    upload(&inputs.a_scales(false), "A's block scales")?,
-                    upload(&b_scales, "B's block scales")?,
-                ];
-                let lt = (
-                    upload(
-                        &inputs.a_scales(super::cublaslt::A_BLOCK_SCALES_ROW_MAJOR),
-                        "A's block scales for cuBLASLt",
-                    )?,
-                    upload(&b_scales, "B's block scales for cuBLASLt")?,
-                );
-                (scales, Some(lt))
+        let scales = match precision {
+            Precision::E4m3 | Precision::E4m3E5m2 => {
+                vec![DeviceBuffer::with_values(gpu, &FP8_SCALES, "the FP8 scales")?]
             }
-            Precision::F32 | Precision::F16 | Precision::Bf16 => (Vec::new(), None),
+            // In the layouts w19 reads, which are cuBLASLt's too (its GPU test checks them).
+            Precision::E4m3Blocks => vec![
+                DeviceBuffer::with_values(gpu, &inputs.a_scales(false), "A's block scales")?,
+                DeviceBuffer::with_values(gpu, &inputs.b_scales(), "B's block scales")?,
+            ],
+            Precision::F32 | Precision::F16 | Precision::Bf16 => Vec::new(),
         };
         let entries = inputs.entries();
         let want = inputs.reference(&entries);
@@ -123,19 +109,7 @@ impl<'g> GemmBench<'g> {
                 .context("creating an event")
         };
         let events = (event()?, event()?);
-        Ok(Self {
-            gpu,
-            inputs,
-            a,
-            b,
-            c,
-            scales,
-            lt_block_scales,
-            entries,
-            want,
-            tensor_maps: Default::default(),
-            events,
-        })
+        Ok(Self { gpu, inputs, a, b, c, scales, entries, want, tensor_maps: Default::default(), events })
     }
 
     /// 2·M·N·K: the flops of one product.
@@ -312,13 +286,12 @@ impl<'g> GemmBench<'g> {
                 let [scale_a, scale_b] = FP8_SCALES;
                 Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation }
             }
-            Baseline::Fp8Blocks => {
-                let (a_scales, b_scales) = self
-                    .lt_block_scales
-                    .as_ref()
-                    .ok_or_else(|| Error::new("cuBLASLt's block scales asked of a bench without them"))?;
-                Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() }
-            }
+            Baseline::Fp8Blocks => match self.scales.as_slice() {
+                [a_scales, b_scales] => {
+                    Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() }
+                }
+                _ => return Err(Error::new("cuBLASLt's block scales asked of a bench without them")),
+            },
         };
         let b_e5m2 = precision == Precision::E4m3E5m2;
         // SAFETY: the buffers hold M·K e4m3 codes, N·K codes of B's format (as Bᵀ) and M·N f32;

@@ -151,8 +151,11 @@ struct KeepRegisters {
 // C_STAGING_BYTES, CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, ALIGN_SLACK, THREADS, and for
 // stream-K MAX_SPLIT and PARTIAL_FLOATS), the accumulator type of its tile width and its register
 // split. What follows from those is derived here, and what the pieces assume is checked.
-template <class Constants, class Acc_, class Registers_, class Input = Bits16>
+// C_BF16_: C stored as bf16 (w21's boxes of 64 columns) rather than f32.
+template <class Constants, class Acc_, class Registers_, class Input = Bits16, bool C_BF16_ = false>
 struct Shape : Constants {
+    static constexpr bool C_BF16 = C_BF16_;
+    static constexpr unsigned C_BYTES = C_BF16 ? 2 : F32_BYTES;
     // The wgmma accumulators of one consumer thread for a WARPGROUP_ROWS x BN piece.
     using Acc = Acc_;
     // How the block shares its registers between the roles.
@@ -193,7 +196,7 @@ struct Shape : Constants {
     static_assert(A_BYTES + Constants::BN / B_PANEL_COLUMNS * B_PANEL_BYTES == Constants::STAGE_BYTES &&
                       Constants::STAGE_BYTES % ATOM_BYTES == 0,
                   "a stage: A's box and B's panels, a whole number of swizzle atoms");
-    static_assert(Constants::C_BOX_Y == WARPGROUP_ROWS && Constants::C_BOX_X * F32_BYTES == ROW_BYTES,
+    static_assert(Constants::C_BOX_Y == WARPGROUP_ROWS && Constants::C_BOX_X * C_BYTES == ROW_BYTES,
                   "C's boxes: a warpgroup's rows by one 128-byte row");
 };
 
@@ -493,6 +496,14 @@ __device__ __forceinline__ float pick(const Acc& acc, unsigned first, unsigned q
     return (q & 2) == 0 ? low : high;
 }
 
+// cvt.rn.bf16x2.f32 d, hi, lo: lo and hi rounded to bfloat16 and packed, lo in bits 0-15
+// (device/convert.rs pack_bf16x2).
+__device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
+    unsigned d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
 // The factor the epilogue multiplies C by on its way out, if on (Rust: Option<f32>).
 struct Factor {
     bool on = false;
@@ -534,6 +545,10 @@ struct Epilogue {
     // store_tile with each value multiplied by factor.value on its way out when factor.on (an
     // FP8 product's scale_a * scale_b); without it, this is store_tile.
     __device__ __forceinline__ void store_scaled_tile(const typename S::Acc& acc, Origin origin, Factor factor) const {
+        if constexpr (S::C_BF16) {
+            store_bf16_tile(acc, origin, factor);
+            return;
+        }
         const auto scaled = [&](float x) { return factor.on ? x * factor.value : x; };
         // This thread's row group g = lane / 4 and column pair t4 = lane % 4, and the order in
         // which the row takes its four column groups (below).
@@ -567,6 +582,38 @@ struct Epilogue {
             sync_named(EPILOGUE_BARRIER + warpgroup, WARPGROUP);
             if (storer) {
                 // The engine clips what lies outside M x N.
+                store_tensor_2d(c_map, origin.col0 + j * S::C_BOX_X, origin.row0 + warpgroup * WARPGROUP_ROWS, buffer);
+                bulk_commit_group();
+            }
+        }
+    }
+    // store_scaled_tile for a bf16 C (w21, epilogue.rs store_bf16_tile): boxes of 64 columns,
+    // 128 bytes of bf16 per row as 32 f32 columns were. For box j the thread's values of column
+    // group q (q = 0..7) are accumulators 4(8j + q) + ..., packed as a bf16 pair (cvt.rn.bf16x2)
+    // at byte 16q + 4(lane % 4) of the row, chunk q, swizzled to q XOR (lane / 4): the eight
+    // rows of a store take eight chunks, its 32 lanes 32 banks.
+    __device__ __forceinline__ void store_bf16_tile(const typename S::Acc& acc, Origin origin, Factor factor) const {
+        const auto scaled = [&](float x) { return factor.on ? x * factor.value : x; };
+        const unsigned g = lane / 4, t4 = lane % 4;
+#pragma unroll
+        for (unsigned j = 0; j < S::C_BOXES; ++j) {
+            const unsigned buffer = smem.c_box(warpgroup, j % C_BUFFERS);
+            if (storer) bulk_wait_group_read<C_BUFFERS - 1>();
+            sync_named(EPILOGUE_BARRIER + warpgroup, WARPGROUP);
+            unsigned* staging = SharedLayout<S>::template pointer<unsigned>(buffer);
+#pragma unroll
+            for (unsigned q = 0; q < 8; ++q) {
+#pragma unroll
+                for (unsigned half = 0; half < 2; ++half) {
+                    const unsigned row = warp * WARP_ROWS + g + HALF_ROWS * half;
+                    const unsigned at = (row * ROW_BYTES + (q ^ g) * CHUNK_BYTES + t4 * 4) / 4;
+                    const unsigned first = GROUP_ACC * (8 * j + q) + 2 * half;
+                    staging[at] = pack_bf16x2(scaled(acc[first]), scaled(acc[first + 1]));
+                }
+            }
+            fence_proxy_async_shared();
+            sync_named(EPILOGUE_BARRIER + warpgroup, WARPGROUP);
+            if (storer) {
                 store_tensor_2d(c_map, origin.col0 + j * S::C_BOX_X, origin.row0 + warpgroup * WARPGROUP_ROWS, buffer);
                 bulk_commit_group();
             }

@@ -288,7 +288,8 @@ fn step_name(kernel: &str, links: &Links) -> String {
 /// A baseline's record: cuBLAS (or cuBLASLt for FP8), cuBLASLt FP8's fast accumulation and
 /// its block-scaled product.
 fn is_vendor(record: &Record) -> bool {
-    ["cublas", "cublaslt_fast_accum", "cublaslt_block_scales"].contains(&record.kernel.as_str())
+    ["cublas", "cublaslt_fast_accum", "cublaslt_block_scales", "cublaslt_bf16_out"]
+        .contains(&record.kernel.as_str())
 }
 
 /// The type column of a GEMM row: FP8 rows also say which accumulation the step and its
@@ -298,6 +299,7 @@ fn gemm_type(record: &Record) -> String {
     let name = precision_name(precision);
     match record.vendor.as_deref() {
         Some(v) if v.ends_with("fast accum") => format!("{name} fast"),
+        Some(v) if v.ends_with("bf16 out") => format!("{name} bf16 out"),
         // Only e4m3 × e4m3 has both accumulations; the block-scaled and e5m2 steps promote.
         Some(v) if v.starts_with("cuBLASLt FP8") && precision == "e4m3" => format!("{name} promoted"),
         _ => name,

@@ -380,6 +380,16 @@ pub mod w20 {
     pub use super::w15::*;
 }
 
+/// w21 (FP8 with a bf16 C; sm_90a): w15's tiles, stages and block; C stored as bf16 through
+/// boxes of 64 columns (128 bytes of bf16 per row, as 32 f32 columns were), so the staging
+/// buffers and the shared memory stay w15's and the epilogue writes half the bytes.
+pub mod w21 {
+    pub use super::w15::*;
+    /// C's box: 64 bf16 columns (one 128-byte swizzle row) × a warpgroup's 64 rows.
+    pub const C_BOX: (u32, u32) = (64, 64);
+    const _: () = assert!(C_BOX_BYTES == C_BOX.0 * C_BOX.1 * 2);
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

@@ -116,26 +116,7 @@ pub fn close(got: f64, want: f64, bound: f64) -> bool {
     (got - want).abs() <= bound
 }
 
-/// The f32 value of 16-bit `bits` of `precision` (f16 or bf16), NaN and infinities kept.
-pub fn half_value(precision: Precision, bits: u16) -> f32 {
-    match precision {
-        Precision::Bf16 => f32::from_bits(u32::from(bits) << 16),
-        _ => f16_value(bits),
-    }
-}
-
-/// IEEE half-precision bits as f32 (subnormals, infinities and NaN included).
-fn f16_value(bits: u16) -> f32 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exponent = i32::from((bits >> 10) & 0x1f);
-    let mantissa = f32::from(bits & 0x3ff);
-    match exponent {
-        0 => sign * mantissa * (2.0f32).powi(-24),
-        0x1f if mantissa == 0.0 => sign * f32::INFINITY,
-        0x1f => f32::NAN,
-        _ => sign * (1.0 + mantissa / 1024.0) * (2.0f32).powi(exponent - 15),
-    }
-}
+pub use crate::base::precision::half_value;
 
 /// The 16-bit pattern every output element is set to before a run: a NaN in f16 and in
 /// bf16, so that an element the kernel does not write can never pass.

@@ -25,6 +25,8 @@ pub enum Baseline {
     /// cuBLASLt's FP8 product with the DeepSeek-V3 Technical Report's per-block scales (1 ×
     /// 128 for A, 128 × 128 for B), promoting as w19 does.
     Fp8Blocks,
+    /// cuBLASLt's promoting FP8 product with a bf16 C (`_scaled_mm`'s usual output), as w21.
+    Fp8Bf16Out,
 }
 
 impl Baseline {
@@ -33,9 +35,11 @@ impl Baseline {
         match precision {
             Precision::F32 => &[Baseline::Sgemm],
             Precision::F16 | Precision::Bf16 => &[Baseline::GemmEx],
-            Precision::E4m3 => {
-                &[Baseline::Fp8 { fast_accumulation: true }, Baseline::Fp8 { fast_accumulation: false }]
-            }
+            Precision::E4m3 => &[
+                Baseline::Fp8 { fast_accumulation: true },
+                Baseline::Fp8 { fast_accumulation: false },
+                Baseline::Fp8Bf16Out,
+            ],
             Precision::E4m3Blocks => &[Baseline::Fp8Blocks],
             // The promoting product alone: w20 promotes.
             Precision::E4m3E5m2 => &[Baseline::Fp8 { fast_accumulation: false }],
@@ -47,6 +51,7 @@ impl Baseline {
         match self {
             Baseline::Fp8 { fast_accumulation: true } => "cublaslt_fast_accum",
             Baseline::Fp8Blocks => "cublaslt_block_scales",
+            Baseline::Fp8Bf16Out => "cublaslt_bf16_out",
             _ => "cublas",
         }
     }
@@ -59,6 +64,7 @@ impl Baseline {
             Baseline::Fp8 { fast_accumulation: true } => "cuBLASLt FP8, fast accum",
             Baseline::Fp8 { fast_accumulation: false } => "cuBLASLt FP8 (Bᵀ, f32 out)",
             Baseline::Fp8Blocks => "cuBLASLt FP8, block scales",
+            Baseline::Fp8Bf16Out => "cuBLASLt FP8 (Bᵀ, bf16 out)",
         }
     }
 
@@ -70,6 +76,7 @@ impl Baseline {
             Baseline::Fp8 { fast_accumulation: true } => "cuBLASLt FP8 fast accum",
             Baseline::Fp8 { fast_accumulation: false } => "cuBLASLt FP8",
             Baseline::Fp8Blocks => "cuBLASLt FP8 block scales",
+            Baseline::Fp8Bf16Out => "cuBLASLt FP8 bf16 out",
         }
     }
 }
@@ -82,8 +89,9 @@ pub struct Cublas {
     lt: Option<super::cublaslt::CublasLt>,
 }
 
-/// An FP8 plan's shape, scaling (the block scales' pointers included) and whether B is e5m2.
-type Fp8Key = ((u32, u32, u32), super::cublaslt::Fp8Scaling, bool);
+/// An FP8 plan's shape, scaling (the block scales' pointers included), whether B is e5m2 and
+/// whether C is bf16.
+type Fp8Key = ((u32, u32, u32), super::cublaslt::Fp8Scaling, bool, bool);
 
 fn check(status: cublasStatus_t, what: &str) -> Result<()> {
     if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
@@ -204,9 +212,9 @@ impl Cublas {
 }
 
 impl Cublas {
-    /// Row-major `C (f32) = A · B` with e4m3 A (M × K) and B given as Bᵀ (N × K, e4m3, or
-    /// e5m2 where `b_e5m2`), scaled as `scaling` says, through cuBLASLt, its plan for the
-    /// shape and scaling made at the first call and kept.
+    /// Row-major `C (f32, or bf16 where `c_bf16`) = A · B` with e4m3 A (M × K) and B given as
+    /// Bᵀ (N × K, e4m3, or e5m2 where `b_e5m2`), scaled as `scaling` says, through cuBLASLt,
+    /// its plan for the shape and scaling made at the first call and kept.
     ///
     /// # Safety
     /// `a` and `bt` are device pointers to M·K and N·K e4m3 codes, `c` to M·N `f32`; block
@@ -215,16 +223,16 @@ impl Cublas {
         &self,
         gpu: &Gpu,
         scaling: super::cublaslt::Fp8Scaling,
-        b_e5m2: bool,
+        (b_e5m2, c_bf16): (bool, bool),
         shape: (u32, u32, u32),
         (a, bt, c): (u64, u64, u64),
     ) -> Result<()> {
         let lt =
             self.lt.as_ref().ok_or_else(|| Error::new("cuBLASLt could not be loaded: no FP8 baseline"))?;
-        let key = (shape, scaling, b_e5m2);
+        let key = (shape, scaling, b_e5m2, c_bf16);
         let mut plans = self.fp8_plans.lock().unwrap_or_else(|p| p.into_inner());
         if !plans.iter().any(|(planned, _)| *planned == key) {
-            plans.push((key, lt.plan_fp8(gpu, shape, scaling, b_e5m2)?));
+            plans.push((key, lt.plan_fp8(gpu, shape, scaling, (b_e5m2, c_bf16))?));
         }
         let plan = &plans.iter().find(|(planned, _)| *planned == key).expect("planned above").1;
         // SAFETY: the caller's buffers, of the plan's shape; `lt` is open while `self` is.

@@ -139,15 +139,15 @@ impl CublasLt {
         Ok(Some(CublasLt { handle, workspace }))
     }
 
-    /// The plan of row-major `C (m × n, f32) = A (m × k, e4m3) · B` scaled as `scaling`
-    /// says, B given as `bt` (n × k, e4m3, or e5m2 where `b_e5m2`, row-major: K-major B):
-    /// descriptors, layouts and the heuristic's first algorithm.
+    /// The plan of row-major `C (m × n, f32, or bf16 where `c_bf16`) = A (m × k, e4m3) · B`
+    /// scaled as `scaling` says, B given as `bt` (n × k, e4m3, or e5m2 where `b_e5m2`,
+    /// row-major: K-major B): descriptors, layouts and the heuristic's first algorithm.
     pub fn plan_fp8(
         &self,
         gpu: &Gpu,
         (m, n, k): (u32, u32, u32),
         scaling: Fp8Scaling,
-        b_e5m2: bool,
+        (b_e5m2, c_bf16): (bool, bool),
     ) -> Result<Fp8Plan> {
         let blocks = matches!(scaling, Fp8Scaling::Blocks { .. });
         if let Some(refusal) = fp8_refusal(m, n, k, blocks) {
@@ -259,7 +259,8 @@ impl CublasLt {
         let b_type = if b_e5m2 { cudaDataType::CUDA_R_8F_E5M2 } else { cudaDataType::CUDA_R_8F_E4M3 };
         plan.layouts[0] = layout(b_type, k, n, k)?;
         plan.layouts[1] = layout(cudaDataType::CUDA_R_8F_E4M3, k, m, k)?;
-        plan.layouts[2] = layout(cudaDataType::CUDA_R_32F, n, m, n)?;
+        let c_type = if c_bf16 { cudaDataType::CUDA_R_16BF } else { cudaDataType::CUDA_R_32F };
+        plan.layouts[2] = layout(c_type, n, m, n)?;
         let layouts = plan.layouts;
         let mut preference: cublasLtMatmulPreference_t = std::ptr::null_mut();
         // SAFETY: a plain C struct of integers and an algorithm, valid all zeros.

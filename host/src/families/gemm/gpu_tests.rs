@@ -7,7 +7,7 @@ use super::reference::Inputs;
 use super::registry::{GemmKernel, kernels};
 use super::runner::GemmBench;
 use crate::base::memory::DeviceBuffer;
-use crate::base::precision::Precision;
+use crate::base::precision::{Precision, half_value};
 use crate::families::family::GpuTest;
 use crate::testing::{arch_unavailable, gpu, text, twins, twins_absent};
 use crate::twins::Code;
@@ -155,8 +155,12 @@ const FP8_SHAPES: &[(u32, u32, u32)] = &[(16, 16, 16), (272, 80, 144), (1040, 52
 /// error does not grow with K. Its fast accumulation is held to the FP8 steps' bound.
 const PROMOTED_FP8_BOUND: f64 = 1e-3;
 
+/// The same with C rounded to bf16: each value within 2^-9 of itself (8 significant bits,
+/// rounded to nearest), so the relative Frobenius error within 2^-9 of the product's.
+const BF16_OUT_BOUND: f64 = 3e-3;
+
 /// cuBLASLt's FP8 product (e4m3 A, K-major B, per-tensor scales, f32 C), promoting and fast,
-/// and with an e5m2 B promoting, against the exact values in f64, on random codes; and its
+/// with an e5m2 B and with a bf16 C promoting, against the exact values in f64, on random codes; and its
 /// refusal of a K that is no multiple of 16.
 fn cublaslt_fp8_matches() -> Result<(), String> {
     use common::fp8::{E4M3, E5M2, Format};
@@ -168,11 +172,13 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
         (0..count as u64).map(|i| format.from_f32(4.0 * random_f32(seed, i))).collect()
     };
     let upload = |values: &[u8], what: &str| text(DeviceBuffer::with_values(gpu, values, what));
-    // (B's format, fast accumulation, bound): e4m3 promoting and fast, e5m2 B promoting (w20's).
+    // (B's format, fast accumulation, bf16 C, bound): e4m3 promoting and fast, e5m2 B promoting
+    // (w20's), e4m3 promoting into a bf16 C (w21's).
     let modes = [
-        (E4M3, false, PROMOTED_FP8_BOUND),
-        (E4M3, true, super::registry::tolerance(Precision::E4m3)),
-        (E5M2, false, PROMOTED_FP8_BOUND),
+        (E4M3, false, false, PROMOTED_FP8_BOUND),
+        (E4M3, true, false, super::registry::tolerance(Precision::E4m3)),
+        (E5M2, false, false, PROMOTED_FP8_BOUND),
+        (E4M3, false, true, BF16_OUT_BOUND),
     ];
     for &(m, n, k) in FP8_SHAPES {
         let (mu, nu, ku) = (m as usize, n as usize, k as usize);
@@ -180,7 +186,7 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
         let a_dev = upload(&a, "FP8 A")?;
         let a: Vec<f64> = a.iter().map(|&c| f64::from(E4M3.to_f32(c))).collect();
         let c_dev = text(DeviceBuffer::alloc(gpu, mu * nu * 4, "FP8 C"))?;
-        for (b_format, fast, bound) in modes {
+        for (b_format, fast, c_bf16, bound) in modes {
             let bt = codes(b_format, 2, nu * ku);
             let bt_dev = upload(&bt, "FP8 Bᵀ")?;
             let bt: Vec<f64> = bt.iter().map(|&c| f64::from(b_format.to_f32(c))).collect();
@@ -194,21 +200,26 @@ fn cublaslt_fp8_matches() -> Result<(), String> {
             text(c_dev.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
             let scaling = Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation: fast };
             let b_e5m2 = b_format == E5M2;
-            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling, b_e5m2))?;
-            // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, as the plan's shape.
+            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling, (b_e5m2, c_bf16)))?;
+            // SAFETY: A holds m·k codes, Bᵀ n·k, C room for m·n f32, as the plan's shape.
             text(unsafe { plan.run(gpu, a_dev.ptr(), bt_dev.ptr(), c_dev.ptr()) })?;
-            let got = text(c_dev.read::<f32>(gpu, mu * nu))?;
+            let got: Vec<f32> = if c_bf16 {
+                let bits = text(c_dev.read::<u16>(gpu, mu * nu))?;
+                bits.into_iter().map(|b| half_value(Precision::Bf16, b)).collect()
+            } else {
+                text(c_dev.read::<f32>(gpu, mu * nu))?
+            };
             let error = super::reference::relative_error(&got, &want);
             if !(error <= bound) {
                 return Err(format!(
-                    "cuBLASLt FP8 (B e5m2: {b_e5m2}, fast accumulation: {fast}) on {m}×{n}×{k}: relative error \
-                     {error:e} over {bound:e}"
+                    "cuBLASLt FP8 (B e5m2: {b_e5m2}, fast accumulation: {fast}, bf16 C: {c_bf16}) on {m}×{n}×{k}: \
+                     relative error {error:e} over {bound:e}"
                 ));
             }
         }
     }
     let unscaled = Fp8Scaling::Tensor { scale_a: 1.0, scale_b: 1.0, fast_accumulation: false };
-    match lt.plan_fp8(gpu, (272, 80, 100), unscaled, false) {
+    match lt.plan_fp8(gpu, (272, 80, 100), unscaled, (false, false)) {
         Err(e) if e.to_string().contains("multiples of 16") => Ok(()),
         Err(e) => Err(format!("cuBLASLt FP8 refused K = 100 with `{e}`")),
         Ok(_) => Err("cuBLASLt FP8 planned K = 100, which it must refuse".into()),
@@ -246,7 +257,7 @@ fn cublaslt_block_scales_match() -> Result<(), String> {
             let a_scales = upload_f32(&inputs.a_scales(rows_first), "A's block scales")?;
             text(c.fill_words(gpu, 0x7fc0_0000, mu * nu))?;
             let scaling = Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() };
-            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling, false))?;
+            let plan = text(lt.plan_fp8(gpu, (m, n, k), scaling, (false, false)))?;
             // SAFETY: A holds m·k codes, Bᵀ n·k, C m·n f32, the scales their counts.
             text(unsafe { plan.run(gpu, a.ptr(), bt.ptr(), c.ptr()) })?;
             let all = text(c.read::<f32>(gpu, mu * nu))?;
@@ -266,7 +277,7 @@ fn cublaslt_block_scales_match() -> Result<(), String> {
         }
     }
     let scaling = Fp8Scaling::Blocks { a_scales: 0, b_scales: 0 };
-    match lt.plan_fp8(gpu, (272, 80, 256), scaling, false) {
+    match lt.plan_fp8(gpu, (272, 80, 256), scaling, (false, false)) {
         Err(e) if e.to_string().contains("multiple of 512") => Ok(()),
         Err(e) => Err(format!("cuBLASLt's block-scaled FP8 refused K = 256 with `{e}`")),
         Ok(_) => Err("cuBLASLt's block-scaled FP8 planned K = 256, which it must refuse".into()),

@@ -5,7 +5,7 @@ use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
-    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20,
+    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -49,9 +49,9 @@ pub enum Operands {
     /// Device pointers to the row-major matrices.
     Pointers,
     /// Addresses of TMA tensor maps of A and B (16-bit, 128-byte swizzle), with the boxes
-    /// (contiguous extent, rows) the kernel copies; and of C (f32, 128-byte swizzle) in
-    /// place of its pointer when `c_box` names the box the kernel stores.
-    TensorMaps { a_box: (u32, u32), b_box: (u32, u32), c_box: Option<(u32, u32)> },
+    /// (contiguous extent, rows) the kernel copies; and of C (f32, or bf16 where `c_bf16`;
+    /// 128-byte swizzle) in place of its pointer when `c_box` names the box the kernel stores.
+    TensorMaps { a_box: (u32, u32), b_box: (u32, u32), c_box: Option<(u32, u32)>, c_bf16: bool },
 }
 
 /// One kernel of the ladder.
@@ -92,11 +92,17 @@ pub struct GemmKernel {
 }
 
 impl GemmKernel {
+    /// Whether the kernel stores C as bf16 (w21) rather than f32.
+    pub fn c_bf16(&self) -> bool {
+        matches!(self.operands, Operands::TensorMaps { c_bf16: true, .. })
+    }
+
     /// The vendor product this kernel's % of the vendor compares with: for FP8, cuBLASLt in
-    /// the same mode of accumulation.
+    /// the same mode of accumulation and with the same output type.
     pub fn baseline(&self) -> super::cublas::Baseline {
         use super::cublas::Baseline;
         match self.precision {
+            Precision::E4m3 if self.c_bf16() => Baseline::Fp8Bf16Out,
             Precision::E4m3 | Precision::E4m3E5m2 => Baseline::Fp8 { fast_accumulation: !self.promotes },
             Precision::E4m3Blocks => Baseline::Fp8Blocks,
             other => Baseline::of(other)[0],
@@ -216,7 +222,7 @@ impl Launch {
 
     /// A and B by TMA from tensor maps, in boxes of (contiguous extent, rows).
     const fn tma(self, a_box: (u32, u32), b_box: (u32, u32)) -> Self {
-        Self { operands: Operands::TensorMaps { a_box, b_box, c_box: None }, ..self }
+        Self { operands: Operands::TensorMaps { a_box, b_box, c_box: None, c_bf16: false }, ..self }
     }
 
     /// A persistent grid of clusters of `cluster` blocks along M.
@@ -227,10 +233,21 @@ impl Launch {
     /// C stored by TMA, in boxes of `c_box`, from a third tensor map.
     const fn tma_store(self, c_box: (u32, u32)) -> Self {
         match self.operands {
-            Operands::TensorMaps { a_box, b_box, .. } => {
-                Self { operands: Operands::TensorMaps { a_box, b_box, c_box: Some(c_box) }, ..self }
+            Operands::TensorMaps { a_box, b_box, c_bf16, .. } => {
+                Self { operands: Operands::TensorMaps { a_box, b_box, c_box: Some(c_box), c_bf16 }, ..self }
             }
             Operands::Pointers => panic!("a TMA store needs A and B by TMA too"),
+        }
+    }
+
+    /// C stored as bf16 (by TMA, in boxes of `c_box`), rather than f32.
+    const fn bf16_out(self, c_box: (u32, u32)) -> Self {
+        match self.operands {
+            Operands::TensorMaps { a_box, b_box, .. } => Self {
+                operands: Operands::TensorMaps { a_box, b_box, c_box: Some(c_box), c_bf16: true },
+                ..self
+            },
+            Operands::Pointers => panic!("a bf16 C is stored by TMA, which needs A and B by TMA too"),
         }
     }
 
@@ -594,6 +611,21 @@ pub const GEMM_STEPS: &[GemmStep] = &[
                 "w20_fp8_e5m2_e4m3_e5m2",
                 "e4m3 A × e5m2 B (the gradients' format): w15 on the mixed wgmma",
                 Precision::E4m3E5m2,
+            )],
+    },
+    GemmStep {
+        name: "w21_fp8_bf16_out",
+        summary: "a bf16 C: w15's epilogue stages and writes half the bytes",
+        builds_on: Some("w15_fp8_promoted"),
+        kernels: &[Launch::wgmma(w21::THREADS, (w21::BM, w21::BN), w21::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w21::A_BOX, w21::B_BOX)
+            .persistent(w21::CLUSTER_M)
+            .bf16_out(w21::C_BOX)
+            .promoted()
+            .kernel(
+                "w21_fp8_bf16_out_e4m3",
+                "a bf16 C: w15's epilogue stages and writes half the bytes",
+                Precision::E4m3,
             )],
     },
 ];

@@ -8,14 +8,16 @@ use crate::base::error::{Context, Error, Result};
 use crate::base::gpu::{Arg, Gpu};
 use crate::base::inputs::fill_random;
 use crate::base::memory::DeviceBuffer;
-use crate::base::precision::Precision;
+use crate::base::precision::{Precision, half_value};
 use crate::base::tensor_map::{Element, TensorMaps, encode};
 use crate::measure::timing::{Timer, Timing};
 use crate::twins::Code;
 use cudarc::driver::{CudaEvent, CudaFunction, LaunchConfig};
 
-/// A quiet NaN: written over C before each checked run, so an unwritten entry fails.
+/// A quiet NaN: written over C before each checked run, so an unwritten entry fails; for a
+/// bf16 C, two bf16 quiet NaNs to the word.
 const POISON: u32 = 0x7fc0_0000;
+const POISON_BF16: u32 = 0x7fc0_7fc0;
 
 /// What a check found.
 #[derive(Clone, Debug)]
@@ -206,7 +208,7 @@ impl<'g> GemmBench<'g> {
 
     /// The tensor maps of A, B (and C) for `operands`' boxes, encoded and uploaded once.
     fn tensor_maps(&self, operands: Operands) -> Result<std::sync::Arc<TensorMaps>> {
-        let Operands::TensorMaps { a_box, b_box, c_box } = operands else {
+        let Operands::TensorMaps { a_box, b_box, c_box, c_bf16 } = operands else {
             return Err(Error::new("tensor maps asked for a kernel that takes pointers"));
         };
         let mut cache = self.tensor_maps.lock().unwrap_or_else(|p| p.into_inner());
@@ -221,18 +223,20 @@ impl<'g> GemmBench<'g> {
             encode(self.b.ptr(), b_rows, b_cols, element, b_box)?,
         ];
         if let Some(c_box) = c_box {
-            encoded.push(encode(self.c.ptr(), m, n, Element::F32, c_box)?);
+            let element = if c_bf16 { Element::Bits16 } else { Element::F32 };
+            encoded.push(encode(self.c.ptr(), m, n, element, c_box)?);
         }
         let maps = std::sync::Arc::new(TensorMaps::upload(self.gpu, &encoded)?);
         cache.push((operands, maps.clone()));
         Ok(maps)
     }
 
-    /// Runs `work` once on a poisoned C, timed, and compares the checked entries with the
-    /// reference.
-    fn check(&self, work: impl FnOnce() -> Result<()>) -> Result<GemmCheck> {
+    /// Runs `work` once on a poisoned C (f32, or bf16 where `c_bf16`), timed, and compares
+    /// the checked entries with the reference.
+    fn check(&self, c_bf16: bool, work: impl FnOnce() -> Result<()>) -> Result<GemmCheck> {
         let Inputs { m, n, .. } = self.inputs;
-        self.c.fill_words(self.gpu, POISON, m as usize * n as usize)?;
+        let poison = if c_bf16 { POISON_BF16 } else { POISON };
+        self.c.fill_words(self.gpu, poison, m as usize * n as usize)?;
         self.gpu.sync("poisoning C")?;
         let (start, stop) = &self.events;
         start.record(&self.gpu.stream).context("recording an event")?;
@@ -240,7 +244,12 @@ impl<'g> GemmBench<'g> {
         stop.record(&self.gpu.stream).context("recording an event")?;
         self.gpu.wait_for(stop, "running the checked launch")?;
         let launch_ms = f64::from(start.elapsed_ms(stop).context("timing the checked launch")?);
-        let c = self.c.read::<f32>(self.gpu, m as usize * n as usize)?;
+        let c: Vec<f32> = if c_bf16 {
+            let bits = self.c.read::<u16>(self.gpu, m as usize * n as usize)?;
+            bits.into_iter().map(|b| half_value(Precision::Bf16, b)).collect()
+        } else {
+            self.c.read::<f32>(self.gpu, m as usize * n as usize)?
+        };
         let got: Vec<f32> =
             self.entries.iter().map(|&(i, j)| c[i as usize * n as usize + j as usize]).collect();
         let full = u64::from(m) * u64::from(n) * u64::from(self.inputs.k) <= FULL_CHECK_MAX_MACS;
@@ -267,38 +276,37 @@ impl<'g> GemmBench<'g> {
             self.launch(&launch)?;
             workspace.fill_words(self.gpu, POISON, *partial_words)?;
         }
-        let check = self.check(|| self.launch(&launch))?;
+        let check = self.check(kernel.c_bf16(), || self.launch(&launch))?;
         Ok(GemmCheck { registers: crate::twins::registers(&launch.function), ..check })
     }
 
     pub fn check_cublas(&self, cublas: &Cublas, baseline: Baseline) -> Result<GemmCheck> {
-        self.check(|| self.cublas(cublas, baseline))
+        self.check(baseline == Baseline::Fp8Bf16Out, || self.cublas(cublas, baseline))
     }
 
     fn cublas(&self, cublas: &Cublas, baseline: Baseline) -> Result<()> {
         let Inputs { m, n, k, precision, .. } = self.inputs;
-        let scaling = match baseline {
+        let [scale_a, scale_b] = FP8_SCALES;
+        let (scaling, c_bf16) = match baseline {
             Baseline::Sgemm | Baseline::GemmEx => {
                 // SAFETY: the buffers hold M·K and K·N inputs of `precision` and M·N f32.
                 return unsafe { cublas.gemm(precision, m, n, k, self.a.ptr(), self.b.ptr(), self.c.ptr()) };
             }
             Baseline::Fp8 { fast_accumulation } => {
-                let [scale_a, scale_b] = FP8_SCALES;
-                Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation }
+                (Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation }, false)
             }
+            Baseline::Fp8Bf16Out => (Fp8Scaling::Tensor { scale_a, scale_b, fast_accumulation: false }, true),
             Baseline::Fp8Blocks => match self.scales.as_slice() {
                 [a_scales, b_scales] => {
-                    Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() }
+                    (Fp8Scaling::Blocks { a_scales: a_scales.ptr(), b_scales: b_scales.ptr() }, false)
                 }
                 _ => return Err(Error::new("cuBLASLt's block scales asked of a bench without them")),
             },
         };
-        let b_e5m2 = precision == Precision::E4m3E5m2;
-        // SAFETY: the buffers hold M·K e4m3 codes, N·K codes of B's format (as Bᵀ) and M·N f32;
-        // block scales their counts.
-        unsafe {
-            cublas.fp8(self.gpu, scaling, b_e5m2, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr()))
-        }
+        let types = (precision == Precision::E4m3E5m2, c_bf16);
+        // SAFETY: the buffers hold M·K e4m3 codes, N·K codes of B's format (as Bᵀ) and room
+        // for M·N f32; block scales their counts.
+        unsafe { cublas.fp8(self.gpu, scaling, types, (m, n, k), (self.a.ptr(), self.b.ptr(), self.c.ptr())) }
     }
 
     /// Times `kernel` after its check (whose launch is the timer's first).

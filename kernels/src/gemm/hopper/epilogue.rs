@@ -5,6 +5,7 @@
 
 use super::pipeline::SharedLayout;
 use super::{F32_BYTES, ROW_BYTES, Shape, WARPGROUP, WARPGROUP_ROWS};
+use crate::device::convert::pack_bf16x2;
 use crate::device::index::WARP_SIZE;
 use crate::device::shared::SharedArray;
 use crate::device::sync::sync_named;
@@ -30,6 +31,11 @@ const PAIR_BYTES: u32 = 8;
 /// of a 32-column box.
 const GROUP_ACC: usize = 4;
 const BOX_GROUPS: usize = 4;
+/// A bf16 C's box: 64 columns, its 8-column groups, and the 4 bytes (two bf16) one thread
+/// writes at a time.
+const BF16_BOX_COLUMNS: u32 = 64;
+const BF16_BOX_GROUPS: usize = 8;
+const BF16_PAIR_BYTES: u32 = 4;
 
 /// One consumer thread's part of the epilogue.
 pub struct Epilogue<S> {
@@ -107,6 +113,10 @@ impl<S: Shape> Epilogue<S> {
         (row0, col0): (u32, u32),
         factor: Option<f32>,
     ) {
+        if S::C_BF16 {
+            // SAFETY: the caller's.
+            return unsafe { self.store_bf16_tile(acc, (row0, col0), factor) };
+        }
         let scaled = |x: f32| match factor {
             Some(f) => x * f,
             None => x,
@@ -147,6 +157,69 @@ impl<S: Shape> Epilogue<S> {
                 if self.storer {
                     // SAFETY: the box is written and fenced by the whole warpgroup; the map
                     // is C's, and the engine clips what lies outside M × N.
+                    unsafe {
+                        store_tensor_2d(
+                            self.c_map,
+                            col0 + j as u32 * S::C_BOX.0,
+                            row0 + self.warpgroup * WARPGROUP_ROWS,
+                            buffer,
+                        )
+                    };
+                    bulk_commit_group();
+                }
+            }
+        });
+    }
+}
+
+impl<S: Shape> Epilogue<S> {
+    /// [`Epilogue::store_scaled_tile`] for a bf16 C (w21): boxes of 64 columns, 128 bytes of
+    /// bf16 per row as 32 f32 columns were, so the buffers and their swizzle are the same and
+    /// the copy engine writes half the bytes. For box j the thread's values of column group q
+    /// (q = 0…7, columns 64j + 8q + 2(lane % 4) (+ 1)) are accumulators 4(8j + q) + …, two
+    /// values packed into one bf16 pair (`cvt.rn.bf16x2.f32`, rounded to nearest even) at byte
+    /// 16q + 4(lane % 4) of the row, chunk q, which the swizzle moves to q XOR (row % 8) = q
+    /// XOR lane / 4: the eight rows a store instruction writes then take eight different
+    /// chunks, and its 32 lanes 32 different banks, with no per-row order.
+    ///
+    /// # Safety
+    /// As [`Epilogue::store_tile`].
+    #[rustc_force_inline]
+    unsafe fn store_bf16_tile<const N: usize>(self, acc: &[f32; N], (row0, col0): (u32, u32), factor: Option<f32>) {
+        let scaled = |x: f32| match factor {
+            Some(f) => x * f,
+            None => x,
+        };
+        const { assert!(N as u32 * 2 == S::BN && (!S::C_BF16 || S::C_BOX.0 == BF16_BOX_COLUMNS)) };
+        let (warp, g, t4) = (self.warp, self.g, self.t4);
+        // MAX_C_BOXES / 2 boxes of 64 columns at most; those past C_BOXES compile away.
+        unroll!(4, j => {
+            if (j as u32) < S::C_BOXES {
+                let buffer = self.smem.c_box(self.warpgroup, j as u32 % C_BUFFERS);
+                // The copy of the box stored from this buffer two boxes ago has read it.
+                if self.storer {
+                    bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
+                }
+                sync_named(EPILOGUE_BARRIER + self.warpgroup, WARPGROUP);
+                // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
+                let staging: SharedArray<u32> = unsafe { SharedArray::from_address(buffer) };
+                unroll!(8, q => {
+                    unroll!(2, half => {
+                        let row = warp * WARP_ROWS + g + HALF_ROWS * half as u32;
+                        let chunk = q as u32 ^ g;
+                        let at = (row * ROW_BYTES + chunk * CHUNK_BYTES + t4 * BF16_PAIR_BYTES) / BF16_PAIR_BYTES;
+                        let first = GROUP_ACC * (BF16_BOX_GROUPS * j + q) + 2 * half;
+                        let pair = pack_bf16x2(scaled(acc[first]), scaled(acc[first + 1]));
+                        // SAFETY: `at` is inside the 8 KB box.
+                        unsafe { staging.store(at, pair) };
+                    });
+                });
+                fence_proxy_async_shared();
+                sync_named(EPILOGUE_BARRIER + self.warpgroup, WARPGROUP);
+                if self.storer {
+                    // SAFETY: the box is written and fenced by the whole warpgroup; the map
+                    // is C's (bf16, boxes of 64 × 64), and the engine clips what lies outside
+                    // M × N.
                     unsafe {
                         store_tensor_2d(
                             self.c_map,

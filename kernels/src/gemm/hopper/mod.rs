@@ -108,6 +108,10 @@ pub trait Shape {
     /// 8-bit inputs: whether B's values are e5m2 (5 exponent bits, 2 of mantissa: the range
     /// gradients need) rather than e4m3; A's are e4m3 either way.
     const B_E5M2: bool = false;
+    /// Whether C is stored as bf16 (w21: boxes of 64 columns) rather than f32 (boxes of 32);
+    /// the bytes of one value of C.
+    const C_BF16: bool = false;
+    const C_BYTES: u32 = if Self::C_BF16 { 2 } else { F32_BYTES };
 
     /// Bytes of A's tile in a stage (one box), and of each of B's panels (one box each:
     /// `B_PANEL_COLUMNS` columns of the tile, 64 N-major, more K-major).
@@ -142,7 +146,7 @@ pub trait Shape {
             && Self::A_BYTES + Self::BN / Self::B_PANEL_COLUMNS * Self::B_PANEL_BYTES == Self::STAGE_BYTES
             && Self::STAGE_BYTES.is_multiple_of(ATOM_BYTES)
             && Self::C_BOX.1 == WARPGROUP_ROWS
-            && Self::C_BOX.0 * F32_BYTES == ROW_BYTES
+            && Self::C_BOX.0 * Self::C_BYTES == ROW_BYTES
             && Self::C_BUFFERS == epilogue::C_BUFFERS
             && Self::C_BOXES <= epilogue::MAX_C_BOXES
     );
@@ -152,7 +156,8 @@ pub trait Shape {
 /// the type `W06` whose constants are those of `common::gemm::w06` (in scope as `w06`),
 /// with the accumulator type of its tile width and its register split. A fourth argument,
 /// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module; `fp8` makes
-/// the inputs e4m3 and B K-major, `fp8_e5m2` the same with B's values e5m2.
+/// the inputs e4m3 and B K-major, `fp8_e5m2` the same with B's values e5m2, `fp8_bf16_out`
+/// the same as `fp8` with a bf16 C.
 macro_rules! shape {
     ($name:ident = $step:ident, $acc:ty, $registers:ty) => {
         $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {});
@@ -162,6 +167,14 @@ macro_rules! shape {
             const INPUT_BYTES: u32 = 1;
             const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
             const B_K_MAJOR: bool = true;
+        });
+    };
+    ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_bf16_out) => {
+        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
+            const INPUT_BYTES: u32 = 1;
+            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
+            const B_K_MAJOR: bool = true;
+            const C_BF16: bool = true;
         });
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_e5m2) => {

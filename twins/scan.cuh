@@ -82,6 +82,15 @@ constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp sca
 constexpr u32 TILE = THREADS * ROWS * 4;
 constexpr u32 SHARED_BYTES = TILE * 4 + 8;  // the tile, then its copy's mbarrier
 }  // namespace s11
+namespace s14 {  // a resident block per SM: a ring of tiles, eight consumer warps and a producer warp
+constexpr u32 AHEAD = s11::AHEAD;
+constexpr u32 TILE = s11::TILE;
+constexpr u32 CONSUMERS = s11::THREADS;
+constexpr u32 THREADS = CONSUMERS + 32;
+constexpr u32 STAGES = 6;  // six 32 KiB slots: one block per SM
+constexpr u32 WINDOW = CONSUMERS;  // status words read per round trip of the look-back
+constexpr u32 SHARED_BYTES = STAGES * (TILE * 4 + 16);  // the slots, then a "full" and an "empty" mbarrier each
+}  // namespace s14
 namespace s12 {  // stream compaction: s10's tiles, state and prefetch
 using s10::AHEAD;
 using s10::ITEMS;

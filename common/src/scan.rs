@@ -94,6 +94,23 @@ pub mod s13 {
     pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE};
 }
 
+/// s14 (a resident block per SM, a ring of tiles, a producer warp): s11's tile, rows and
+/// prefetch distance; eight consumer warps and a producer warp.
+pub mod s14 {
+    pub use super::s11::{AHEAD, ROWS, TILE};
+    /// The consumers, s11's block: they scan, look back and store.
+    pub const CONSUMERS: u32 = super::s11::THREADS;
+    /// The consumers and the producer warp.
+    pub const THREADS: u32 = CONSUMERS + 32;
+    /// Tiles in a block's ring: six 32 KiB slots, one block per SM (measured: six beat five
+    /// and four by 3 and 5 points of a copy at 2^30 on an H200).
+    pub const STAGES: u32 = 6;
+    /// Status words the consumers read per round trip of the look-back, one each.
+    pub const WINDOW: u32 = CONSUMERS;
+    /// Dynamic shared memory: the slots, then a "full" and an "empty" mbarrier per slot.
+    pub const SHARED_BYTES: u32 = STAGES * (TILE * 4 + 16);
+}
+
 /// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate
 /// steps' last pass).
 pub const ADD_THREADS: u32 = 256;

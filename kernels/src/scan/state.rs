@@ -32,11 +32,22 @@ pub struct Claim {
 /// `state_words(grid_dim())` words, all launches on it having this grid size.
 #[inline(always)]
 pub unsafe fn claim_tile(state: *mut u64, jitter: u32) -> Claim {
+    // SAFETY: forwarded; a launch takes one ticket per block.
+    unsafe { claim_of(state, u64::from(grid_dim()), jitter) }
+}
+
+/// Takes the next ticket of a launch that takes `per_launch` of them: its place in the launch,
+/// `ticket mod per_launch`, as the tile (s14's launches take more tickets than they have
+/// tiles: a tile past the last means none), its epoch `ticket / per_launch + 1`.
+///
+/// # Safety
+/// `state` as in [`claim_tile`]; every launch on it takes exactly `per_launch` tickets.
+#[inline(always)]
+pub unsafe fn claim_of(state: *mut u64, per_launch: u64, jitter: u32) -> Claim {
     pause(jitter, 0);
     // SAFETY: the caller passes the state; word 0 is the counter.
     let ticket = unsafe { atomic_add_relaxed_u64(state, 1) };
-    let tiles = u64::from(grid_dim());
-    Claim { tile: (ticket % tiles) as u32, epoch: status::epoch(ticket, tiles) }
+    Claim { tile: (ticket % per_launch) as u32, epoch: status::epoch(ticket, per_launch) }
 }
 
 /// The block's claim, for every thread: thread 0 takes the ticket ([`claim_tile`]) and hands

@@ -62,7 +62,7 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
             GpuTest::new(format!("scan/{}/in_place", step.id), move || in_place(step))
                 .ignored_if(unavailable(gpu_present, step)),
         );
-        if matches!(step.scheme, Scheme::SinglePass | Scheme::Compaction) {
+        if matches!(step.scheme, Scheme::SinglePass | Scheme::Ring | Scheme::Compaction) {
             tests.push(
                 GpuTest::new(format!("scan/{}/shuffled_claims_and_reused_state", step.id), move || {
                     shuffled_and_reused(step, Code::Rust)

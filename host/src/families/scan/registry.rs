@@ -19,6 +19,9 @@ pub enum Scheme {
     /// One launch: tiles claimed by ticket, prefixes passed through status words. Kernel:
     /// `(input, output, n, state, exclusive, jitter)`.
     SinglePass,
+    /// As `SinglePass`, by a wave of resident blocks that claim tiles until none are left
+    /// (s14): the same kernel arguments; the grid is the tiles or a wave, the fewer.
+    Ring,
     /// Stream compaction (i32 only) on the single-pass scan. Kernel: `(input, output, n,
     /// state, count, jitter)`.
     Compaction,
@@ -110,9 +113,10 @@ impl ScanStep {
         n.div_ceil(self.tile_with(block) as usize).max(1)
     }
 
-    /// Elements per tile with blocks of `block` threads.
+    /// Elements per tile with blocks of `block` threads (the registry's own block: its tile,
+    /// whatever the threads that share it).
     pub fn tile_with(&self, block: u32) -> u32 {
-        block * (self.tile / self.threads)
+        if block == self.threads { self.tile } else { block * (self.tile / self.threads) }
     }
 
     /// Whether the step takes its block size at launch (`--block`): the single-pass steps
@@ -240,6 +244,16 @@ pub const SCAN_STEPS: &[ScanStep] = &[
         tile: scan::s13::TILE,
         shared_bytes: scan::s13::SHARED_BYTES,
         entries: Entries { i32: &["s13_staged_compaction"], f32: &[] },
+        arch: SM90A,
+    },
+    ScanStep {
+        id: "s14_producer_ring",
+        summary: "a resident block per SM, a ring of six tiles, a producer warp publishing each tile's sum",
+        scheme: Scheme::Ring,
+        threads: scan::s14::THREADS,
+        tile: scan::s14::TILE,
+        shared_bytes: scan::s14::SHARED_BYTES,
+        entries: Entries { i32: &["s14_producer_ring_i32"], f32: &["s14_producer_ring_f32"] },
         arch: SM90A,
     },
 ];

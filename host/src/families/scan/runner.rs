@@ -300,7 +300,7 @@ impl<'g> ScanBench<'g> {
                     exclusive,
                 )?;
             }
-            Scheme::SinglePass => {
+            Scheme::SinglePass | Scheme::Ring => {
                 let state = builder.state(tiles)?;
                 let args = vec![
                     Arg::U64(input),
@@ -310,7 +310,13 @@ impl<'g> ScanBench<'g> {
                     Arg::U32(exclusive.into()),
                     Arg::U32(jitter),
                 ];
-                builder.launch(&functions[0], tiles, block, step.shared_bytes, args)?;
+                // A ring's blocks stay until the tiles run out: a wave of them at most.
+                let grid = if step.scheme == Scheme::Ring {
+                    tiles.min(self.gpu.full_wave(&functions[0], block, step.shared_bytes)? as usize)
+                } else {
+                    tiles
+                };
+                builder.launch(&functions[0], grid, block, step.shared_bytes, args)?;
             }
             Scheme::Compaction => {
                 if n > COMPACTION_MAX_N {

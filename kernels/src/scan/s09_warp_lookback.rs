@@ -24,7 +24,7 @@ use common::scan::status::{self, AGGREGATE, PREFIX};
 
 /// The sum of the 32 lanes' `value`s, to every lane (`shfl.sync.bfly` at distances 16 to 1).
 #[inline(always)]
-fn warp_total<E: Element>(mut value: E) -> E {
+pub(super) fn warp_total<E: Element>(mut value: E) -> E {
     let mut distance = WARP_SIZE / 2;
     while distance > 0 {
         let other = shuffle_xor_i32(ALL_LANES, value.to_bits() as i32, distance) as u32;

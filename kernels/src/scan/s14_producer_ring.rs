@@ -23,6 +23,7 @@
 //!
 //! More: docs/lessons.md#s14
 
+use super::s09_warp_lookback::warp_total;
 use super::s11_bulk_copy::{ROW_UNITS, scan_rows_of, store_rows, unit};
 use super::state::{self, Claim};
 use super::Element;
@@ -33,7 +34,7 @@ use crate::device::sync::{sync_named, sync_threads};
 use crate::device::tma::{
     copy_bulk, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait,
 };
-use crate::device::warp::{ballot, shuffle_idx_u32, shuffle_xor_i32};
+use crate::device::warp::{ballot, shuffle_idx_u32};
 use crate::scan_entry_points;
 use crate::static_shared;
 use common::scan::s14::{AHEAD, CONSUMERS, STAGES, THREADS, TILE, WINDOW};
@@ -66,17 +67,6 @@ static_shared! {
 #[inline(always)]
 fn sync_consumers() {
     sync_named(CONSUMER_BARRIER, CONSUMERS);
-}
-
-/// The sum of the 32 lanes' values, to every lane.
-#[inline(always)]
-fn warp_sum<E: Element>(mut value: E) -> E {
-    let mut distance = WARP_SIZE / 2;
-    while distance > 0 {
-        value = value.add(E::from_bits(shuffle_xor_i32(ALL_LANES, value.to_bits() as i32, distance) as u32));
-        distance /= 2;
-    }
-    value
 }
 
 /// The block's ring in dynamic shared memory: `STAGES` slots of a tile, then each slot's
@@ -194,7 +184,7 @@ unsafe fn produce<E: Element>(ring: Ring, input: *const u32, n: usize, tiles: u3
                 sum = sum.add(x[0].add(x[1]).add(x[2]).add(x[3]));
                 u += WARP_SIZE;
             }
-            let sum = warp_sum(sum);
+            let sum = warp_total(sum);
             if lane == 0 {
                 // SAFETY: the slot's claim, written by this lane; the state as promised.
                 unsafe {
@@ -272,7 +262,7 @@ unsafe fn look_back<E: Element>(state: *mut u64, claim: Claim, first: u64) -> E 
         sync_consumers();
         if !again {
             let mine = if thread_idx() <= nearest { E::from_bits(status::value(word)) } else { E::ZERO };
-            let total = warp_sum(mine);
+            let total = warp_total(mine);
             if lane == 0 {
                 // SAFETY: word 2·WARPS + warp, this warp's.
                 unsafe { scratch.store(2 * WARPS + warp, total.to_bits()) };

@@ -556,6 +556,7 @@ mod tests {
             Scheme::ScanThenPropagate => (0.28, 0.06),
             Scheme::ReduceThenScan => (0.66, 0.02),
             Scheme::SinglePass => (0.80, 0.04),
+            Scheme::Ring => (0.98, 0.0),
             Scheme::Compaction => (0.85, 0.05),
         };
         (first + gain * rank as f64).min(0.98)
@@ -569,7 +570,7 @@ mod tests {
     /// The launches of a step over `n` elements, as its scheme makes them.
     fn launches(step: &ScanStep, n: usize) -> usize {
         match step.scheme {
-            Scheme::SinglePass | Scheme::Compaction => 1,
+            Scheme::SinglePass | Scheme::Ring | Scheme::Compaction => 1,
             Scheme::ScanThenPropagate | Scheme::ReduceThenScan => match step.tiles(n) {
                 1 => 1,
                 tiles => 2 + launches(step, tiles),

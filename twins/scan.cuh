@@ -82,7 +82,7 @@ constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp sca
 constexpr u32 TILE = THREADS * ROWS * 4;
 constexpr u32 SHARED_BYTES = TILE * 4 + 8;  // the tile, then its copy's mbarrier
 }  // namespace s11
-namespace s14 {  // a resident block per SM: a ring of tiles, eight consumer warps and a producer warp
+namespace s12 {  // a resident block per SM: a ring of tiles, eight consumer warps and a producer warp
 constexpr u32 AHEAD = s11::AHEAD;
 constexpr u32 TILE = s11::TILE;
 constexpr u32 CONSUMERS = s11::THREADS;
@@ -90,20 +90,20 @@ constexpr u32 THREADS = CONSUMERS + 32;
 constexpr u32 STAGES = 6;  // six 32 KiB slots: one block per SM
 constexpr u32 WINDOW = CONSUMERS;  // status words read per round trip of the look-back
 constexpr u32 SHARED_BYTES = STAGES * (TILE * 4 + 16);  // the slots, then a "full" and an "empty" mbarrier each
-}  // namespace s14
-namespace s12 {  // stream compaction: s10's tiles, state and prefetch
+}  // namespace s12
+namespace s13 {  // stream compaction: s10's tiles, state and prefetch
 using s10::AHEAD;
 using s10::ITEMS;
 using s10::THREADS;
 using s10::TILE;
-}  // namespace s12
-namespace s13 {  // compaction staged in shared memory: s11's tile, bulk copy and rows
+}  // namespace s13
+namespace s14 {  // compaction staged in shared memory: s11's tile, bulk copy and rows
 using s11::AHEAD;
 using s11::ROWS;
 using s11::SHARED_BYTES;
 using s11::THREADS;
 using s11::TILE;
-}  // namespace s13
+}  // namespace s14
 
 // Threads per block of the propagation kernel (the scan-then-propagate steps' last pass).
 constexpr u32 ADD_THREADS = 256;
@@ -136,7 +136,7 @@ __host__ __device__ constexpr u32 value(u64 word) { return (u32)word; }
 __host__ __device__ constexpr u32 epoch(u64 ticket, u64 tiles) { return (u32)(ticket / tiles) + 1; }
 }  // namespace status
 
-// The predicate of stream compaction (s12): keep the elements greater than zero.
+// The predicate of stream compaction (s13): keep the elements greater than zero.
 __host__ __device__ constexpr bool keep_i32(int x) { return x > 0; }
 
 // ---- mod.rs: the elements -----------------------------------------------------------------

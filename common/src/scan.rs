@@ -84,19 +84,9 @@ pub mod s11 {
     pub const SHARED_BYTES: u32 = TILE * 4 + 8;
 }
 
-/// s12 (stream compaction on s10's scan): s10's tiles, state and prefetch.
-pub mod s12 {
-    pub use super::s10::{AHEAD, ITEMS, THREADS, TILE};
-}
-
-/// s13 (compaction staged in shared memory): s11's tile, bulk copy and rows.
-pub mod s13 {
-    pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE};
-}
-
-/// s14 (a resident block per SM, a ring of tiles, a producer warp): s11's tile, rows and
+/// s12 (a resident block per SM, a ring of tiles, a producer warp): s11's tile, rows and
 /// prefetch distance; eight consumer warps and a producer warp.
-pub mod s14 {
+pub mod s12 {
     pub use super::s11::{AHEAD, ROWS, TILE};
     /// The consumers, s11's block: they scan, look back and store.
     pub const CONSUMERS: u32 = super::s11::THREADS;
@@ -109,6 +99,16 @@ pub mod s14 {
     pub const WINDOW: u32 = CONSUMERS;
     /// Dynamic shared memory: the slots, then a "full" and an "empty" mbarrier per slot.
     pub const SHARED_BYTES: u32 = STAGES * (TILE * 4 + 16);
+}
+
+/// s13 (stream compaction on s10's scan): s10's tiles, state and prefetch.
+pub mod s13 {
+    pub use super::s10::{AHEAD, ITEMS, THREADS, TILE};
+}
+
+/// s14 (compaction staged in shared memory): s11's tile, bulk copy and rows.
+pub mod s14 {
+    pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE};
 }
 
 /// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate
@@ -155,7 +155,7 @@ pub mod status {
     }
 }
 
-/// The predicate of stream compaction (s12, and CUB's `DeviceSelect::If` beside it): keep
+/// The predicate of stream compaction (s13, and CUB's `DeviceSelect::If` beside it): keep
 /// the elements greater than zero.
 pub const fn keep_i32(x: i32) -> bool {
     x > 0

@@ -301,7 +301,8 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
 /// with two digits on 2026-11-24 (`t1`…`t9` became `t01`…`t09`, and `t2_ldmatrix`, from the
 /// file `t2_ldmatrix_swizzle.rs`, became `t02_ldmatrix`, like its file), and on 2026-11-27
 /// the Hopper steps `t05`…`t17` became a ladder of their own, `w01`…`w13`, so that the
-/// portable `mma.sync` steps (`t`) can grow before them. Records of older runs are read
+/// portable `mma.sync` steps (`t`) can grow before them; on 2026-11-28 the scan's producer ring
+/// (`s14`, for a day) went before the compaction steps (`s12`, `s13` became `s13`, `s14`). Records of older runs are read
 /// under today's ids, so that `host compare` matches them with today's.
 pub const RENAMED: &[(&str, &str)] = &[
     ("t1_mma_sync", "t01_mma_sync"),
@@ -326,6 +327,9 @@ pub const RENAMED: &[(&str, &str)] = &[
     ("t15_aligned_stream_k", "w11_aligned_stream_k"),
     ("t16_pipelined_fixup", "w12_pipelined_fixup"),
     ("t17_shares_first", "w13_shares_first"),
+    ("s12_compaction", "s13_compaction"),
+    ("s13_staged_compaction", "s14_staged_compaction"),
+    ("s14_producer_ring", "s12_producer_ring"),
 ];
 
 /// `kernel`'s id today: renamed if it starts with an old step's name ([`RENAMED`]), else

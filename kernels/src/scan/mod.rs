@@ -16,9 +16,9 @@
 //! | [`s09_warp_lookback`] | a whole warp looks back 32 tiles at a time | 〃 |
 //! | [`s10_prefetch`] | each block asks L2 for a tile 256 tiles ahead of its own | 〃 |
 //! | `s11_bulk_copy` | the tile into shared memory by one bulk copy (sm_90a build only) | 〃 |
-//! | [`s12_compaction`] | stream compaction on s10's scan: the elements that pass a test, packed | 1 read, ≤ 1 write |
-//! | `s13_staged_compaction` | compaction on s11: each warp packs its rows in shared memory, then stores them contiguous (sm_90a build only) | 〃 |
-//! | `s14_producer_ring` | the scan again: one resident block per SM, a ring of six tiles, a producer warp that publishes each tile's sum as it lands (sm_90a build only) | 1 read, 1 write |
+//! | `s12_producer_ring` | one resident block per SM, a ring of six tiles, a producer warp that publishes each tile's sum as it lands (sm_90a build only) | 1 read, 1 write |
+//! | [`s13_compaction`] | stream compaction on s10's scan: the elements that pass a test, packed | 1 read, ≤ 1 write |
+//! | `s14_staged_compaction` | compaction on s11: each warp packs its rows in shared memory, then stores them contiguous (sm_90a build only) | 〃 |
 //!
 //! Conventions: values are `i32` (sums modulo 2^32: exact, in any order) or `f32`; every
 //! kernel takes raw bits (`*const u32`, `*mut u32`) and has an `_i32` and an `_f32` entry
@@ -38,11 +38,11 @@ pub mod s09_warp_lookback;
 pub mod s10_prefetch;
 #[cfg(target_feature = "sm_90a")]
 pub mod s11_bulk_copy;
-pub mod s12_compaction;
 #[cfg(target_feature = "sm_90a")]
-pub mod s13_staged_compaction;
+pub mod s12_producer_ring;
+pub mod s13_compaction;
 #[cfg(target_feature = "sm_90a")]
-pub mod s14_producer_ring;
+pub mod s14_staged_compaction;
 pub mod state;
 pub mod support;
 pub mod tile;

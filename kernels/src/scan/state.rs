@@ -37,7 +37,7 @@ pub unsafe fn claim_tile(state: *mut u64, jitter: u32) -> Claim {
 }
 
 /// Takes the next ticket of a launch that takes `per_launch` of them: its place in the launch,
-/// `ticket mod per_launch`, as the tile (s14's launches take more tickets than they have
+/// `ticket mod per_launch`, as the tile (s12's launches take more tickets than they have
 /// tiles: a tile past the last means none), its epoch `ticket / per_launch + 1`.
 ///
 /// # Safety

@@ -20,7 +20,7 @@ pub enum Scheme {
     /// `(input, output, n, state, exclusive, jitter)`.
     SinglePass,
     /// As `SinglePass`, by a wave of resident blocks that claim tiles until none are left
-    /// (s14): the same kernel arguments; the grid is the tiles or a wave, the fewer.
+    /// (s12): the same kernel arguments; the grid is the tiles or a wave, the fewer.
     Ring,
     /// Stream compaction (i32 only) on the single-pass scan. Kernel: `(input, output, n,
     /// state, count, jitter)`.
@@ -227,33 +227,33 @@ pub const SCAN_STEPS: &[ScanStep] = &[
         arch: SM90A,
     },
     ScanStep {
-        id: "s12_compaction",
-        summary: "stream compaction (keep x > 0) on s10's scan",
-        scheme: Scheme::Compaction,
+        id: "s12_producer_ring",
+        summary: "a resident block per SM, a ring of six tiles, a producer warp publishing each tile's sum",
+        scheme: Scheme::Ring,
         threads: scan::s12::THREADS,
         tile: scan::s12::TILE,
-        shared_bytes: 0,
-        entries: Entries { i32: &["s12_compaction"], f32: &[] },
-        arch: SM80,
-    },
-    ScanStep {
-        id: "s13_staged_compaction",
-        summary: "compaction on s11: warps pack their rows in shared memory, store them contiguous",
-        scheme: Scheme::Compaction,
-        threads: scan::s13::THREADS,
-        tile: scan::s13::TILE,
-        shared_bytes: scan::s13::SHARED_BYTES,
-        entries: Entries { i32: &["s13_staged_compaction"], f32: &[] },
+        shared_bytes: scan::s12::SHARED_BYTES,
+        entries: Entries { i32: &["s12_producer_ring_i32"], f32: &["s12_producer_ring_f32"] },
         arch: SM90A,
     },
     ScanStep {
-        id: "s14_producer_ring",
-        summary: "a resident block per SM, a ring of six tiles, a producer warp publishing each tile's sum",
-        scheme: Scheme::Ring,
+        id: "s13_compaction",
+        summary: "stream compaction (keep x > 0) on s10's scan",
+        scheme: Scheme::Compaction,
+        threads: scan::s13::THREADS,
+        tile: scan::s13::TILE,
+        shared_bytes: 0,
+        entries: Entries { i32: &["s13_compaction"], f32: &[] },
+        arch: SM80,
+    },
+    ScanStep {
+        id: "s14_staged_compaction",
+        summary: "compaction on s11: warps pack their rows in shared memory, store them contiguous",
+        scheme: Scheme::Compaction,
         threads: scan::s14::THREADS,
         tile: scan::s14::TILE,
         shared_bytes: scan::s14::SHARED_BYTES,
-        entries: Entries { i32: &["s14_producer_ring_i32"], f32: &["s14_producer_ring_f32"] },
+        entries: Entries { i32: &["s14_staged_compaction"], f32: &[] },
         arch: SM90A,
     },
 ];

@@ -1,11 +1,11 @@
-//! Step s13 — compaction staged in shared memory: each warp packs its rows, then stores them.
+//! Step s14 — compaction staged in shared memory: each warp packs its rows, then stores them.
 //!
-//! Idea: s12 writes each kept element where it belongs, 4 bytes at a time from 32 lanes
+//! Idea: s13 writes each kept element where it belongs, 4 bytes at a time from 32 lanes
 //!       spread over a row's output, so a store instruction fills no sector. Here the tile
 //!       comes in by s11's bulk copy, and each warp packs its kept elements at the front of
 //!       its own part of the tile, row after row, then writes them out contiguous: 128 bytes
 //!       per store instruction.
-//! Changes from s12: s11's tile (bulk copy, rows, look-back) with flags for values; the
+//! Changes from s13: s11's tile (bulk copy, rows, look-back) with flags for values; the
 //!       packing in shared memory ([`pack_rows`]) and the warp's contiguous stores.
 //! Bottleneck: s11's: a block's life outside its copy.
 //! Cost: s11's shared memory and barriers; one `bar.warp.sync` per row.
@@ -14,7 +14,7 @@
 //! A row's kept elements go to the warp's part of the tile at what its rows before them
 //! kept, never past the row's own end: the rows a warp has not read yet are never written.
 //!
-//! More: docs/lessons.md#s13
+//! More: docs/lessons.md#s14
 
 use super::s04_warp_shuffles::block_exclusive_scan;
 use super::s07_chained::tile_prefix;
@@ -25,7 +25,7 @@ use crate::device::shared::{SharedArray, dynamic_shared};
 use crate::device::sync::sync_warp;
 use crate::static_shared;
 use common::scan::keep_i32;
-use common::scan::s13::{ROWS, THREADS};
+use common::scan::s14::{ROWS, THREADS};
 use kernel_macros::kernel;
 
 static_shared! {
@@ -79,7 +79,7 @@ unsafe fn pack_rows(tile_words: SharedArray<u32>, before_lane: &[i32; ROWS as us
 /// aligned and hold `n` `i32` (they may be the same buffer: a tile writes only below its own
 /// end, and only after every tile before it has loaded); `state` as for s07's `single_pass`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn s13_staged_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
+pub unsafe fn s14_staged_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
     let tile_words: SharedArray<u32> = dynamic_shared();
     let words: SharedArray<u32> = staged_words();
     // SAFETY: every thread, once; words 0 and 1 of three; launched as s11.

@@ -1,4 +1,4 @@
-// Twin of kernels/src/scan/s12_compaction.rs (step s12): stream compaction on s10's scan.
+// Twin of kernels/src/scan/s13_compaction.rs (step s13): stream compaction on s10's scan.
 // Each thread tests its 16 elements as they load (keep_i32: greater than zero) and counts
 // the kept ones; the block scans the counts (s04's block_exclusive_scan) and learns the
 // count before its tile (s07's tile_prefix with s09's WarpWindow), after s10's prefetch of
@@ -7,7 +7,7 @@
 // full, as the Rust step is (single_pass stores a scan, this stores the kept elements);
 // `#pragma unroll` keeps the items in registers where the Rust writes two unroll!(8).
 //
-// Launch: up to s12::THREADS (512) threads, one block per blockDim.x * ITEMS elements, no dynamic
+// Launch: up to s13::THREADS (512) threads, one block per blockDim.x * ITEMS elements, no dynamic
 // shared memory, s07's state; n < 2^32; `input` and `output` 16-byte aligned (they may be
 // the same buffer); `*count` one u32.
 #include "scan.cuh"
@@ -15,12 +15,12 @@
 // The block's claim (tile, epoch), then the count of kept elements before the tile.
 __shared__ u32 compaction_words[3];
 
-extern "C" __global__ void __launch_bounds__(s12::THREADS)
-    s12_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
+extern "C" __global__ void __launch_bounds__(s13::THREADS)
+    s13_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
     const state::Claim claim = state::claim_for_block(compaction_words, state, jitter);
-    const u64 tile = (u64)blockDim.x * s12::ITEMS;  // the block's tile, as s07's
-    const u64 first = (u64)claim.tile * tile + threadIdx.x * s12::ITEMS;
-    tile::prefetch(input, n, (u64)(claim.tile + s12::AHEAD) * tile, tile);
+    const u64 tile = (u64)blockDim.x * s13::ITEMS;  // the block's tile, as s07's
+    const u64 first = (u64)claim.tile * tile + threadIdx.x * s13::ITEMS;
+    tile::prefetch(input, n, (u64)(claim.tile + s13::AHEAD) * tile, tile);
     const tile::Items<I32> items = tile::load<I32>(input, n, first);
     // Elements past n load as 0, which the test rejects.
     int kept = 0;

@@ -1,4 +1,4 @@
-//! Step s12 — stream compaction: the elements that pass a test, packed, on s10's scan.
+//! Step s13 — stream compaction: the elements that pass a test, packed, on s10's scan.
 //!
 //! Idea: an element's place in the packed output is the number of kept elements before it, an
 //!       exclusive scan of 0/1 flags that never reach memory: each thread counts the kept ones
@@ -11,7 +11,7 @@
 //! Cost: s10's; one more `u32` of output (the count).
 //! Result: 1053 GB/s (6.12 ms) at n = 2^30, 39 % of CUB's DeviceSelect::If, H200, 2026-11-25.
 //!
-//! More: docs/lessons.md#s12
+//! More: docs/lessons.md#s13
 
 use super::s04_warp_shuffles::block_exclusive_scan;
 use super::s07_chained::tile_prefix;
@@ -21,7 +21,7 @@ use super::tile;
 use crate::device::index::{block_dim, grid_dim, thread_idx};
 use crate::device::shared::SharedArray;
 use crate::static_shared;
-use common::scan::s12::{AHEAD, ITEMS, THREADS};
+use common::scan::s13::{AHEAD, ITEMS, THREADS};
 use common::scan::keep_i32;
 use kernel_macros::kernel;
 
@@ -39,7 +39,7 @@ static_shared! {
 /// be the same buffer: a tile writes only below its own end, and only after every tile
 /// before it has loaded); `state` as for s07's `single_pass`.
 #[kernel(max_threads = THREADS)]
-pub unsafe fn s12_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
+pub unsafe fn s13_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
     let words: SharedArray<u32> = compaction_words();
     // SAFETY: every thread, once; words 0 and 1 of three; the state as the caller promises.
     let claim = unsafe { state::claim_for_block(words, state, jitter) };

@@ -1,4 +1,4 @@
-// Twin of kernels/src/scan/s13_staged_compaction.rs (step s13): compaction on s11's tile. The
+// Twin of kernels/src/scan/s14_staged_compaction.rs (step s14): compaction on s11's tile. The
 // tile comes in by bulk copy (scan_bulk.cuh's load_tile); each warp counts the kept elements
 // of its rows (scan_rows_of with 0/1 flags), the block scans the warps' counts and warp 0 looks
 // back (s09's WarpWindow) for the count before the tile; then each warp packs its kept
@@ -6,8 +6,8 @@
 // reads and its writes: a row's kept elements never pass its own end), and stores them
 // contiguous, 128 bytes per instruction. The last tile's thread 0 writes the count.
 //
-// Launch: s13::THREADS (256) threads, s13::SHARED_BYTES of dynamic shared memory, one block per
-// s13::TILE (8192) elements, s07's state; n < 2^32; `input` and `output` 16-byte aligned. sm_90.
+// Launch: s14::THREADS (256) threads, s14::SHARED_BYTES of dynamic shared memory, one block per
+// s14::TILE (8192) elements, s07's state; n < 2^32; `input` and `output` 16-byte aligned. sm_90.
 #include "scan_bulk.cuh"
 
 // The block's claim (tile, epoch), then the count of kept elements before the tile.
@@ -22,10 +22,10 @@ struct Flags {
 };
 
 // `pack_rows`: packs the warp's kept elements at the front of its part of the tile, row by row.
-__device__ __forceinline__ void pack_rows(u32* tile_words, const int (&before_lane)[s13::ROWS]) {
-    const u32 part = 4 * warp_idx() * s13::ROWS * WARP_SIZE;  // the warp's part, in words
+__device__ __forceinline__ void pack_rows(u32* tile_words, const int (&before_lane)[s14::ROWS]) {
+    const u32 part = 4 * warp_idx() * s14::ROWS * WARP_SIZE;  // the warp's part, in words
 #pragma unroll
-    for (u32 r = 0; r < s13::ROWS; ++r) {
+    for (u32 r = 0; r < s14::ROWS; ++r) {
         const uint4 bits = reinterpret_cast<const uint4*>(tile_words)[bulk::first_unit() + r * WARP_SIZE];
         __syncwarp();  // every lane has read row r before any writes over it
         const u32 x[4] = {bits.x, bits.y, bits.z, bits.w};
@@ -37,8 +37,8 @@ __device__ __forceinline__ void pack_rows(u32* tile_words, const int (&before_la
     __syncwarp();  // the packed elements, visible to every lane of the warp
 }
 
-extern "C" __global__ void __launch_bounds__(s13::THREADS)
-    s13_staged_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
+extern "C" __global__ void __launch_bounds__(s14::THREADS)
+    s14_staged_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
     extern __shared__ __align__(16) u32 tile_words[];
     const state::Claim claim = bulk::load_tile<I32>(tile_words, staged_words, input, n, state, jitter);
     // Elements past n read as 0, which the test rejects.
@@ -48,7 +48,7 @@ extern "C" __global__ void __launch_bounds__(s13::THREADS)
     const int before_tile = tile_prefix<I32, WarpWindow>(state, claim, aggregate, jitter, &staged_words[2]);
     if (threadIdx.x == 0 && claim.tile == gridDim.x - 1) *count = (u32)I32::add(before_tile, aggregate);
     pack_rows(tile_words, rows.before_lane);
-    const u32 part = 4 * warp_idx() * s13::ROWS * WARP_SIZE;
+    const u32 part = 4 * warp_idx() * s14::ROWS * WARP_SIZE;
     u32* out = output + (u32)I32::add(before_tile, before_warp);
     for (u32 i = lane_idx(); i < (u32)kept; i += WARP_SIZE) out[i] = tile_words[part + i];
 }

@@ -1,4 +1,4 @@
-//! Step s14 — a producer warp publishes each tile's sum as it lands: a persistent ring that pays.
+//! Step s12 — a producer warp publishes each tile's sum as it lands: a persistent ring that pays.
 //!
 //! Idea: one block per SM keeps a ring of six tiles in flight. A ninth warp claims the tiles,
 //!       starts their bulk copies and sums each tile as soon as it lands, publishing its
@@ -21,7 +21,7 @@
 //! producer publishes a tile's aggregate before it waits for any slot after it. The lowest tile
 //! not yet stored has every predecessor's word published, so its consumers finish it.
 //!
-//! More: docs/lessons.md#s14
+//! More: docs/lessons.md#s12
 
 use super::s09_warp_lookback::warp_total;
 use super::s11_bulk_copy::{ROW_UNITS, scan_rows_of, store_rows, unit};
@@ -37,7 +37,7 @@ use crate::device::tma::{
 use crate::device::warp::{ballot, shuffle_idx_u32};
 use crate::scan_entry_points;
 use crate::static_shared;
-use common::scan::s14::{AHEAD, CONSUMERS, STAGES, THREADS, TILE, WINDOW};
+use common::scan::s12::{AHEAD, CONSUMERS, STAGES, THREADS, TILE, WINDOW};
 use common::scan::status::{self, AGGREGATE, PREFIX};
 
 /// The consumers' warps; the producer is the warp after them.
@@ -386,4 +386,4 @@ const _: () = assert!(ROW_UNITS * 8 * WARPS == UNITS && WINDOW == CONSUMERS);
 
 scan_entry_points!(threads = THREADS;
     producer_ring(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32)
-    => s14_producer_ring_i32, s14_producer_ring_f32);
+    => s12_producer_ring_i32, s12_producer_ring_f32);

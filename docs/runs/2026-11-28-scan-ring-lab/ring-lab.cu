@@ -331,6 +331,194 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
     }
 }
 
+
+// ---- Two consumer groups (not yet run): 16 consumer warps in two groups of eight, taking the
+// ring's tiles in turn (group g the claims g, g + 2, ...), so that two tiles per SM are in their
+// look-back at once; the producer as ring_producer's. 544 threads, one block per SM. After its
+// first claim past the last tile the producer also marks the next slot empty of tiles, so that
+// the other group stops too.
+namespace two {
+constexpr u32 GROUP = s11::THREADS;  // threads of a consumer group
+
+__device__ __forceinline__ void sync_group(u32 g) { sync_named(1 + g, GROUP); }
+
+// s11's row scan, by the group's warp `lw`.
+__device__ __forceinline__ u32 scan_rows(const u32* tile, u32 lw, u32 (&before_lane)[s11::ROWS]) {
+    const u32 first = lw * s11::ROWS * WARP_SIZE + lane_idx();
+    u32 carry = 0;
+#pragma unroll
+    for (u32 r = 0; r < s11::ROWS; ++r) {
+        const uint4 b = reinterpret_cast<const uint4*>(tile)[first + r * WARP_SIZE];
+        const u32 sum = b.x + b.y + b.z + b.w;
+        u32 inc = sum;
+#pragma unroll
+        for (u32 d = 1; d < WARP_SIZE; d *= 2) {
+            const u32 up = __shfl_up_sync(ALL_LANES, inc, d);
+            if (lane_idx() >= d) inc += up;
+        }
+        const u32 row_total = __shfl_sync(ALL_LANES, inc, WARP_SIZE - 1);
+        before_lane[r] = carry + inc - sum;
+        carry += row_total;
+    }
+    return carry;
+}
+
+__device__ __forceinline__ void store_rows(const u32* tile, u32* output, u64 start, u32 base, u32 lw,
+                                           const u32 (&before_lane)[s11::ROWS]) {
+    const u32 first = lw * s11::ROWS * WARP_SIZE + lane_idx();
+#pragma unroll
+    for (u32 r = 0; r < s11::ROWS; ++r) {
+        const u32 u = first + r * WARP_SIZE;
+        const uint4 b = reinterpret_cast<const uint4*>(tile)[u];
+        const u32 x0 = base + before_lane[r] + b.x, x1 = x0 + b.y, x2 = x1 + b.z, x3 = x2 + b.w;
+        __stcs(reinterpret_cast<int4*>(output + start + 4 * (u64)u), make_int4(x0, x1, x2, x3));
+    }
+}
+
+__device__ __forceinline__ u64 window_word(u64* state, state::Claim claim, long long end, u32 lt) {
+    const long long t = end - 1 - (long long)lt;
+    return t >= 0 ? state::read(state, (u32)t) : status::word(claim.epoch, status::PREFIX, 0);
+}
+
+// The block-wide (group-wide) look-back of 256 words a round trip, `first` read under the scan.
+__device__ __forceinline__ u32 look_back(u64* state, state::Claim claim, u64 first, u32 g, u32 lt, u32* scratch) {
+    const u32 lw = lt / WARP_SIZE;
+    u32 before = 0;
+    long long end = claim.tile;
+    u64 word = first;
+    while (true) {
+        const u32 kind = status::kind(word, claim.epoch);
+        const u32 prefixes = __ballot_sync(ALL_LANES, kind == status::PREFIX);
+        const u32 unwritten = __ballot_sync(ALL_LANES, kind == 0);
+        if (lane_idx() == 0) {
+            scratch[lw] = prefixes != 0 ? lw * 32 + __ffs(prefixes) - 1 : 256;
+            scratch[WARPS + lw] = unwritten;
+        }
+        sync_group(g);
+        u32 nearest = 256;
+        bool again = false;
+        for (u32 k = 0; k < WARPS; ++k) nearest = min(nearest, scratch[k]);
+        for (u32 k = 0; k < WARPS; ++k) {
+            const u32 counted = nearest >= k * 32 + 31 ? ALL_LANES : (nearest < k * 32 ? 0u : (2u << (nearest - k * 32)) - 1);
+            if (scratch[WARPS + k] & counted) again = true;
+        }
+        sync_group(g);
+        if (!again) {
+            u32 mine = lt <= nearest ? status::value(word) : 0;
+#pragma unroll
+            for (int d = 16; d > 0; d /= 2) mine += __shfl_xor_sync(ALL_LANES, mine, d);
+            if (lane_idx() == 0) scratch[2 * WARPS + lw] = mine;
+            sync_group(g);
+            for (u32 k = 0; k < WARPS; ++k) before += scratch[2 * WARPS + k];
+            sync_group(g);
+            if (nearest < 256) return before;
+            end -= 256;
+        }
+        word = window_word(state, claim, end, lt);
+    }
+}
+}  // namespace two
+
+template <int STAGES, int AHEAD>
+__global__ void __launch_bounds__(544) ring_producer2(const u32* input, u32* output, u64 n, u64* state) {
+    static_assert(STAGES % 2 == 0, "the groups take alternate slots");
+    extern __shared__ __align__(16) u32 smem[];
+    __shared__ u32 words[2 * STAGES];
+    __shared__ u32 scratch[2][4 * WARPS];
+    const u32 tiles = (u32)(n / TILE);
+    const u64 per_launch = (u64)tiles + gridDim.x;
+    auto slot = [&](u32 s) { return smem + s * TILE; };
+    const u32 bars = smem_u32(smem + STAGES * TILE);
+    auto full = [&](u32 s) { return bars + 8 * s; };
+    auto empty = [&](u32 s) { return bars + 8 * (STAGES + s); };
+    constexpr u32 PRODUCER = 2 * WARPS;
+    if (threadIdx.x == 0) {
+        for (u32 s = 0; s < STAGES; ++s) mbarrier_init(full(s), 1), mbarrier_init(empty(s), 1);
+        fence_barrier_init();
+    }
+    __syncthreads();
+    if (warp_idx() == PRODUCER) {
+        bool last_pending = false, ended = false;
+        for (u32 i = 0;; ++i) {
+            const u32 s = i % STAGES;
+            if (i >= STAGES) mbarrier_wait(empty(s), ((i / STAGES) - 1) & 1);
+            u32 t = NO_TILE, epoch = 0;
+            if (lane_idx() == 0) {
+                if (!ended) {
+                    const u64 ticket = atomicAdd(state, 1ull);
+                    t = (u32)(ticket % per_launch);
+                    epoch = (u32)(ticket / per_launch) + 1;
+                    if (t >= tiles) t = NO_TILE;
+                }
+                words[2 * s] = t;
+                words[2 * s + 1] = epoch;
+                if (t != NO_TILE) {
+                    mbarrier_arrive_expect_tx(full(s), TILE * 4);
+                    copy_bulk(smem_u32(slot(s)), input + (u64)t * TILE, TILE * 4, full(s));
+                } else {
+                    mbarrier_arrive(full(s));
+                }
+            }
+            t = __shfl_sync(ALL_LANES, t, 0);
+            if (t != NO_TILE && AHEAD > 0) {
+                const u64 ahead = ((u64)t + AHEAD) * TILE;
+                for (u32 k = 0; k < TILE / 32 / 32; ++k) {
+                    const u64 line = ahead + (u64)(k * 32 + lane_idx()) * 32;
+                    if (line < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(input + line));
+                }
+            }
+            if (last_pending) {
+                const u32 p = (i + STAGES - 1) % STAGES;
+                mbarrier_wait(full(p), ((i - 1) / STAGES) & 1);
+                const uint4* units = reinterpret_cast<const uint4*>(slot(p));
+                u32 sum = 0;
+#pragma unroll 8
+                for (u32 k = 0; k < TILE / 4 / 32; ++k) {
+                    const uint4 u = units[k * 32 + lane_idx()];
+                    sum += u.x + u.y + u.z + u.w;
+                }
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(ALL_LANES, sum, d);
+                if (lane_idx() == 0) {
+                    const state::Claim c = {words[2 * p], words[2 * p + 1]};
+                    state::publish(state, c, c.tile == 0 ? status::PREFIX : status::AGGREGATE, sum);
+                }
+            }
+            last_pending = t != NO_TILE;
+            if (t == NO_TILE) {
+                if (ended) break;  // the second empty slot: both groups have been told
+                ended = true;
+            }
+        }
+        return;
+    }
+    const u32 g = warp_idx() / WARPS, lt = threadIdx.x % two::GROUP, lw = lt / WARP_SIZE;
+    u32* scr = scratch[g];
+    u32* totals = scr + 3 * WARPS;
+    for (u32 i = g;; i += 2) {
+        const u32 s = i % STAGES;
+        mbarrier_wait(full(s), (i / STAGES) & 1);
+        const u32 t = words[2 * s];
+        if (t == NO_TILE) break;
+        const state::Claim c = {t, words[2 * s + 1]};
+        const u64 first = t != 0 ? two::window_word(state, c, t, lt) : 0;
+        u32 before_lane[s11::ROWS];
+        const u32 warp_total = two::scan_rows(slot(s), lw, before_lane);
+        if (lane_idx() == 0) totals[lw] = warp_total;
+        two::sync_group(g);
+        u32 before_warp = 0, aggregate = 0;
+        for (u32 k = 0; k < WARPS; ++k) {
+            if (k < lw) before_warp += totals[k];
+            aggregate += totals[k];
+        }
+        const u32 before_tile = t != 0 ? two::look_back(state, c, first, g, lt, scr) : 0;
+        if (lt == 0 && t != 0) state::publish(state, c, status::PREFIX, before_tile + aggregate);
+        two::store_rows(slot(s), output, (u64)t * TILE, before_tile + before_warp, lw, before_lane);
+        two::sync_group(g);
+        if (lt == 0) mbarrier_arrive(empty(s));
+    }
+}
+
 typedef void (*Kernel)(const u32*, u32*, u64, u64*);
 struct Variant {
     const char* name;
@@ -342,10 +530,10 @@ struct Variant {
 #define V(name, S, M, A) {name, ring<S, M, A>, S, M != 0, 256}
 #define P(name, S, W, A) {name, ring_producer<S, W, A>, S, W >= 0, 288}
 #define PE(name, S, W, A) {name, ring_producer<S, W, A, 1>, S, W >= 0, 288}
+#define P2(name, S, A) {name, ring_producer2<S, A>, S, true, 544}
 static const Variant VARIANTS[] = {
-    P("producer6-nolb", 6, -1, 128), P("producer6-wide", 6, 1, 128), PE("producer6-wide-early", 6, 1, 128),
-    PE("producer7-wide-early", 7, 1, 128), PE("producer6-wide-early-ahead192", 6, 1, 192),
-    PE("producer7-wide-early-ahead192", 7, 1, 192),
+    P("producer6-nolb", 6, -1, 128), PE("producer6-wide-early", 6, 1, 128), PE("producer7-wide-early", 7, 1, 128),
+    P2("two-groups6", 6, 128), P2("two-groups4", 4, 128),
 };
 
 static double median(std::vector<float> v) {

@@ -47,9 +47,9 @@ const PRODUCER_WARP: u32 = WARPS;
 const CONSUMER_BARRIER: u32 = 1;
 /// A slot's tile word when its claim drew a ticket past the last tile.
 const NO_TILE: u32 = u32::MAX;
-/// 16-byte units of a tile, and the producer lane's share of them.
+/// 16-byte units of a tile (the producer's lanes sum one in 32 each).
 const UNITS: u32 = TILE / 4;
-/// L2 lines (128 bytes) of a tile, and each producer lane's share.
+/// L2 lines (128 bytes) of a tile (the producer's lanes prefetch one in 32 each).
 const LINES: u32 = TILE / 32;
 
 static_shared! {
@@ -201,7 +201,8 @@ unsafe fn produce<E: Element>(ring: Ring, input: *const u32, n: usize, tiles: u3
     }
 }
 
-/// Status word `j` of the window that ends before tile `end` (a zero prefix before tile 0).
+/// This consumer's status word in the window that ends before tile `end`: tile
+/// `end − 1 − thread`, or a zero prefix before tile 0.
 ///
 /// # Safety
 /// The state as s07's; `end` ≤ the claim's tile.

@@ -113,10 +113,11 @@ impl ScanStep {
         n.div_ceil(self.tile_with(block) as usize).max(1)
     }
 
-    /// Elements per tile with blocks of `block` threads (the registry's own block: its tile,
-    /// whatever the threads that share it).
+    /// Elements per tile with blocks of `block` threads: a step that takes its block size at
+    /// launch has as many elements per thread as its registry's tile; the others have their
+    /// tile (s12's 8192 elements are not a multiple of its 288 threads).
     pub fn tile_with(&self, block: u32) -> u32 {
-        if block == self.threads { self.tile } else { block * (self.tile / self.threads) }
+        if self.block_at_launch() { block * (self.tile / self.threads) } else { self.tile }
     }
 
     /// Whether the step takes its block size at launch (`--block`): the single-pass steps

@@ -13,7 +13,7 @@
 #               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder
 #   blocks      s08–s10 with blocks of 128, 256 and 512 threads
 #   variants    the bundles in dist/exp/* (other constants) beside the bundle's own
-#   sweep       s11, s12, s14 and CUB at every power of two from 2^16 to 2^30
+#   sweep       s11, s12 and CUB at every power of two from 2^16 to 2^30
 #   sanitize    the scan family's GPU tests of the Rust steps (less the 16 GiB one, the twins
 #               and CUB's) under memcheck, racecheck and synccheck (host sanitize)
 set -uo pipefail
@@ -58,10 +58,10 @@ for part in "$@"; do
            export GPU_KERNELS_CUB_LIBRARY=$PWD/$b/cub/libscan_cub.so
            for dir in $b dist/exp/*; do
              name=$(basename "$dir")
-             $dir/host --ptx-dir $dir/ptx -k s10,s11,s14 --twins off -n 2^20,2^24,2^30 > "$out/variant-$name.txt" 2> "$out/variant-$name.progress"
+             $dir/host --ptx-dir $dir/ptx -k s10,s11,s12 --twins off -n 2^20,2^24,2^30 > "$out/variant-$name.txt" 2> "$out/variant-$name.progress"
              echo "$name: host exit $?"; grep -E "^(s1|CUB|copy)" "$out/variant-$name.txt"
            done ;;
-    sweep) $b/host -k s11,s12,s14 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
+    sweep) $b/host -k s11,s12 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck scan/ \
                 -- --skip cpp_twin --skip scan/cub 2>&1 | tail -16 ;;

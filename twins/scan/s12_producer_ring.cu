@@ -177,7 +177,7 @@ __device__ __forceinline__ void consume(Ring ring, const u32* claims, u32* outpu
         if (threadIdx.x == 0 && tile != 0) state::publish(state, claim, status::PREFIX, E::to_bits(E::add(before_tile, aggregate)));
         bulk::store_rows<E>(ring.slot(s), output, n, (u64)tile * s12::TILE, E::add(before_tile, before_warp), rows, exclusive);
         sync_consumers();
-        if (threadIdx.x == 0) mbarrier_arrive(ring.empty(s));
+        mbarrier_arrive(ring.empty(s));  // every consumer: its release orders its own reads
     }
 }
 }  // namespace ring
@@ -192,7 +192,7 @@ __device__ __forceinline__ void producer_ring(const u32* input, u32* output, u64
     const ring::Ring r = {tiles_words};
     const u32 tiles = (u32)(n > 0 ? (n + s12::TILE - 1) / s12::TILE : 1);
     if (threadIdx.x == 0) {
-        for (u32 s = 0; s < s12::STAGES; ++s) mbarrier_init(r.full(s), 1), mbarrier_init(r.empty(s), 1);
+        for (u32 s = 0; s < s12::STAGES; ++s) mbarrier_init(r.full(s), 1), mbarrier_init(r.empty(s), s12::CONSUMERS);
         fence_barrier_init();
     }
     __syncthreads();

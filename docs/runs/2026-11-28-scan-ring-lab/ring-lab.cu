@@ -204,7 +204,36 @@ __device__ __forceinline__ u32 wide_lookback_c(u64* state, state::Claim claim, u
 // tiles, starts their copies, and sums each landed tile while the consumers (warps 0-7) scan,
 // look back (WIDE: 256 words per round trip; else 32) and store the one before. No tile's
 // aggregate then waits for a look-back. Launched with 288 threads.
-template <int STAGES, int WIDE, int AHEAD, int EARLY = 0>
+// BULK: the consumers write the scanned tile back into its slot and thread 0 stores it with one
+// bulk copy (cp.async.bulk.global.shared::cta), freeing the slot once the copy has read it
+// (cp.async.bulk.wait_group.read, one store in flight); the slot is written only after the
+// producer has summed it (a third barrier per slot).
+__device__ __forceinline__ void store_bulk(u32* global, u32 shared, u32 bytes) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(global), "r"(shared), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wait_bulk_reads() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void wait_bulk_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+__device__ __forceinline__ void write_rows(u32* tile_words, u32 base, const bulk::Rows<I32>& rows) {
+#pragma unroll
+    for (u32 r = 0; r < s11::ROWS; ++r) {
+        const u32 u = bulk::first_unit() + r * WARP_SIZE;
+        uint4 b = reinterpret_cast<const uint4*>(tile_words)[u];
+        b.x += base + (u32)rows.before_lane[r];
+        b.y += b.x;
+        b.z += b.y;
+        b.w += b.z;
+        reinterpret_cast<uint4*>(tile_words)[u] = b;
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+template <int STAGES, int WIDE, int AHEAD, int EARLY = 0, int BULK = 0>
 __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* output, u64 n, u64* state) {
     using E = I32;
     extern __shared__ __align__(16) u32 smem[];
@@ -216,8 +245,10 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
     const u32 bars = smem_u32(smem + STAGES * TILE);
     auto full = [&](u32 s) { return bars + 8 * s; };
     auto empty = [&](u32 s) { return bars + 8 * (STAGES + s); };
+    auto summed = [&](u32 s) { return bars + 8 * (2 * STAGES + s); };
     if (threadIdx.x == 0) {
-        for (u32 s = 0; s < STAGES; ++s) mbarrier_init(full(s), 1), mbarrier_init(empty(s), 1);
+        for (u32 s = 0; s < STAGES; ++s)
+            mbarrier_init(full(s), 1), mbarrier_init(empty(s), 1), mbarrier_init(summed(s), 1);
         fence_barrier_init();
     }
     __syncthreads();
@@ -268,6 +299,7 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
                     const state::Claim c = {words[2 * p], words[2 * p + 1]};
                     // Tile 0's prefix is its aggregate: the consumers publish it too.
                     state::publish(state, c, c.tile == 0 ? status::PREFIX : status::AGGREGATE, sum);
+                    if (BULK) mbarrier_arrive(summed(p));
                 }
             }
             if (t >= tiles) break;
@@ -325,10 +357,22 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
             }
         }
         if (threadIdx.x == 0 && t != 0) state::publish(state, c, status::PREFIX, before_tile + aggregate);
-        bulk::store_rows<E>(slot(s), output, n, (u64)t * TILE, (int)(before_tile + before_warp), rows, 0);
-        sync_consumers();
-        if (threadIdx.x == 0) mbarrier_arrive(empty(s));
+        if (BULK) {
+            mbarrier_wait(summed(s), (i / STAGES) & 1);
+            write_rows(slot(s), before_tile + before_warp, rows);
+            sync_consumers();
+            if (threadIdx.x == 0) {
+                store_bulk(output + (u64)t * TILE, smem_u32(slot(s)), TILE * 4);
+                wait_bulk_reads<1>();
+                if (i > 0) mbarrier_arrive(empty((i + STAGES - 1) % STAGES));
+            }
+        } else {
+            bulk::store_rows<E>(slot(s), output, n, (u64)t * TILE, (int)(before_tile + before_warp), rows, 0);
+            sync_consumers();
+            if (threadIdx.x == 0) mbarrier_arrive(empty(s));
+        }
     }
+    if (BULK && threadIdx.x == 0) wait_bulk_all();
 }
 
 
@@ -531,9 +575,11 @@ struct Variant {
 #define P(name, S, W, A) {name, ring_producer<S, W, A>, S, W >= 0, 288}
 #define PE(name, S, W, A) {name, ring_producer<S, W, A, 1>, S, W >= 0, 288}
 #define P2(name, S, A) {name, ring_producer2<S, A>, S, true, 544}
+#define PB(name, S, W, A) {name, ring_producer<S, W, A, 1, 1>, S, W >= 0, 288}
 static const Variant VARIANTS[] = {
     P("producer6-nolb", 6, -1, 128), PE("producer6-wide-early", 6, 1, 128), PE("producer7-wide-early", 7, 1, 128),
     P2("two-groups6", 6, 128), P2("two-groups4", 4, 128),
+    PB("bulkstore6-nolb", 6, -1, 128), PB("bulkstore6-wide-early", 6, 1, 128), PB("bulkstore7-wide-early", 7, 1, 128),
 };
 
 static double median(std::vector<float> v) {
@@ -569,7 +615,7 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreate(&b));
     const int count = sizeof(VARIANTS) / sizeof(VARIANTS[0]);
     for (const Variant& v : VARIANTS)
-        CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.stages * (TILE * 4 + 16)));
+        CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.stages * (TILE * 4 + 24)));
     const int reps = 20;
     for (int lg : logs) {
         const u64 n = 1ull << lg;
@@ -593,7 +639,7 @@ int main(int argc, char** argv) {
         for (int pass = 0; pass < 2; ++pass) {
             for (int k = 0; k < count; ++k) {
                 const Variant& v = VARIANTS[pass == 0 ? k : count - 1 - k];
-                const int shared = v.stages * (TILE * 4 + 16);
+                const int shared = v.stages * (TILE * 4 + 24);
                 int per_sm = 0;
                 CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.kernel, v.threads, shared));
                 const u64 grid = std::min<u64>(tiles, (u64)per_sm * prop.multiProcessorCount);

@@ -90,7 +90,7 @@ impl Ring {
         self.tiles.address(STAGES * TILE) + 8 * s
     }
 
-    /// Completed when the consumers have stored the slot's tile.
+    /// Completed when the consumers have stored the slot's tile: an arrival per consumer.
     #[inline(always)]
     fn empty(self, s: u32) -> u32 {
         self.full(STAGES) + 8 * s
@@ -344,12 +344,11 @@ unsafe fn consume<E: Element>(ring: Ring, output: *mut u32, n: usize, state: *mu
         let start = tile as usize * TILE as usize;
         // SAFETY: the slot as above; the output's tile is this block's.
         unsafe { store_rows(slot, output, n, start, before_tile.add(before_warp), &before_lane, exclusive) };
-        // Every consumer has read the slot and the totals: both may be reused.
+        // Every consumer has read the totals before any writes them again; each frees the slot
+        // (and its claim words) itself once done with it, so the release orders its own reads.
         sync_consumers();
-        if thread_idx() == 0 {
-            // SAFETY: the slot's initialized "empty" barrier.
-            unsafe { mbarrier_arrive(ring.empty(s)) };
-        }
+        // SAFETY: the slot's initialized "empty" barrier, which counts every consumer.
+        unsafe { mbarrier_arrive(ring.empty(s)) };
         i += 1;
     }
 }
@@ -369,7 +368,7 @@ unsafe fn producer_ring<E: Element>(input: *const u32, output: *mut u32, n: usiz
     if thread_idx() == 0 {
         for s in 0..STAGES {
             // SAFETY: thread 0 alone, once per barrier, before any use.
-            unsafe { (mbarrier_init(ring.full(s), 1), mbarrier_init(ring.empty(s), 1)) };
+            unsafe { (mbarrier_init(ring.full(s), 1), mbarrier_init(ring.empty(s), CONSUMERS)) };
         }
         fence_barrier_init();
     }

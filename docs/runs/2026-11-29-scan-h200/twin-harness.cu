@@ -103,7 +103,15 @@ __device__ __forceinline__ u32 wide_lookback_c(u64* state, state::Claim claim, u
 }
 
 
-template <int ARRIVE>
+// Flags: ARRIVE as above. The step's producer, one difference at a time: PARTIAL, the
+// partial-tile copy in the loop (never taken here: n is a multiple of the tile); FULLSUM, the
+// tile's sum unrolled in full (64 loads) instead of by eight; PFLOOP, the prefetch as a loop
+// over lines with a bound check each; SHFLFIRST, the claim shared with the warp before lane 0
+// issues the copy. And two candidate fixes: OVERLAP, the claim's atomic issued before the
+// previous tile's sum and its result used after it; DIV32, the ticket's division in 32 bits
+// while the ticket fits in 32 bits.
+template <int ARRIVE, int PARTIAL = 0, int FULLSUM = 0, int PFLOOP = 0, int SHFLFIRST = 0, int OVERLAP = 0,
+          int DIV32 = 0>
 __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* output, u64 n, u64* state) {
     using E = I32;
     extern __shared__ __align__(16) u32 smem[];
@@ -124,16 +132,69 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
     if (warp_idx() == WARPS) {
         u32 i = 0;
         bool last_pending = false;
+        // The sum of the tile claimed before, published (tile 0's as its prefix).
+        auto sum_previous = [&]() {
+            const u32 p = (i + STAGES - 1) % STAGES;
+            mbarrier_wait(full(p), ((i - 1) / STAGES) & 1);
+            const uint4* units = reinterpret_cast<const uint4*>(slot(p));
+            u32 sum = 0;
+            if constexpr (FULLSUM) {
+#pragma unroll
+                for (u32 k = 0; k < TILE / 4 / 32; ++k) {
+                    const uint4 u = units[k * 32 + lane_idx()];
+                    sum += u.x + u.y + u.z + u.w;
+                }
+            } else {
+#pragma unroll 8
+                for (u32 k = 0; k < TILE / 4 / 32; ++k) {
+                    const uint4 u = units[k * 32 + lane_idx()];
+                    sum += u.x + u.y + u.z + u.w;
+                }
+            }
+#pragma unroll
+            for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(ALL_LANES, sum, d);
+            if (lane_idx() == 0) {
+                const state::Claim c = {words[2 * p], words[2 * p + 1]};
+                state::publish(state, c, c.tile == 0 ? status::PREFIX : status::AGGREGATE, sum);
+            }
+        };
         for (;; ++i) {
             const u32 s = i % STAGES;
             if (i >= STAGES) mbarrier_wait(empty(s), ((i / STAGES) - 1) & 1);
+            u64 ticket = 0;
+            if (lane_idx() == 0) ticket = atomicAdd(state, 1ull);
+            if constexpr (OVERLAP) {
+                if (last_pending) sum_previous();
+            }
             u32 t = 0;
             if (lane_idx() == 0) {
-                const u64 ticket = atomicAdd(state, 1ull);
-                t = (u32)(ticket % per_launch);
-                const u32 epoch = (u32)(ticket / per_launch) + 1;
+                u32 epoch;
+                if (DIV32 && (ticket >> 32) == 0 && (per_launch >> 32) == 0) {
+                    const u32 q = (u32)ticket / (u32)per_launch;
+                    t = (u32)ticket - q * (u32)per_launch;
+                    epoch = q + 1;
+                } else {
+                    t = (u32)(ticket % per_launch);
+                    epoch = (u32)(ticket / per_launch) + 1;
+                }
                 words[2 * s] = t < tiles ? t : NO_TILE;
                 words[2 * s + 1] = epoch;
+                if (!SHFLFIRST) {
+                    if (t < tiles) {
+                        mbarrier_arrive_expect_tx(full(s), TILE * 4);
+                        copy_bulk(smem_u32(slot(s)), input + (u64)t * TILE, TILE * 4, full(s));
+                    } else {
+                        mbarrier_arrive(full(s));
+                    }
+                }
+            }
+            t = __shfl_sync(ALL_LANES, t, 0);
+            if constexpr (PARTIAL) {
+                const u64 start = (u64)t * TILE;
+                if (t < tiles && start + TILE > n)
+                    for (u32 k = lane_idx(); k < TILE; k += WARP_SIZE) slot(s)[k] = start + k < n ? input[start + k] : 0;
+            }
+            if (SHFLFIRST && lane_idx() == 0) {
                 if (t < tiles) {
                     mbarrier_arrive_expect_tx(full(s), TILE * 4);
                     copy_bulk(smem_u32(slot(s)), input + (u64)t * TILE, TILE * 4, full(s));
@@ -141,30 +202,21 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
                     mbarrier_arrive(full(s));
                 }
             }
-            t = __shfl_sync(ALL_LANES, t, 0);
             if (t < tiles) {
-                const u64 ahead = ((u64)t + AHEAD) * TILE;
-                for (u32 k = 0; k < TILE / 32 / 32; ++k) {
-                    const u64 line = ahead + (u64)(k * 32 + lane_idx()) * 32;
-                    if (line < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(input + line));
+                if constexpr (PFLOOP) {
+                    const u64 ahead = ((u64)t + AHEAD) * TILE;
+                    for (u32 line = lane_idx(); line < TILE / 32; line += WARP_SIZE)
+                        if (ahead + 32 * (u64)line < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(input + ahead + 32 * (u64)line));
+                } else {
+                    const u64 ahead = ((u64)t + AHEAD) * TILE;
+                    for (u32 k = 0; k < TILE / 32 / 32; ++k) {
+                        const u64 line = ahead + (u64)(k * 32 + lane_idx()) * 32;
+                        if (line < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(input + line));
+                    }
                 }
             }
-            if (last_pending) {
-                const u32 p = (i + STAGES - 1) % STAGES;
-                mbarrier_wait(full(p), ((i - 1) / STAGES) & 1);
-                const uint4* units = reinterpret_cast<const uint4*>(slot(p));
-                u32 sum = 0;
-#pragma unroll 8
-                for (u32 k = 0; k < TILE / 4 / 32; ++k) {
-                    const uint4 u = units[k * 32 + lane_idx()];
-                    sum += u.x + u.y + u.z + u.w;
-                }
-#pragma unroll
-                for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(ALL_LANES, sum, d);
-                if (lane_idx() == 0) {
-                    const state::Claim c = {words[2 * p], words[2 * p + 1]};
-                    state::publish(state, c, c.tile == 0 ? status::PREFIX : status::AGGREGATE, sum);
-                }
+            if constexpr (!OVERLAP) {
+                if (last_pending) sum_previous();
             }
             if (t >= tiles) break;
             last_pending = true;
@@ -236,16 +288,32 @@ int main() {
     const u32 l2_units = (u32)(2ull * prop.l2CacheSize / 16);
     const int reps = 20;
     CHECK(cudaMemcpy(input, full.data(), n * 4, cudaMemcpyHostToDevice));
-    typedef void (*Lab)(const u32*, u32*, u64, u64*);
-    const Lab labs[3] = {lab::ring_producer<0>, lab::ring_producer<1>, lab::ring_producer<2>};
-    const char* names[4] = {"lab, thread 0 frees", "lab, lane 0 of each warp", "lab, every consumer", "s12 twin"};
-    for (const Lab k : labs) CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, s12::SHARED_BYTES));
+    typedef void (*Kernel)(const u32*, u32*, u64, u64*);
+    struct Variant {
+        const char* name;
+        Kernel kernel;
+    };
+    const Variant variants[] = {
+        {"lab", lab::ring_producer<0>},
+        {"lab + partial copy", lab::ring_producer<0, 1>},
+        {"lab + full unroll", lab::ring_producer<0, 0, 1>},
+        {"lab + prefetch loop", lab::ring_producer<0, 0, 0, 1>},
+        {"lab + shuffle first", lab::ring_producer<0, 0, 0, 0, 1>},
+        {"lab + all four", lab::ring_producer<0, 1, 1, 1, 1>},
+        {"lab + overlap claim", lab::ring_producer<0, 0, 0, 0, 0, 1>},
+        {"lab + 32-bit division", lab::ring_producer<0, 0, 0, 0, 0, 0, 1>},
+        {"lab + overlap + div32", lab::ring_producer<0, 0, 0, 0, 0, 1, 1>},
+        {"s12 twin", nullptr},
+    };
+    const int count = sizeof(variants) / sizeof(variants[0]);
+    for (const Variant& v : variants)
+        if (v.kernel) CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, s12::SHARED_BYTES));
     std::vector<u32> expect(n), got(n);
     u32 run = 0;
     for (u64 i = 0; i < n; ++i) expect[i] = run += full[i];
     for (int pass = 0; pass < 2; ++pass) {
-        for (int kk = 0; kk < 4; ++kk) {
-            const int k = pass == 0 ? kk : 3 - kk;
+        for (int kk = 0; kk < count; ++kk) {
+            const int k = pass == 0 ? kk : count - 1 - kk;
             std::vector<float> copy, scan;
             CHECK(cudaMemset(state, 0, state_words(tiles) * 8));
             CHECK(cudaMemset(output, 0xff, n * 4));
@@ -260,7 +328,7 @@ int main() {
                 if (r >= 3) copy.push_back(ms);
                 CHECK(cudaMemsetAsync(flush, r, flush_bytes));
                 CHECK(cudaEventRecord(a));
-                if (k < 3) labs[k]<<<grid, s12::THREADS, s12::SHARED_BYTES>>>(input, output, n, state);
+                if (variants[k].kernel) variants[k].kernel<<<grid, s12::THREADS, s12::SHARED_BYTES>>>(input, output, n, state);
                 else s12_producer_ring_i32<<<grid, s12::THREADS, s12::SHARED_BYTES>>>(input, output, n, state, 0, 0);
                 CHECK(cudaEventRecord(b));
                 CHECK(cudaEventSynchronize(b));
@@ -271,7 +339,7 @@ int main() {
             CHECK(cudaMemcpy(got.data(), output, n * 4, cudaMemcpyDeviceToHost));
             const bool ok = std::equal(expect.begin(), expect.end(), got.begin());
             const double c = median(copy) * 1e3, sc = median(scan) * 1e3;
-            printf("pass %d %-26s copy %7.1f us  scan %7.1f us  %5.1f %% of copy  check %s\n", pass, names[k], c, sc,
+            printf("pass %d %-24s copy %7.1f us  scan %7.1f us  %5.1f %% of copy  check %s\n", pass, variants[k].name, c, sc,
                    100.0 * c / sc, ok ? "ok" : "WRONG");
             fflush(stdout);
         }

@@ -22,7 +22,9 @@
 #   pipes       ncu on a07 (bf16, one launch each, verify-only): head dims 64 and 128, seq 1k and 4k,
 #               both masks: how busy the tensor pipe, the XU pipe (MUFU: ex2, the softmax's
 #               exponentials at 16 per clock per SM) and the FMA pipe are, and what the warps
-#               wait on; OUTDIR/pipes.txt. Whether a head dim 64 tile is held by its ex2s (as
+#               wait on; OUTDIR/pipes.txt. (On sm_90 the tensor pipe's busy cycles, wgmma's
+#               included, read as sm__pipe_tensor_op_hmma_cycles_active; the _gmma_cycles name
+#               reads n/a there.) Whether a head dim 64 tile is held by its ex2s (as
 #               many XU cycles as tensor cycles by arithmetic: 128 x 128 exponentials against
 #               2 x 128 x 128 x 64 multiply-adds per key tile) decides whether computing part of
 #               them on the FMA pipe pays.
@@ -61,7 +63,7 @@ for part in "$@"; do
            for d in 64 128; do for seq in 1k 4k; do for mask in none causal; do
              echo "=== d$d seq $seq $mask" >> "$out/pipes.txt"
              timeout 300 ncu --clock-control none --launch-count 1 -k "regex:a07_persistent" \
-               --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,gpu__time_duration.sum \
+               --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,gpu__time_duration.sum \
                $b/host -k a07 --twins off --verify-only --attn-type bf16 --head-dim $d --seq $seq --mask $mask \
                >> "$out/pipes.txt" 2>&1
            done; done; done

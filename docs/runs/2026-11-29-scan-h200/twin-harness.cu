@@ -109,9 +109,12 @@ __device__ __forceinline__ u32 wide_lookback_c(u64* state, state::Claim claim, u
 // over lines with a bound check each; SHFLFIRST, the claim shared with the warp before lane 0
 // issues the copy. And two candidate fixes: OVERLAP, the claim's atomic issued before the
 // previous tile's sum and its result used after it; DIV32, the ticket's division in 32 bits
-// while the ticket fits in 32 bits.
+// while the ticket fits in 32 bits. SHIFT: the ring placed that many bytes past the dynamic
+// shared memory's start. The laboratory's static shared arrays take 372 bytes, so its ring
+// starts 128-byte aligned (0x180); the step's take 176, so its ring starts at 48 bytes past a
+// 128-byte line (0xb0): SHIFT 48 puts the laboratory's ring where the step's is.
 template <int ARRIVE, int PARTIAL = 0, int FULLSUM = 0, int PFLOOP = 0, int SHFLFIRST = 0, int OVERLAP = 0,
-          int DIV32 = 0>
+          int DIV32 = 0, int SHIFT = 0>
 __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* output, u64 n, u64* state) {
     using E = I32;
     extern __shared__ __align__(16) u32 smem[];
@@ -119,8 +122,8 @@ __global__ void __launch_bounds__(288) ring_producer(const u32* input, u32* outp
     __shared__ u32 flags[8 * WARPS], sums[WARPS], totals[WARPS];
     const u32 tiles = (u32)(n / TILE);
     const u64 per_launch = (u64)tiles + gridDim.x;
-    auto slot = [&](u32 s) { return smem + s * TILE; };
-    const u32 bars = smem_u32(smem + STAGES * TILE);
+    auto slot = [&](u32 s) { return smem + SHIFT / 4 + s * TILE; };
+    const u32 bars = smem_u32(smem + SHIFT / 4 + STAGES * TILE);
     auto full = [&](u32 s) { return bars + 8 * s; };
     auto empty = [&](u32 s) { return bars + 8 * (STAGES + s); };
     constexpr u32 ARRIVALS = ARRIVE == 0 ? 1 : ARRIVE == 1 ? WARPS : s12::CONSUMERS;
@@ -303,11 +306,14 @@ int main() {
         {"lab + overlap claim", lab::ring_producer<0, 0, 0, 0, 0, 1>},
         {"lab + 32-bit division", lab::ring_producer<0, 0, 0, 0, 0, 0, 1>},
         {"lab + overlap + div32", lab::ring_producer<0, 0, 0, 0, 0, 1, 1>},
+        {"lab, ring at +48 bytes", lab::ring_producer<0, 0, 0, 0, 0, 0, 0, 48>},
+        {"lab, ring at +16 bytes", lab::ring_producer<0, 0, 0, 0, 0, 0, 0, 16>},
+        {"lab, ring at +64 bytes", lab::ring_producer<0, 0, 0, 0, 0, 0, 0, 64>},
         {"s12 twin", nullptr},
     };
     const int count = sizeof(variants) / sizeof(variants[0]);
     for (const Variant& v : variants)
-        if (v.kernel) CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, s12::SHARED_BYTES));
+        if (v.kernel) CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, s12::SHARED_BYTES + 128));
     std::vector<u32> expect(n), got(n);
     u32 run = 0;
     for (u64 i = 0; i < n; ++i) expect[i] = run += full[i];
@@ -328,7 +334,7 @@ int main() {
                 if (r >= 3) copy.push_back(ms);
                 CHECK(cudaMemsetAsync(flush, r, flush_bytes));
                 CHECK(cudaEventRecord(a));
-                if (variants[k].kernel) variants[k].kernel<<<grid, s12::THREADS, s12::SHARED_BYTES>>>(input, output, n, state);
+                if (variants[k].kernel) variants[k].kernel<<<grid, s12::THREADS, s12::SHARED_BYTES + 128>>>(input, output, n, state);
                 else s12_producer_ring_i32<<<grid, s12::THREADS, s12::SHARED_BYTES>>>(input, output, n, state, 0, 0);
                 CHECK(cudaEventRecord(b));
                 CHECK(cudaEventSynchronize(b));

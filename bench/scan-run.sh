@@ -16,6 +16,10 @@
 #   sweep       s11, s12 and CUB at every power of two from 2^16 to 2^30
 #   sanitize    the scan family's GPU tests of the Rust steps (less the 16 GiB one, the twins
 #               and CUB's) under memcheck, racecheck and synccheck (host sanitize)
+#   harness     builds and runs docs/runs/2026-11-29-scan-h200/twin-harness.cu (nvcc): s12's
+#               twin beside its laboratory's kernel and that kernel's variants, 2^30, one process
+#   pack        OUTDIR's files so far in one archive, OUTDIR.tgz (for a machine that sends back
+#               only a few files)
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -65,6 +69,10 @@ for part in "$@"; do
              --json "$out/sweep.json" > "$out/sweep.txt" 2> "$out/sweep.progress"; echo "sweep: host exit $?" ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck scan/ \
                 -- --skip cpp_twin --skip scan/cub 2>&1 | tail -16 ;;
+    harness) nvcc -O3 -std=c++17 -arch=sm_90a -I twins docs/runs/2026-11-29-scan-h200/twin-harness.cu \
+               -o "$out/harness" > "$out/harness-build.log" 2>&1 || { echo "harness: nvcc failed"; tail "$out/harness-build.log"; continue; }
+             "$out/harness" | tee "$out/harness.txt"; rm -f "$out/harness" ;;
+    pack) tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && echo "packed $out.tgz" ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done

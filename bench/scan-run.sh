@@ -18,8 +18,8 @@
 #               and CUB's) under memcheck, racecheck and synccheck (host sanitize)
 #   harness     builds and runs docs/runs/2026-11-29-scan-h200/twin-harness.cu (nvcc): s12's
 #               twin beside its laboratory's kernel and that kernel's variants, 2^30, one process
-#   pack        OUTDIR's files so far in one archive, OUTDIR.tgz (for a machine that sends back
-#               only a few files)
+#   pack        OUTDIR's files so far in one archive beside it, OUTDIR.tgz (for a machine that
+#               sends back only a few files: give an OUTDIR inside the folder that comes back)
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle

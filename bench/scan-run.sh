@@ -62,7 +62,7 @@ for part in "$@"; do
            export GPU_KERNELS_CUB_LIBRARY=$PWD/$b/cub/libscan_cub.so
            for dir in $b dist/exp/*; do
              name=$(basename "$dir")
-             $dir/host --ptx-dir $dir/ptx -k s10,s11,s12 --twins off -n 2^20,2^24,2^30 > "$out/variant-$name.txt" 2> "$out/variant-$name.progress"
+             $dir/host --ptx-dir $dir/ptx -k s10,s11,s12,s14 --twins off -n 2^20,2^24,2^30 > "$out/variant-$name.txt" 2> "$out/variant-$name.progress"
              echo "$name: host exit $?"; grep -E "^(s1|CUB|copy)" "$out/variant-$name.txt"
            done ;;
     sweep) $b/host -k s11,s12 --twins off -n 2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,2^29,2^30 \

@@ -29,7 +29,7 @@ use super::hopper::{self, KEYS, LaneRows, Output, Panels, Scores, WARPGROUP, WAR
 use super::{Bf16, BlockHeads, F16, HeadRows};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
-use crate::device::shared::dynamic_shared;
+use crate::device::shared::dynamic_shared_aligned;
 use crate::device::sync::sync_threads;
 use crate::device::wgmma;
 use common::attention::Dims;
@@ -72,8 +72,7 @@ struct SharedTiles<const PANELS: usize> {
 impl<const PANELS: usize> SharedTiles<PANELS> {
     #[inline(always)]
     fn new() -> Self {
-        let start = dynamic_shared::<u8>().address(0);
-        Self { base: (start + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1) }
+        Self { base: dynamic_shared_aligned(ALIGN_SLACK) }
     }
 
     #[inline(always)]

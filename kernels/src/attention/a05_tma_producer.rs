@@ -30,7 +30,7 @@ use super::fragments::RowStats;
 use super::hopper::{self, KEYS, LaneRows, Output, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
-use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::shared::{SharedArray, dynamic_shared_aligned};
 use crate::device::sync::sync_threads;
 use crate::device::tma::{
     copy_tensor_4d, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait,
@@ -137,8 +137,7 @@ pub(super) struct SharedTiles<const PANELS: usize> {
 impl<const PANELS: usize> SharedTiles<PANELS> {
     #[inline(always)]
     pub(super) fn new() -> Self {
-        let start = dynamic_shared::<u8>().address(0);
-        Self { base: (start + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1) }
+        Self { base: dynamic_shared_aligned(ALIGN_SLACK) }
     }
 
     #[inline(always)]

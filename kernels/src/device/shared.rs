@@ -201,6 +201,15 @@ pub fn dynamic_shared<T>() -> SharedArray<T> {
     unsafe { SharedArray::from_address(base) }
 }
 
+/// The address of the dynamic shared memory's first `align`-byte boundary (`align` a power
+/// of two): the array starts where the static shared arrays end, 16-byte aligned only, so a
+/// launch that needs more (a swizzle atom's 1024 bytes, a bulk copy's 128-byte lines) gives
+/// `align` bytes more than its data takes, and its data starts here.
+#[inline(always)]
+pub fn dynamic_shared_aligned(align: u32) -> u32 {
+    (dynamic_shared::<u8>().address(0) + align - 1) & !(align - 1)
+}
+
 /// Declares a static shared array and a function that returns it:
 ///
 /// ```ignore

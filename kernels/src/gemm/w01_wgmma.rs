@@ -24,7 +24,7 @@
 
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
-use crate::device::shared::dynamic_shared;
+use crate::device::shared::dynamic_shared_aligned;
 use crate::device::sync::sync_threads;
 use crate::device::wgmma::{self, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16};
 use crate::unroll;
@@ -84,7 +84,7 @@ unsafe fn copy_chunk(dst: u32, p: *const u16, rows: u32, cols: u32, r: u32, c: u
 unsafe fn wgmma_gemm<const BF16: bool>(a: *const u16, b: *const u16, c: *mut f32, m: u32, n: u32, k: u32) {
     // The swizzle atoms must sit on 1024-byte boundaries: round the dynamic base up (the
     // launch gives ALIGN_SLACK bytes more than the stages need).
-    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
+    let base = dynamic_shared_aligned(ALIGN_SLACK);
     let a_stage = |s: u32| base + s * STAGE_BYTES;
     let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
     let tid = thread_idx();

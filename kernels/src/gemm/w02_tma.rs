@@ -23,7 +23,7 @@
 //! More: docs/lessons.md#w02
 
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
-use crate::device::shared::dynamic_shared;
+use crate::device::shared::dynamic_shared_aligned;
 use crate::device::sync::sync_threads;
 use crate::device::tma::{
     copy_tensor_2d, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
@@ -71,7 +71,7 @@ unsafe fn tma_gemm<const BF16: bool>(
     n: u32,
     k: u32,
 ) {
-    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
+    let base = dynamic_shared_aligned(ALIGN_SLACK);
     let a_stage = |s: u32| base + s * STAGE_BYTES;
     let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
     // Stage s's "full" barrier (its tile landed) and "empty" barrier (both warpgroups are

@@ -28,7 +28,7 @@
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};
-use crate::device::shared::dynamic_shared;
+use crate::device::shared::dynamic_shared_aligned;
 use crate::device::tma::{
     copy_tensor_2d, copy_tensor_2d_multicast, fence_barrier_init, mbarrier_arrive_expect_tx,
     mbarrier_arrive_remote, mbarrier_init, mbarrier_wait,
@@ -77,7 +77,7 @@ unsafe fn multicast_gemm<const BF16: bool>(
     n: u32,
     k: u32,
 ) {
-    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
+    let base = dynamic_shared_aligned(ALIGN_SLACK);
     let a_stage = |s: u32| base + s * STAGE_BYTES;
     let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
     let full = |s: u32| base + STAGES * STAGE_BYTES + s * 8;

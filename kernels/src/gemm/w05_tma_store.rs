@@ -27,7 +27,7 @@
 
 use crate::device::cluster::{cluster_count, cluster_idx, cluster_rank, cluster_sync, map_shared_to_rank};
 use crate::device::index::{WARP_SIZE, thread_idx};
-use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::shared::{SharedArray, dynamic_shared_aligned};
 use crate::device::sync::sync_named;
 use crate::device::tma::{
     bulk_commit_group, bulk_wait_group, bulk_wait_group_read, copy_tensor_2d, copy_tensor_2d_multicast,
@@ -85,7 +85,7 @@ unsafe fn tma_store_gemm<const BF16: bool>(
     n: u32,
     k: u32,
 ) {
-    let base = (dynamic_shared::<u8>().address(0) + ALIGN_SLACK - 1) & !(ALIGN_SLACK - 1);
+    let base = dynamic_shared_aligned(ALIGN_SLACK);
     let a_stage = |s: u32| base + s * STAGE_BYTES;
     let b_stage = |s: u32| base + s * STAGE_BYTES + A_BYTES;
     // Warpgroup w's staging box b, after the stages (1024-byte aligned, as the swizzle

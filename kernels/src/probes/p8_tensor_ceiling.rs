@@ -144,7 +144,7 @@ pub use hopper::{ceiling_wgmma_bf16, ceiling_wgmma_e4m3, ceiling_wgmma_f16};
 mod hopper {
     use super::bits;
     use crate::device::index::{block_dim, block_idx, thread_idx};
-    use crate::device::shared::{SharedArray, dynamic_shared};
+    use crate::device::shared::{SharedArray, dynamic_shared_aligned};
     use crate::device::sync::sync_threads;
     use crate::device::wgmma::{
         self, FP8_MMA_K, M64N256_ACC, descriptor, mma_m64n256k16_bf16, mma_m64n256k16_f16, mma_m64n256k32_e4m3,
@@ -215,7 +215,7 @@ mod hopper {
     /// dynamic shared memory, on an sm_90a device.
     #[inline(always)]
     unsafe fn wgmma_loop<const BF16: bool>(out: *mut u32, iters: u32, seed: u64) {
-        let base = (dynamic_shared::<u8>().address(0) + WGMMA_ALIGN - 1) & !(WGMMA_ALIGN - 1);
+        let base = dynamic_shared_aligned(WGMMA_ALIGN);
         let (a_tile, b_tile) = (base, base + A_BYTES);
         let (tid, threads) = (thread_idx(), block_dim());
 
@@ -295,7 +295,7 @@ mod hopper {
     /// As [`wgmma_loop`].
     #[inline(always)]
     unsafe fn wgmma_fp8_loop(out: *mut u32, iters: u32, seed: u64) {
-        let base = (dynamic_shared::<u8>().address(0) + WGMMA_ALIGN - 1) & !(WGMMA_ALIGN - 1);
+        let base = dynamic_shared_aligned(WGMMA_ALIGN);
         let b_tile = base + FP8_A_BYTES;
         // SAFETY: the tiles lie inside the launch's dynamic shared memory (the caller's
         // contract), 1024-byte aligned.

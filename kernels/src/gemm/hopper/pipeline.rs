@@ -12,7 +12,7 @@
 
 use super::{Shape, WARPGROUP};
 use crate::device::cluster::map_shared_to_rank;
-use crate::device::shared::dynamic_shared;
+use crate::device::shared::dynamic_shared_aligned;
 use crate::device::tma::{
     fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_wait,
 };
@@ -114,7 +114,7 @@ impl<S: Shape> SharedLayout<S> {
     #[inline(always)]
     pub fn new() -> Self {
         let () = S::VALID;
-        let base = (dynamic_shared::<u8>().address(0) + S::ALIGN_SLACK - 1) & !(S::ALIGN_SLACK - 1);
+        let base = dynamic_shared_aligned(S::ALIGN_SLACK);
         Self { base, barriers: base + S::STAGES * S::STAGE_BYTES + S::C_STAGING_BYTES, shape: PhantomData }
     }
 

@@ -28,6 +28,11 @@
 #               many XU cycles as tensor cycles by arithmetic: 128 x 128 exponentials against
 #               2 x 128 x 128 x 64 multiply-adds per key tile) decides whether computing part of
 #               them on the FMA pipe pays.
+#   hotspots    ncu's warp-state sampling per SASS instruction of a07 (bf16, one launch each) at
+#               seq 1k: head dim 128 without a mask and 64 with the causal one, the two furthest
+#               below cuDNN there; OUTDIR/hotspots-*.csv (ncu's source page) and a summary of the
+#               samples by instruction kind (wgmma, its waits, mbarrier waits, exponentials,
+#               barriers, stores: what the epilogue and the pipeline's edges cost at 1k)
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
 #   sanitize-hopper  the same for the Hopper steps alone, a07 first, then a06 and a05
@@ -68,6 +73,49 @@ for part in "$@"; do
                >> "$out/pipes.txt" 2>&1
            done; done; done
            grep -E "^===|pct_of_peak|ratio|duration" "$out/pipes.txt" | head -120 ;;
+    hotspots) for shape in "128 none" "64 causal"; do
+                set -- $shape; name="hotspots-d$1-$2-1k"
+                timeout 300 ncu --clock-control none --launch-count 1 -k "regex:a07_persistent" \
+                  --section WarpStateStats --section SourceCounters -o "$out/$name" -f \
+                  $b/host -k a07 --twins off --verify-only --attn-type bf16 --head-dim $1 --seq 1k --mask $2 \
+                  > "$out/$name.log" 2>&1
+                echo "$name: ncu exit $?"
+                ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
+                echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
+                python3 - "$out/$name.csv" <<'PY'
+import csv, re, sys
+from collections import Counter
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = next((i for i, r in enumerate(rows) if any("Source" in c for c in r)), None)
+if head is None:
+    sys.exit("no source table in " + sys.argv[1])
+cols = rows[head]
+src = next(i for i, c in enumerate(cols) if c.strip() == "Source")
+samp = next((i for i, c in enumerate(cols) if "Sampling" in c and "All" in c), None) or \
+       next(i for i, c in enumerate(cols) if "Sampling" in c)
+kinds = [("wgmma", r"HGMMA"), ("wgmma waits", r"WARPGROUP|DEPBAR"), ("mbarrier", r"SYNCS"),
+         ("exponentials", r"MUFU"), ("barriers", r"\bBAR\b"), ("stores", r"\bST[GS]\b|STG|STS"),
+         ("loads", r"\bLD[GS]\b|LDS|LDG|LDSM"), ("shuffles", r"SHFL"), ("float math", r"FMUL|FADD|FFMA|FMNMX|FSEL|F2F"),
+         ("integer and moves", r"IMAD|IADD|LOP|MOV|SEL|ISETP|R2UR|S2R|LEA|SHF")]
+total, by, top = 0, Counter(), []
+for r in rows[head + 1:]:
+    if len(r) <= max(src, samp):
+        continue
+    try:
+        n = float(r[samp].replace(",", ""))
+    except ValueError:
+        continue
+    total += n
+    kind = next((k for k, pat in kinds if re.search(pat, r[src])), "other")
+    by[kind] += n
+    top.append((n, r[src].strip()[:70]))
+print(f"{sys.argv[1]}: {total:.0f} samples")
+for k, n in by.most_common():
+    print(f"  {k:18s} {100 * n / max(total, 1):5.1f} %")
+for n, s in sorted(top, reverse=True)[:15]:
+    print(f"  {n:7.0f}  {s}")
+PY
+              done ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do
               $b/host -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \

@@ -115,6 +115,7 @@ for k, n in by.most_common():
 for n, s in sorted(top, reverse=True)[:15]:
     print(f"  {n:7.0f}  {s}")
 PY
+                rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
               done ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do

@@ -8,8 +8,8 @@
 //! Changes from s11: the grid (a wave), the ring, the producer warp and its sums, the block-wide
 //!       window, the consumers' own named barrier; the rows' scan and stores are s11's.
 //! Bottleneck: the H100's HBM from 2^27 on. On an H200 (a tile per SM every 2.0 µs to keep up
-//!       with a copy) the producer's path per tile: 86.8 % of a copy, where its laboratory's
-//!       kernel reaches 91.5 % and the ring with no look-back at all 94 %.
+//!       with a copy) 86.8 % of a copy, where its laboratory's kernel of the same design
+//!       reaches 91.5 % and the ring with no look-back at all 94 %; why is open (lessons).
 //! Cost: 6 × 32 KiB of shared memory and a warp per block; the producer reads each tile twice.
 //! Result: 2.83 ms at 2^30 i32: 100.2 % of a copy, 123 % of CUB, H100, 2026-11-28.
 //!

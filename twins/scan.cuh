@@ -80,7 +80,8 @@ constexpr u64 BULK_PREFETCH_BELOW = 1ull << 25;  // shorter inputs: one bulk pre
 constexpr u32 THREADS = 256;
 constexpr u32 ROWS = 8;  // rows of one 16-byte unit per lane that each warp scans
 constexpr u32 TILE = THREADS * ROWS * 4;
-constexpr u32 SHARED_BYTES = TILE * 4 + 8;  // the tile, then its copy's mbarrier
+constexpr u32 TILE_ALIGN = 128;  // the tile starts on a 128-byte line
+constexpr u32 SHARED_BYTES = TILE * 4 + 8 + TILE_ALIGN;  // the tile, then its copy's mbarrier, the slack
 }  // namespace s11
 namespace s12 {  // a resident block per SM: a ring of tiles, eight consumer warps and a producer warp
 constexpr u32 AHEAD = s11::AHEAD;
@@ -89,7 +90,8 @@ constexpr u32 CONSUMERS = s11::THREADS;
 constexpr u32 THREADS = CONSUMERS + 32;
 constexpr u32 STAGES = 6;  // six 32 KiB slots: one block per SM
 constexpr u32 WINDOW = CONSUMERS;  // status words read per round trip of the look-back
-constexpr u32 SHARED_BYTES = STAGES * (TILE * 4 + 16);  // the slots, then a "full" and an "empty" mbarrier each
+constexpr u32 RING_ALIGN = s11::TILE_ALIGN;  // the ring starts on a 128-byte line, as s11's tile
+constexpr u32 SHARED_BYTES = STAGES * (TILE * 4 + 16) + RING_ALIGN;  // the slots, a "full" and an "empty" mbarrier each, the slack
 }  // namespace s12
 namespace s13 {  // stream compaction: s10's tiles, state and prefetch
 using s10::AHEAD;

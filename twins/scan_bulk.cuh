@@ -7,6 +7,14 @@
 #include "hopper.cuh"
 
 namespace bulk {
+// `aligned_shared`: `words` (the dynamic shared memory, which starts where the static arrays
+// end) from its first ALIGN-byte boundary; the launch gives ALIGN bytes of slack.
+template <u32 ALIGN>
+__device__ __forceinline__ u32* aligned_shared(u32* words) {
+    const u32 start = smem_u32(words);
+    return words + (((start + ALIGN - 1) & ~(ALIGN - 1)) - start) / 4;
+}
+
 // `scan_row`: a row's lane offsets given `carry`, the sum of the warp's rows before it:
 // (this lane's sum of everything before its unit in the warp, the row's total).
 template <class E>

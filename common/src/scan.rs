@@ -80,8 +80,12 @@ pub mod s11 {
     /// Rows of one 16-byte unit per lane that each warp scans.
     pub const ROWS: u32 = 8;
     pub const TILE: u32 = THREADS * ROWS * 4;
-    /// Dynamic shared memory: the tile, then the 8-byte mbarrier its copy completes.
-    pub const SHARED_BYTES: u32 = TILE * 4 + 8;
+    /// The tile's start in shared memory: a 128-byte line (the dynamic shared memory begins
+    /// where the static arrays end, 140 bytes in here).
+    pub const TILE_ALIGN: u32 = 128;
+    /// Dynamic shared memory: the tile, then the 8-byte mbarrier its copy completes, and the
+    /// slack that aligns them.
+    pub const SHARED_BYTES: u32 = TILE * 4 + 8 + TILE_ALIGN;
 }
 
 /// s12 (a resident block per SM, a ring of tiles, a producer warp): s11's tile, rows and
@@ -97,8 +101,12 @@ pub mod s12 {
     pub const STAGES: u32 = 6;
     /// Status words the consumers read per round trip of the look-back, one each.
     pub const WINDOW: u32 = CONSUMERS;
-    /// Dynamic shared memory: the slots, then a "full" and an "empty" mbarrier per slot.
-    pub const SHARED_BYTES: u32 = STAGES * (TILE * 4 + 16);
+    /// The ring's start in shared memory: a 128-byte line, as s11's tile (the dynamic shared
+    /// memory begins where the static arrays end: 176 bytes in here, 48 past a line).
+    pub const RING_ALIGN: u32 = super::s11::TILE_ALIGN;
+    /// Dynamic shared memory: the slots, then a "full" and an "empty" mbarrier per slot, and
+    /// the slack that aligns them.
+    pub const SHARED_BYTES: u32 = STAGES * (TILE * 4 + 16) + RING_ALIGN;
 }
 
 /// s13 (stream compaction on s10's scan): s10's tiles, state and prefetch.
@@ -108,7 +116,7 @@ pub mod s13 {
 
 /// s14 (compaction staged in shared memory): s11's tile, bulk copy and rows.
 pub mod s14 {
-    pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE};
+    pub use super::s11::{AHEAD, ROWS, SHARED_BYTES, THREADS, TILE, TILE_ALIGN};
 }
 
 /// Threads per block of the kernel that adds each tile's offset (the scan-then-propagate

@@ -17,7 +17,8 @@ template <class E>
 __device__ __forceinline__ void bulk_copy(const u32* input, u32* output, u64 n, u64* state, u32 exclusive,
                                           u32 jitter) {
     using V = typename E::Value;
-    extern __shared__ __align__(16) u32 tile_words[];
+    extern __shared__ __align__(16) u32 dynamic_words[];
+    u32* const tile_words = bulk::aligned_shared<s11::TILE_ALIGN>(dynamic_words);
     const state::Claim claim = bulk::load_tile<E>(tile_words, bulk_copy_words, input, n, state, jitter);
     const u64 start = (u64)claim.tile * s11::TILE;
     const bulk::Rows<E> rows = bulk::scan_rows_of<E>(tile_words, bulk::Values<E>{});

@@ -188,8 +188,8 @@ __shared__ u32 ring_scratch[4 * ring::WARPS];
 template <class E>
 __device__ __forceinline__ void producer_ring(const u32* input, u32* output, u64 n, u64* state, u32 exclusive,
                                               u32 jitter) {
-    extern __shared__ __align__(16) u32 tiles_words[];
-    const ring::Ring r = {tiles_words};
+    extern __shared__ __align__(16) u32 dynamic_words[];
+    const ring::Ring r = {bulk::aligned_shared<s12::RING_ALIGN>(dynamic_words)};
     const u32 tiles = (u32)(n > 0 ? (n + s12::TILE - 1) / s12::TILE : 1);
     if (threadIdx.x == 0) {
         for (u32 s = 0; s < s12::STAGES; ++s) mbarrier_init(r.full(s), 1), mbarrier_init(r.empty(s), s12::CONSUMERS);

@@ -39,7 +39,8 @@ __device__ __forceinline__ void pack_rows(u32* tile_words, const int (&before_la
 
 extern "C" __global__ void __launch_bounds__(s14::THREADS)
     s14_staged_compaction(const u32* input, u32* output, u64 n, u64* state, u32* count, u32 jitter) {
-    extern __shared__ __align__(16) u32 tile_words[];
+    extern __shared__ __align__(16) u32 dynamic_words[];
+    u32* const tile_words = bulk::aligned_shared<s11::TILE_ALIGN>(dynamic_words);
     const state::Claim claim = bulk::load_tile<I32>(tile_words, staged_words, input, n, state, jitter);
     // Elements past n read as 0, which the test rejects.
     const bulk::Rows<I32> rows = bulk::scan_rows_of<I32>(tile_words, Flags{});

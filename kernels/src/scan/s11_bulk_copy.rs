@@ -28,7 +28,7 @@ use super::state::{self, Claim};
 use super::{Element, tile};
 use crate::device::index::{ALL_LANES, WARP_SIZE, lane_idx, thread_idx, warp_idx};
 use crate::device::load::{I32x4, store_streaming_v4};
-use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::shared::{SharedArray, dynamic_shared_aligned};
 use crate::device::sync::sync_threads;
 use crate::device::tma::{
     copy_bulk, fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, prefetch_bulk_l2,
@@ -36,7 +36,7 @@ use crate::device::tma::{
 use crate::device::warp::{shuffle_idx_u32, shuffle_up_u32};
 use crate::scan_entry_points;
 use crate::static_shared;
-use common::scan::s11::{AHEAD, BULK_PREFETCH_BELOW, ROWS, THREADS, TILE};
+use common::scan::s11::{AHEAD, BULK_PREFETCH_BELOW, ROWS, THREADS, TILE, TILE_ALIGN};
 
 static_shared! {
     /// The block's claim (tile, epoch), then the sum of every tile before it.
@@ -227,7 +227,8 @@ pub unsafe fn load_tile<E: Element>(
 /// block per `TILE` elements (at least one); `input` and `output` are 16-byte aligned and hold
 /// `n` elements (they may be the same buffer); `state` as for s07's `single_pass`.
 unsafe fn bulk_copy<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
-    let tile_words: SharedArray<u32> = dynamic_shared();
+    // SAFETY: SHARED_BYTES holds TILE_ALIGN bytes of slack past the tile and its barrier.
+    let tile_words: SharedArray<u32> = unsafe { SharedArray::from_address(dynamic_shared_aligned(TILE_ALIGN)) };
     let words: SharedArray<u32> = bulk_copy_words();
     // SAFETY: every thread, once; words 0 and 1 of three; launched as this kernel.
     let claim = unsafe { load_tile::<E>(tile_words, words, input, n, state, jitter) };

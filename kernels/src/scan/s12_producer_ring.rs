@@ -30,7 +30,7 @@ use super::state::{self, Claim};
 use super::Element;
 use crate::device::index::{ALL_LANES, WARP_SIZE, grid_dim, lane_idx, thread_idx, warp_idx};
 use crate::device::load::prefetch_l2;
-use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::shared::{SharedArray, dynamic_shared_aligned};
 use crate::device::sync::{sync_named, sync_threads};
 use crate::device::tma::{
     copy_bulk, fence_barrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait,
@@ -38,7 +38,7 @@ use crate::device::tma::{
 use crate::device::warp::{ballot, shuffle_idx_u32};
 use crate::scan_entry_points;
 use crate::static_shared;
-use common::scan::s12::{AHEAD, CONSUMERS, STAGES, THREADS, TILE, WINDOW};
+use common::scan::s12::{AHEAD, CONSUMERS, RING_ALIGN, STAGES, THREADS, TILE, WINDOW};
 use common::scan::status::{self, AGGREGATE, PREFIX};
 
 /// The consumers' warps; the producer is the warp after them.
@@ -70,8 +70,8 @@ fn sync_consumers() {
     sync_named(CONSUMER_BARRIER, CONSUMERS);
 }
 
-/// The block's ring in dynamic shared memory: `STAGES` slots of a tile, then each slot's
-/// "full" and "empty" mbarriers.
+/// The block's ring in dynamic shared memory, from its first 128-byte line: `STAGES` slots of
+/// a tile, then each slot's "full" and "empty" mbarriers.
 #[derive(Clone, Copy)]
 struct Ring {
     tiles: SharedArray<u32>,
@@ -364,7 +364,8 @@ unsafe fn consume<E: Element>(ring: Ring, output: *mut u32, n: usize, state: *mu
 /// `state_words(tiles)` words for `tiles = max(1, ⌈n / TILE⌉)`, zeroed before its first launch,
 /// and every launch on it has this grid.
 unsafe fn producer_ring<E: Element>(input: *const u32, output: *mut u32, n: usize, state: *mut u64, exclusive: u32, jitter: u32) {
-    let ring = Ring { tiles: dynamic_shared() };
+    // SAFETY: SHARED_BYTES holds RING_ALIGN bytes of slack past the ring and its barriers.
+    let ring = Ring { tiles: unsafe { SharedArray::from_address(dynamic_shared_aligned(RING_ALIGN)) } };
     let tiles = n.div_ceil(TILE as usize).max(1) as u32;
     if thread_idx() == 0 {
         for s in 0..STAGES {

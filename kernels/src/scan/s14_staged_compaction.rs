@@ -9,8 +9,7 @@
 //!       packing in shared memory ([`pack_rows`]) and the warp's contiguous stores.
 //! Bottleneck: s11's: a block's life outside its copy.
 //! Cost: s11's shared memory and barriers; one `bar.warp.sync` per row.
-//! Result: 1.84 ms at n = 2^30: 127 % of CUB's DeviceSelect::If, H200, 2026-11-29; 118 % H100,
-//!       2026-11-25 (before s11's alignment).
+//! Result: 1.84 ms at n = 2^30: 127 % of CUB's DeviceSelect::If, H200, 2026-11-29.
 //!
 //! A row's kept elements go to the warp's part of the tile at what its rows before them
 //! kept, never past the row's own end: the rows a warp has not read yet are never written.

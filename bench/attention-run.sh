@@ -33,6 +33,10 @@
 #               below cuDNN there; OUTDIR/hotspots-*.csv (ncu's source page) and a summary of the
 #               samples by instruction kind (wgmma, its waits, mbarrier waits, exponentials,
 #               barriers, stores: what the epilogue and the pipeline's edges cost at 1k)
+#   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
+#               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
+#               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that
+#               loses ptxas's uniform datapath shows it here first); OUTDIR/sass.txt
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
 #   sanitize-hopper  the same for the Hopper steps alone, a07 first, then a06 and a05
@@ -166,6 +170,15 @@ for key, k in sorted(rows.items()):
         print(key, f"{a6:.0f} {a7:.0f} {c or 0:.0f}", f"{100 * a7 / a6:.1f} %", of(a6), of(a7))
 PY
          ;;
+    sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"
+          for e in $(grep -Eo 'entry a0[5-9]_[a-z0-9_]+_bf16_d(64|128)' "$p" | cut -d' ' -f2); do
+            ( ptxas -arch=sm_90a -v -e "$e" "$p" -o "$out/sass/$e.cubin" > "$out/sass/$e.log" 2>&1
+              echo "$e: $(grep -Eo 'Used [0-9]+ registers' "$out/sass/$e.log" | head -1)," \
+                   "$(grep -Eo '[0-9]+ bytes spill stores' "$out/sass/$e.log" | head -1)," \
+                   "R2UR $(cuobjdump -sass "$out/sass/$e.cubin" | grep -c R2UR)"
+              rm -f "$out/sass/$e.cubin" ) &
+          done > "$out/sass.unsorted"; wait
+          sort "$out/sass.unsorted" > "$out/sass.txt"; rm -rf "$out/sass.unsorted" "$out/sass"; cat "$out/sass.txt" ;;
     sanitize-hopper) for step in a07 a06 a05; do
                        SANITIZE_LOGS="$out/sanitize-$step" timeout 280 $b/run.sh --sanitize --tool memcheck,racecheck,synccheck \
                          attention/$step -- --skip cpp_twin --skip past_2 2>&1 | tail -5

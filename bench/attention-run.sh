@@ -19,6 +19,14 @@
 #   a07         a07 against a06, the step it extends, with cuDNN beside both: bf16, seq 512 to
 #               16k, head dims 64 and 128, both masks; OUTDIR/a07.json, and a table of a07 / a06
 #               and of each / cuDNN
+#   a08         a08 against a07, the step it extends, in two rounds of opposite order (a07 first,
+#               then a08 first), with cuDNN beside them: bf16, seq 1k, 2k, 4k, 16k, head dims 64
+#               and 128, both masks; OUTDIR/a08/*.json and a table of a08 / a07 and of each / cuDNN
+#   a08-long    the same at seq 16k alone, in four rounds of alternating order (a step's long-sequence
+#               figures run at the power cap, where the one timed first gets the better clock);
+#               OUTDIR/a08-long/*.json and the same table
+#   a08-record  a07 and a08 with their C++ twins and cuDNN, bf16, seq 512 to 16k, head dims 64 and
+#               128, both masks: the record OUTDIR/attention-a08.json (docs/results/<gpu>/)
 #   pipes       ncu on a07 (bf16, one launch each, verify-only): head dims 64 and 128, seq 1k and 4k,
 #               both masks: how busy the tensor pipe, the XU pipe (MUFU: ex2, the softmax's
 #               exponentials at 16 per clock per SM) and the FMA pipe are, and what the warps
@@ -45,6 +53,41 @@ out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
 mkdir -p "$out"
+# a07 against a08 in ROUNDS rounds of alternating order at SEQS, cuDNN beside them, into DIR.
+a07_against_a08() { # dir seqs rounds
+  local dir=$1 seqs=$2 rounds=$3 round order
+  mkdir -p "$dir"
+  for round in $(seq 1 "$rounds"); do
+    if [ $((round % 2)) = 1 ]; then order=a07,a08; else order=a08,a07; fi
+    $b/host -k $order --twins off --seq "$seqs" --json "$dir/$round.json" > "$dir/$round.txt" 2> "$dir/$round.progress"
+    echo "round $round ($order): host exit $?"
+  done
+  grep -h "WRONG" "$dir"/*.txt | head
+  python3 bench/attention-sdpa.py --backends cudnn "$dir/1.json" > "$dir/1-sdpa.txt" 2>&1
+  echo "sdpa: exit $?"
+  python3 - "$dir" <<'PY'
+import json, statistics, sys
+from pathlib import Path
+rows, cudnn = {}, {}
+for f in sorted(Path(sys.argv[1]).glob("[0-9].json")):
+    for r in json.load(open(f))["records"]:
+        if r.get("kernel", "")[:3] in ("a07", "a08") and r.get("figure"):
+            d = r["details"]
+            key = (d["head_dim"], d["mask"], d["seq_q"])
+            rows.setdefault(key, {}).setdefault(r["kernel"][:3], []).append(r["figure"])
+            c = (d.get("sdpa") or {}).get("cudnn", {}).get("tflops")
+            if c:
+                cudnn[key] = c
+print("head dim, mask, seq: a07 and a08 TFLOP/s per round; a08 / a07 (medians); a07 and a08 / cuDNN")
+for key, k in sorted(rows.items()):
+    a7, a8 = k.get("a07", []), k.get("a08", [])
+    if a7 and a8:
+        m7, m8, c = statistics.median(a7), statistics.median(a8), cudnn.get(key)
+        of = lambda x: f"{100 * x / c:.1f} %" if c else "-"
+        print(key, " ".join(f"{x:.0f}" for x in a7), "|", " ".join(f"{x:.0f}" for x in a8),
+              f"{100 * m8 / m7:.1f} %", of(m7), of(m8))
+PY
+}
 for part in "$@"; do
   echo "===== $part"
   case $part in
@@ -68,6 +111,12 @@ for part in "$@"; do
             case $part in ladder|ladder-f16) run f16 -k a02-a07 --seq 1k,4k,16k --attn-type f16 ;; esac
             case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
+    a08) a07_against_a08 "$out/a08" 1k,2k,4k,16k 2 ;;
+    a08-long) a07_against_a08 "$out/a08-long" 16k 4 ;;
+    a08-record) $b/host -k a07,a08 --seq 512,1k,2k,4k,8k,16k --json "$out/attention-a08.json" > "$out/a08-record.txt" 2> "$out/a08-record.progress"
+         echo "a08-record: host exit $?"; grep -h "WRONG" "$out/a08-record.txt" | head
+         python3 bench/attention-sdpa.py --backends cudnn "$out/attention-a08.json" > "$out/a08-record-sdpa.txt" 2>&1
+         echo "a08-record sdpa: exit $?"; cat "$out/a08-record-sdpa.txt" ;;
     pipes) : > "$out/pipes.txt"
            for d in 64 128; do for seq in 1k 4k; do for mask in none causal; do
              echo "=== d$d seq $seq $mask" >> "$out/pipes.txt"

@@ -309,3 +309,24 @@ constexpr u64 SECTION_BYTES = 16ull << 20;
 // The u32 words of the tile counter the kernel takes.
 constexpr u32 COUNTER_WORDS = 2;
 }  // namespace a07
+
+// common::attention::a08: a07's shape, and a staging box of O per consumer warpgroup after the
+// stages.
+namespace a08 {
+using a07::ALIGN_SLACK;
+using a07::BLOCK_K;
+using a07::BLOCK_Q;
+using a07::CONSUMER_REGISTERS;
+using a07::CONSUMER_WARPGROUPS;
+using a07::COUNTER_WORDS;
+using a07::PRODUCER_REGISTERS;
+using a07::SECTION_BYTES;
+using a07::STAGES;
+using a07::THREADS;
+// Rows of O one consumer warpgroup stages and stores: the rows of a TMA box of O's tensor map.
+constexpr u32 O_BOX_ROWS = BLOCK_Q / CONSUMER_WARPGROUPS;
+// Dynamic shared memory per block: a07's, then O's staging (BLOCK_Q rows of the head dim).
+__host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {
+    return a07::shared_bytes(head_dim) + BLOCK_Q * head_dim * 2;
+}
+}  // namespace a08

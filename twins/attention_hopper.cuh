@@ -2,11 +2,14 @@
 // C++ of the Rust they stand on, under the same names:
 //
 //   piece                                            Rust                                  twins
-//   descriptor, wgmma_{fence,commit_group,           kernels/src/device/wgmma.rs           a04-a07
+//   descriptor, wgmma_{fence,commit_group,           kernels/src/device/wgmma.rs           a04-a08
 //     wait_group}, fence_proxy_async_shared, the
-//     attention's wgmma forms, {claim,release}_registers
-//   mbarrier_*, copy_tensor_4d, prefetch_tensor_map  kernels/src/device/tma.rs             a05-a07
-//   sync_named, arrive_named                         kernels/src/device/sync.rs            a06, a07
+//     attention's wgmma forms, {claim,release}_registers,
+//     stmatrix_x4
+//   mbarrier_*, copy_tensor_4d, prefetch_tensor_map, kernels/src/device/tma.rs            a05-a08
+//     store_tensor_4d_if, bulk_{commit_group,wait_group_read}_if
+//   sync_named, arrive_named                         kernels/src/device/sync.rs            a06-a08
+//   computed_here                                    kernels/src/device/hint.rs            a08
 //   atomic_add_{acq_rel,relaxed}_u32                 kernels/src/device/atomic.rs          a07
 //   hopper:: (Wgmma, Panels, LaneRows, the products, kernels/src/attention/hopper.rs       a04-a07 (*)
 //     the softmax, the epilogue)
@@ -58,6 +61,15 @@ __device__ __forceinline__ void wgmma_wait_group() {
 // become visible to the async proxy that wgmma reads through.
 __device__ __forceinline__ void fence_proxy_async_shared() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// stmatrix.sync.aligned.m8n8.x4.shared.b16: the warp stores four 8 × 8 matrices of 16-bit values;
+// lane l gives the address of row l % 8 of matrix l / 8, and r[i] holds row lane / 4, columns
+// 2 (lane % 4) and + 1 of matrix i (an accumulator's layout, rounded to 16 bits).
+__device__ __forceinline__ void stmatrix_x4(u32 address, const u32 (&r)[4]) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(r[0]),
+                 "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
 }
 
 // Accumulator registers per thread of m64n128k16 and m64n64k16 with f32 accumulation.
@@ -187,6 +199,38 @@ __device__ __forceinline__ void copy_tensor_4d(u32 dst, const u8* map, const u32
 // prefetch.tensormap [map]: fetches the tensor map into the copy engine's descriptor cache.
 __device__ __forceinline__ void prefetch_tensor_map(const u8* map) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+// cp.async.bulk.tensor.4d.global.shared::cta.bulk_group: TMA store of the box at shared `src` to
+// coordinates {x, y, z, w} of tensor map `map` (nothing outside the tensor is written), in this
+// thread's current bulk group; cp.async.bulk.commit_group closes the group;
+// cp.async.bulk.wait_group.read N: at most N of this thread's bulk groups still reading their
+// shared sources.
+// The three above when `p`, as predicated instructions rather than branches around them (the
+// Rust's *_if wrappers, for a08's storer).
+__device__ __forceinline__ void store_tensor_4d_if(bool p, const u8* map, const u32 (&at)[4], u32 src) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.u32 p, %0, 0; @p cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%1, {%2, %3, "
+        "%4, %5}], [%6]; }" ::"r"((u32)p),
+        "l"(map), "r"(at[0]), "r"(at[1]), "r"(at[2]), "r"(at[3]), "r"(src)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group_if(bool p) {
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %0, 0; @p cp.async.bulk.commit_group; }" ::"r"((u32)p) : "memory");
+}
+template <u32 N>
+__device__ __forceinline__ void bulk_wait_group_read_if(bool p) {
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %0, 0; @p cp.async.bulk.wait_group.read %1; }" ::"r"((u32)p), "n"(N)
+                 : "memory");
+}
+
+// ---- kernels/src/device/hint.rs --------------------------------------------------------------
+
+// mov.b32 in an asm the compiler keeps in place (volatile): what is computed from the result is
+// computed after this point, not hoisted out of a loop.
+__device__ __forceinline__ u32 computed_here(u32 x) {
+    u32 y;
+    asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
 }
 
 // ---- kernels/src/device/sync.rs: named barriers ---------------------------------------------
@@ -399,6 +443,13 @@ __device__ __forceinline__ void rescale(Output<PANELS>& out, const float (&alpha
     for (u32 panel = 0; panel < PANELS; ++panel) fragments::rescale(out[panel], alpha);
 }
 
+// The log-sum-exp of the lane's row `half` (l: its sum over the quad), stored by the quad's lane
+// 0. The row lies below seq_q; lse_rows is this head's seq_q log-sum-exps.
+__device__ __forceinline__ void store_log_sum_exp(const fragments::RowStats& stats, float l, const LaneRows& lane,
+                                                  u32 half, const Dims& d, float* lse_rows) {
+    if (lane.t == 0) lse_rows[lane.rows[half]] = fragments::log_sum_exp(stats.m[half], l, d.scale);
+}
+
 // The epilogue: each row's sum over its quad, O / l rounded to T and stored (two columns, 4
 // bytes, per store), and the log-sum-exp by the quad's lane 0. Rows past seq_q store nothing; a
 // row that saw no key (l = 0) gets zeros and −∞. The whole warp calls it; o_rows is row 0 of
@@ -424,7 +475,7 @@ __device__ __forceinline__ void store_output(const Output<PANELS>& out, const fr
                 *reinterpret_cast<u32*>(out_row + column) =
                     T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
             }
-        if (lane.t == 0) lse_rows[row] = fragments::log_sum_exp(stats.m[half], l, d.scale);
+        store_log_sum_exp(stats, l, lane, half, d, lse_rows);
     }
 }
 }  // namespace hopper
@@ -521,6 +572,8 @@ struct SharedTiles {
     __device__ __forceinline__ Panels<KEYS, PANELS> v(u32 stage) const {
         return {k(stage).base + Panels<KEYS, PANELS>::BYTES};
     }
+    // The first byte past the last stage (1024-byte aligned): a08's staging of O.
+    __device__ __forceinline__ u32 end() const { return v(STAGES - 1).base + Panels<KEYS, PANELS>::BYTES; }
 };
 
 // Brings the three tensor maps at `maps` (the host's) into the constant cache ahead of the first

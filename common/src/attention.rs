@@ -202,3 +202,21 @@ pub mod a07 {
     /// The `u32` words of the tile counter the kernel takes.
     pub const COUNTER_WORDS: usize = 2;
 }
+
+/// a08 (a07 with O stored through shared memory by the copy engine): a07's shape, and a
+/// staging box of O per consumer warpgroup after the stages.
+pub mod a08 {
+    pub use super::a07::{
+        ALIGN_SLACK, BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, COUNTER_WORDS,
+        PRODUCER_REGISTERS, SECTION_BYTES, STAGES, THREADS,
+    };
+    /// Rows of O one consumer warpgroup stages and stores: the rows of a TMA box of O's
+    /// tensor map.
+    pub const O_BOX_ROWS: u32 = BLOCK_Q / CONSUMER_WARPGROUPS;
+
+    /// Dynamic shared memory per block: a07's, then O's staging (`BLOCK_Q` rows of the head
+    /// dim, 16-bit values): 97 KB at head dim 64, 193 KB at 128.
+    pub const fn shared_bytes(head_dim: u32) -> u32 {
+        super::a07::shared_bytes(head_dim) + BLOCK_Q * head_dim * 2
+    }
+}

@@ -56,8 +56,9 @@ pub(super) const PRODUCER_THREAD: u32 = CONSUMER_WARPGROUPS * WARPGROUP;
 /// Consumer warps: each one's lane 0 releases a stage.
 pub(super) const CONSUMER_WARPS: u32 = CONSUMER_WARPGROUPS * WARPGROUP / WARP_SIZE;
 
-/// Bytes of one tensor map in the array the host passes (Q's, K's, V's).
-const MAP_BYTES: usize = 128;
+/// Bytes of one tensor map in the array the host passes (Q's, K's, V's, then O's, which a08
+/// stores through).
+pub(super) const MAP_BYTES: usize = 128;
 
 /// The rows of a TMA box: a whole tile of Q or of K and V.
 const BOX_ROWS: u32 = 128;
@@ -154,6 +155,13 @@ impl<const PANELS: usize> SharedTiles<PANELS> {
     #[inline(always)]
     pub(super) fn v(self, stage: u32) -> Panels<KEYS, PANELS> {
         Panels { base: self.k(stage).base + Panels::<KEYS, PANELS>::BYTES }
+    }
+
+    /// The first byte past the last stage (1024-byte aligned): where a step that needs more
+    /// shared memory (a08's staging of O) puts it.
+    #[inline(always)]
+    pub(super) fn end(self) -> u32 {
+        self.v(STAGES - 1).base + Panels::<KEYS, PANELS>::BYTES
     }
 }
 

@@ -44,7 +44,7 @@ use super::fragments::RowStats;
 use super::hopper::{self, LaneRows, Output, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::atomic::{atomic_add_acq_rel_u32, atomic_add_relaxed_u32};
-use crate::device::index::{WARP_SIZE, block_idx, grid_dim, thread_idx};
+use crate::device::index::{ALL_LANES, WARP_SIZE, block_idx, grid_dim, thread_idx};
 use crate::device::shared::SharedArray;
 use crate::device::tma::{mbarrier_arrive, mbarrier_arrive_if, mbarrier_wait};
 use crate::device::warp::shuffle_idx_u32;
@@ -58,9 +58,6 @@ use core::num::NonZeroU32;
 use kernel_macros::kernel;
 
 const _: () = assert!(CONSUMER_WARPS == 8);
-
-/// Every lane of a warp, as a `shfl.sync` mask.
-const ALL_LANES: u32 = u32::MAX;
 
 static_shared! {
     /// The work tile the producer hands the consumers with each phase of Q's "full" barrier,
@@ -76,12 +73,12 @@ const DONE: usize = 1;
 
 /// One work tile: a block of query rows of one (batch, query head).
 #[derive(Clone, Copy)]
-struct Work {
+pub(super) struct Work {
     /// Its first query row ([`Work::END`]: no tile is left).
-    q0: u32,
+    pub(super) q0: u32,
     /// Its batch and query head.
-    b: u32,
-    h: u32,
+    pub(super) b: u32,
+    pub(super) h: u32,
     /// Key tiles its last row sees.
     key_tiles: u32,
 }
@@ -106,6 +103,69 @@ impl Work {
         let [q0, b, h, key_tiles] = words.map(|word| shuffle_idx_u32(ALL_LANES, word, 0));
         Self { q0, b, h, key_tiles }
     }
+}
+
+/// What a consumer warpgroup holds of a work tile once its key loop is done: its rows of O
+/// (`out`, over the row sums of `stats`), which rows they are (`lane`), the problem and the tile.
+pub(super) struct Finished<'a, const PANELS: usize> {
+    pub(super) out: &'a Output<PANELS>,
+    pub(super) stats: &'a RowStats,
+    pub(super) lane: &'a LaneRows,
+    pub(super) d: &'a Dims,
+    pub(super) w: Work,
+}
+
+/// How a consumer warpgroup's output of a work tile leaves the block: a07 stores O from the
+/// registers ([`DirectStores`]); a08 hands it to the copy engine.
+pub(super) trait TileOutput: Copy {
+    /// Consumer warpgroup `warpgroup`'s, with the host's tensor maps at `maps`.
+    fn new(maps: *const u8, warpgroup: u32) -> Self;
+
+    /// Stores the tile's O and log-sum-exps into `o` and `lse`; `tiles` the block's (what a
+    /// step derives from them is derived here, at the tile's end, not held across the key loop).
+    ///
+    /// # Safety
+    /// Every thread of the warpgroup calls it, once per tile, in the same order; `o` and `lse`
+    /// the whole output's.
+    unsafe fn store<T: Wgmma, const PANELS: usize>(
+        self,
+        tiles: SharedTiles<PANELS>,
+        tile: Finished<PANELS>,
+        o: *mut u16,
+        lse: *mut f32,
+    );
+
+    /// After the warpgroup's last tile.
+    fn finish(self);
+}
+
+/// a07's output: [`hopper::store_output`], from the registers to global memory.
+#[derive(Clone, Copy)]
+pub(super) struct DirectStores;
+
+impl TileOutput for DirectStores {
+    #[inline(always)]
+    fn new(_: *const u8, _: u32) -> Self {
+        Self
+    }
+
+    #[inline(always)]
+    unsafe fn store<T: Wgmma, const PANELS: usize>(
+        self,
+        _: SharedTiles<PANELS>,
+        Finished { out, stats, lane, d, w }: Finished<PANELS>,
+        o: *mut u16,
+        lse: *mut f32,
+    ) {
+        let pair = w.b * d.heads_q + w.h;
+        let o_rows = o.wrapping_add(d.o.row_offset(w.b, w.h, 0) as usize);
+        let lse_rows = lse.wrapping_add(pair as usize * d.seq_q as usize);
+        // SAFETY: the whole warp; this tile's head's O and log-sum-exps.
+        unsafe { hopper::store_output::<T, PANELS>(out, stats, lane, d, o_rows, lse_rows) };
+    }
+
+    #[inline(always)]
+    fn finish(self) {}
 }
 
 /// The tiles of the pass in the order the blocks draw them (the module comment's).
@@ -203,19 +263,21 @@ unsafe fn produce<const PANELS: usize>(
 }
 
 /// One consumer warpgroup's work tiles, as the producer hands them: per tile, a06's loop (Q
-/// released after its last scores) and the epilogue.
+/// released after its last scores) and the epilogue, `E`'s.
 ///
 /// # Safety
 /// Every thread of consumer warpgroup `warpgroup` calls it, after the barriers were
-/// initialized, with the producer running; `o`, `lse` the whole output's.
+/// initialized, with the producer running; `maps` the host's; `o`, `lse` the whole output's.
 #[inline(always)]
-unsafe fn consume<T: Wgmma, const PANELS: usize>(
+unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize>(
     tiles: SharedTiles<PANELS>,
+    maps: *const u8,
     dims: *const Dims,
     warpgroup: u32,
     o: *mut u16,
     lse: *mut f32,
 ) {
+    let output = E::new(maps, warpgroup);
     let turns = Turns::new(warpgroup);
     // SAFETY: the caller's problem.
     let scale_log2 = unsafe { (*dims).scale } * LOG2_E;
@@ -251,17 +313,15 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
         // descriptors computed per thread, 132 `R2UR` in the kernel against 53).
         // SAFETY: Q's "empty" barrier, initialized; one arrival per warp, by lane 0.
         unsafe { mbarrier_arrive_if(barrier(Q_EMPTY), lane_id == 0 && w.key_tiles == 0) };
-        let pair = w.b * d.heads_q + w.h;
-        let o_rows = o.wrapping_add(d.o.row_offset(w.b, w.h, 0) as usize);
-        let lse_rows = lse.wrapping_add(pair as usize * d.seq_q as usize);
-        // SAFETY: the whole warp; this tile's head's O and log-sum-exps.
-        unsafe { hopper::store_output::<T, PANELS>(&out, &stats, &lane, d, o_rows, lse_rows) };
+        // SAFETY: the whole warpgroup, once per tile; the caller's output.
+        unsafe { output.store::<T, PANELS>(tiles, Finished { out: &out, stats: &stats, lane: &lane, d, w }, o, lse) };
     }
     turns.close();
+    output.finish();
 }
 
 /// The whole forward pass, head dim `64·PANELS`, 16-bit type `T`, by a grid of persistent
-/// blocks.
+/// blocks whose consumers store each tile's output as `E` does.
 ///
 /// # Safety
 /// As a06's, but launched with a grid along x of at most one block per work tile
@@ -269,7 +329,7 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
 /// zero, for this launch alone (it leaves them zero). (Correct whatever the grid: blocks
 /// that start late draw what is left, or nothing.)
 #[inline(always)]
-unsafe fn flash_persistent<T: Wgmma, const PANELS: usize>(
+pub(super) unsafe fn flash_persistent<T: Wgmma, E: TileOutput, const PANELS: usize>(
     maps: *const u8,
     o: *mut u16,
     lse: *mut f32,
@@ -294,7 +354,7 @@ unsafe fn flash_persistent<T: Wgmma, const PANELS: usize>(
     }
     claim_registers::<CONSUMER_REGISTERS>();
     // SAFETY: a consumer warpgroup, whole; barriers initialized.
-    unsafe { consume::<T, PANELS>(tiles, dims, warpgroup, o, lse) };
+    unsafe { consume::<T, E, PANELS>(tiles, maps, dims, warpgroup, o, lse) };
 }
 
 macro_rules! entry {
@@ -306,7 +366,7 @@ macro_rules! entry {
         #[kernel(max_threads = THREADS)]
         pub unsafe fn $name(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims, counter: *mut u32) {
             // SAFETY: forwarded.
-            unsafe { flash_persistent::<$ty, $panels>(maps, o, lse, dims, counter) }
+            unsafe { flash_persistent::<$ty, DirectStores, $panels>(maps, o, lse, dims, counter) }
         }
     };
 }

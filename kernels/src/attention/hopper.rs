@@ -27,8 +27,9 @@ use common::attention::Dims;
 /// Threads of a warpgroup, and the query rows it owns (one `wgmma` m64 tile).
 pub const WARPGROUP: u32 = 4 * WARP_SIZE;
 pub const WARPGROUP_ROWS: u32 = 64;
-/// Rows of one warp within its warpgroup's accumulators.
-const WARP_ROWS: u32 = 16;
+/// Rows of one warp within its warpgroup's accumulators; a thread holds two, this far apart.
+pub const WARP_ROWS: u32 = 16;
+pub const HALF_ROWS: u32 = 8;
 
 /// Keys per tile: the N of the scores' `wgmma` (m64n128k16).
 pub const KEYS: u32 = 128;
@@ -48,7 +49,7 @@ const STEPS_PER_ROW: usize = (ROW_BYTES / MMA_K_BYTES) as usize;
 /// Scores per thread of one key tile (m64n128) and output per thread of one 64-column panel
 /// (m64n64), as n8 tiles of 4.
 const S_N8: usize = M64N128_ACC / 4;
-const PANEL_N8: usize = M64N64_ACC / 4;
+pub const PANEL_N8: usize = M64N64_ACC / 4;
 /// k16 slices of keys in a tile: the A fragments of P·V.
 const KEY_K16: usize = (KEYS / MMA_K) as usize;
 
@@ -161,7 +162,7 @@ impl LaneRows {
     pub fn new(d: &Dims, group_row0: u32, thread: u32) -> Self {
         let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
         let warp_row0 = group_row0 + warp * WARP_ROWS;
-        let rows = [warp_row0 + lane / 4, warp_row0 + lane / 4 + 8];
+        let rows = [warp_row0 + lane / 4, warp_row0 + lane / 4 + HALF_ROWS];
         Self { rows, visible: rows.map(|row| d.visible_keys(row)), unmasked_keys: d.visible_keys(warp_row0), t: lane % 4 }
     }
 }
@@ -276,9 +277,20 @@ pub unsafe fn store_output<T: Half, const PANELS: usize>(
                 unsafe { *(out_row.wrapping_add(column as usize) as *mut u32) = packed };
             }
         }
-        if lane.t == 0 {
-            // SAFETY: row < seq_q: this head's log-sum-exps.
-            unsafe { *lse_rows.add(row as usize) = fragments::log_sum_exp(stats.m[half], l, d.scale) };
-        }
+        // SAFETY: row < seq_q: this head's log-sum-exps.
+        unsafe { store_log_sum_exp(stats, l, lane, half, d, lse_rows) };
+    }
+}
+
+/// The log-sum-exp of the lane's row `half` (`l` its sum over the quad), stored by the quad's
+/// lane 0.
+///
+/// # Safety
+/// The row lies below seq_q; `lse_rows` is this head's `seq_q` log-sum-exps.
+#[inline(always)]
+pub unsafe fn store_log_sum_exp(stats: &RowStats, l: f32, lane: &LaneRows, half: usize, d: &Dims, lse_rows: *mut f32) {
+    if lane.t == 0 {
+        // SAFETY: the caller's row.
+        unsafe { *lse_rows.add(lane.rows[half] as usize) = fragments::log_sum_exp(stats.m[half], l, d.scale) };
     }
 }

@@ -11,6 +11,7 @@
 //! | `a05_tma_producer` (sm_90a) | the tiles by TMA from a producer warpgroup through `mbarrier` stages; `setmaxnreg` |
 //! | `a06_pingpong` (sm_90a) | the consumers take turns; each tile's softmax under the previous tile's P·V |
 //! | `a07_persistent` (sm_90a) | one block per SM walks the tiles: the next tile's loads under this one's last products and epilogue |
+//! | `a08_tma_store` (sm_90a) | O leaves through shared memory and the copy engine: the consumers go on to the next tile |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
@@ -27,6 +28,8 @@ pub mod a05_tma_producer;
 pub mod a06_pingpong;
 #[cfg(target_feature = "sm_90a")]
 pub mod a07_persistent;
+#[cfg(target_feature = "sm_90a")]
+pub mod a08_tma_store;
 pub mod fragments;
 #[cfg(target_feature = "sm_90a")]
 pub mod hopper;

@@ -27,6 +27,7 @@
 //! | [`load`] | 16-byte vector loads, read-only (`.nc`) and streaming (`.cs`, `.cg`) hints; 8- and 16-byte stores |
 //! | [`async_copy`] | `cp.async` global → shared copies, their groups and waits |
 //! | [`mma`] | tensor-core `mma.sync.m16n8k16` (f16 and bf16 in, f32 accumulate), `ldmatrix` |
+//! | [`hint`] | where the compiler computes a value (`computed_here`: not hoisted out of a loop) |
 //! | [`cluster`] | thread-block clusters: ranks, the cluster barrier, addresses in another block's shared memory (sm_90a build only) |
 //! | [`tma`] | Hopper's tensor copies (`cp.async.bulk.tensor`) and the `mbarrier`s they complete (sm_90a build only) |
 //! | [`wgmma`] | Hopper's warpgroup MMA (`wgmma.mma_async`, sm_90a build only), its descriptors and fences |
@@ -37,6 +38,7 @@ pub mod async_copy;
 pub mod atomic;
 pub mod clock;
 pub mod convert;
+pub mod hint;
 #[cfg(target_feature = "sm_90a")]
 pub mod cluster;
 pub mod index;

@@ -262,6 +262,65 @@ pub unsafe fn store_tensor_2d(map: *const u8, x: u32, y: u32, src: u32) {
     }
 }
 
+/// [`store_tensor_2d`] for a 4-dimensional tensor map: `cp.async.bulk.tensor.4d.global.
+/// shared::cta.bulk_group [map, {x, y, z, w}], [src];` (attention's O: column, row, head,
+/// batch).
+///
+/// # Safety
+/// As [`store_tensor_2d`].
+#[inline(always)]
+pub unsafe fn store_tensor_4d(map: *const u8, [x, y, z, w]: [u32; 4], src: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [{m}, {{{x}, {y}, {z}, {w}}}], [{s}];",
+            m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w, s = in(reg32) src,
+            options(nostack)
+        )
+    }
+}
+
+/// [`store_tensor_4d`] when `issue`, as a predicated instruction (`@p cp.async.bulk.tensor…`)
+/// rather than a branch around it, as [`mbarrier_arrive_if`].
+///
+/// # Safety
+/// As [`store_tensor_4d`] where `issue` holds.
+#[inline(always)]
+pub unsafe fn store_tensor_4d_if(issue: bool, map: *const u8, [x, y, z, w]: [u32; 4], src: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {i}, 0; @p cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [{m}, {{{x}, {y}, {z}, {w}}}], [{s}]; }}",
+            i = in(reg32) u32::from(issue), m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, z = in(reg32) z,
+            w = in(reg32) w, s = in(reg32) src, options(nostack)
+        )
+    }
+}
+
+/// [`bulk_commit_group`] when `commit`, predicated.
+#[inline(always)]
+pub fn bulk_commit_group_if(commit: bool) {
+    // SAFETY: no memory operands.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {c}, 0; @p cp.async.bulk.commit_group; }}",
+            c = in(reg32) u32::from(commit), options(nostack)
+        )
+    }
+}
+
+/// [`bulk_wait_group_read`] when `wait`, predicated.
+#[inline(always)]
+pub fn bulk_wait_group_read_if<const N: u32>(wait: bool) {
+    // SAFETY: no memory operands; N is an immediate. Not `nomem`, as `bulk_wait_group_read`.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {c}, 0; @p cp.async.bulk.wait_group.read {n}; }}",
+            c = in(reg32) u32::from(wait), n = const N, options(nostack)
+        )
+    }
+}
+
 /// `cp.async.bulk.commit_group;`: closes this thread's bulk group (its [`store_tensor_2d`]s
 /// since the last commit).
 #[inline(always)]

@@ -400,3 +400,22 @@ attention_shapes!("f16", mma_m64n64k16_b_k_major_f16, mma_m64n128k16_b_k_major_f
     mma_m64n128k16_a_regs_f16);
 attention_shapes!("bf16", mma_m64n64k16_b_k_major_bf16, mma_m64n128k16_b_k_major_bf16, mma_m64n64k16_a_regs_bf16,
     mma_m64n128k16_a_regs_bf16);
+
+/// `stmatrix.sync.aligned.m8n8.x4.shared.b16 [addr], {r0, r1, r2, r3};`: the warp stores four
+/// 8 × 8 matrices of 16-bit values from registers to shared memory, `ldmatrix` the other way
+/// round: lane `l` gives the address of row `l % 8` of matrix `l / 8` (16 contiguous bytes), and
+/// each lane's `r[i]` holds row `lane / 4`, columns `2·(lane % 4)` and `2·(lane % 4) + 1` of
+/// matrix `i`: an `mma` or `wgmma` accumulator's layout, rounded to 16 bits. sm_90.
+///
+/// # Safety
+/// Every lane of the warp calls it (not under lane-dependent control flow); `address` is a
+/// 16-byte aligned shared address of 16 bytes no other thread accesses before a barrier.
+#[inline(always)]
+pub unsafe fn stmatrix_x4(address: u32, [r0, r1, r2, r3]: [u32; 4]) {
+    // SAFETY: the caller guarantees the warp and the address.
+    unsafe {
+        asm!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{r0}, {r1}, {r2}, {r3}}};",
+             a = in(reg32) address, r0 = in(reg32) r0, r1 = in(reg32) r1, r2 = in(reg32) r2, r3 = in(reg32) r3,
+             options(nostack))
+    }
+}

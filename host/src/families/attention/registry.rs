@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::{a01, a02, a03, a04, a05, a06, a07};
+use common::attention::{a01, a02, a03, a04, a05, a06, a07, a08};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,9 +18,10 @@ pub enum Scheme {
     /// one (batch, head), grid (⌈seq_q / block_q⌉, batch · heads).
     Fused { block_q: u32, threads: u32 },
     /// As `Fused`, but the kernel reads Q, K and V through TMA tensor maps: `(maps, o, lse,
-    /// dims)` (and a counter: [`Grid::Persistent`]), `maps` three maps (Q, K, V) of 16-bit
-    /// [column, row, head, batch] with boxes of 64 columns × `box_rows` rows and the 128-byte
-    /// swizzle, 128 bytes apart.
+    /// dims)` (and a counter: [`Grid::Persistent`]), `maps` four maps of 16-bit [column, row,
+    /// head, batch] with the 128-byte swizzle, 128 bytes apart: Q's, K's and V's with boxes of
+    /// 64 columns × `box_rows` rows, and O's with boxes of 64 columns × 64 rows (for the steps
+    /// that store O through the copy engine).
     FusedTma { block_q: u32, threads: u32, box_rows: u32, grid: Grid },
 }
 
@@ -245,6 +246,25 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
             Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a07_persistent_bf16_d128"] },
             Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a07_persistent_f16_d64"] },
             Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a07_persistent_f16_d128"] },
+        ],
+        arch: SM90A,
+    },
+    AttentionStep {
+        id: "a08_tma_store",
+        summary: "O leaves through shared memory and the copy engine: the consumers go on to the next tile",
+        scheme: Scheme::FusedTma {
+            block_q: a08::BLOCK_Q,
+            threads: a08::THREADS,
+            box_rows: a08::BLOCK_K,
+            grid: Grid::Persistent,
+        },
+        head_dims: HeadDims::Only(&[64, 128]),
+        shared_bytes: a08::shared_bytes,
+        entries: &[
+            Entry { precision: Precision::Bf16, head_dim: Some(64), symbols: &["a08_tma_store_bf16_d64"] },
+            Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a08_tma_store_bf16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a08_tma_store_f16_d64"] },
+            Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a08_tma_store_f16_d128"] },
         ],
         arch: SM90A,
     },

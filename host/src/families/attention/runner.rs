@@ -12,6 +12,7 @@ use crate::base::precision::Precision;
 use crate::base::tensor_map::{TensorMaps, encode_4d};
 use crate::measure::timing::{Timer, Timing};
 use crate::twins::Code;
+use common::attention::a08::O_BOX_ROWS;
 use common::attention::{Dims, a01, a07};
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
@@ -53,7 +54,7 @@ pub struct Plan {
     pub block: u32,
     /// a01's scores.
     _workspaces: Vec<DeviceBuffer>,
-    /// The TMA steps' tensor maps of Q, K and V.
+    /// The TMA steps' tensor maps of Q, K, V and O.
     _maps: Option<TensorMaps>,
 }
 
@@ -254,23 +255,29 @@ impl<'g> AttentionBench<'g> {
     }
 
     /// The tensor maps of Q, K and V as [column, row, head, batch], boxes of 64 columns ×
-    /// `box_rows` rows of one head: the problem's own strides, so either layout. (A length of
-    /// 0 is mapped as 1: nothing is then copied through the map.)
+    /// `box_rows` rows of one head, then O's, boxes of 64 columns × [`O_BOX_ROWS`] rows (a
+    /// consumer warpgroup's): the problem's own strides, so either layout. (A length of 0 is
+    /// mapped as 1: nothing is then copied through the map.)
     fn tensor_maps(&self, box_rows: u32) -> Result<Vec<[u64; 16]>> {
         let (p, d) = (&self.problem, self.problem.dims());
         const BOX_COLUMNS: u32 = 64;
-        let map = |buffer: &DeviceBuffer, seq: usize, heads: usize, strides: common::attention::Strides| {
+        let map = |buffer: &DeviceBuffer,
+                   seq: usize,
+                   heads: usize,
+                   strides: common::attention::Strides,
+                   rows: u32| {
             encode_4d(
                 buffer.ptr(),
                 [p.head_dim as u64, seq.max(1) as u64, heads as u64, p.batch as u64],
                 [strides.row, strides.head, strides.batch],
-                [BOX_COLUMNS, box_rows, 1, 1],
+                [BOX_COLUMNS, rows, 1, 1],
             )
         };
         Ok(vec![
-            map(&self.q, p.seq_q, p.heads_q, d.q)?,
-            map(&self.k, p.seq_k, p.heads_kv, d.k)?,
-            map(&self.v, p.seq_k, p.heads_kv, d.v)?,
+            map(&self.q, p.seq_q, p.heads_q, d.q, box_rows)?,
+            map(&self.k, p.seq_k, p.heads_kv, d.k, box_rows)?,
+            map(&self.v, p.seq_k, p.heads_kv, d.v, box_rows)?,
+            map(&self.o, p.seq_q, p.heads_q, d.o, O_BOX_ROWS)?,
         ])
     }
 

@@ -6,11 +6,11 @@
 #   info        the GPU, its driver, clocks and power now
 #   tests       the attention family's GPU tests (every step and twin, past 2^31 elements)
 #   tests-small the same but the test past 2^31 elements (14 GiB)
-#   quick       a02–a07 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
+#   quick       a02–a08 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
 #   ladder      the ladder in FlashAttention-3's setting (16k tokens, hidden 2048), with cuDNN and
 #               FlashAttention-2 timed beside it by bench/attention-sdpa.py, records (JSON) and
-#               tables in OUTDIR/ladder: a02–a07 in bf16 at seq 512 to 16k, head dims 64 and 128,
-#               both masks; a02–a07 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
+#               tables in OUTDIR/ladder: a02–a08 in bf16 at seq 512 to 16k, head dims 64 and 128,
+#               both masks; a02–a08 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
 #               seq² memory); ladder-bf16, ladder-f16, ladder-a01: one of the three
 #   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
 #               three times over under steady load (each at the power cap; the one timed first on a
@@ -47,7 +47,7 @@
 #               loses ptxas's uniform datapath shows it here first); OUTDIR/sass.txt
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
-#   sanitize-hopper  the same for the Hopper steps alone, a07 first, then a06 and a05
+#   sanitize-hopper  the same for the Hopper steps alone, a08 first, then a07, a06 and a05
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -97,7 +97,7 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     tests) $b/tests/gpu --test-threads=1 attention/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
-    quick) $b/host -k a02-a07 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
+    quick) $b/host -k a02-a08 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
     ladder|ladder-bf16|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
             run() { # name, then host options
@@ -107,8 +107,8 @@ for part in "$@"; do
               python3 bench/attention-sdpa.py "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
-            case $part in ladder|ladder-bf16) run bf16 -k a02-a07 --seq 512,1k,2k,4k,8k,16k ;; esac
-            case $part in ladder|ladder-f16) run f16 -k a02-a07 --seq 1k,4k,16k --attn-type f16 ;; esac
+            case $part in ladder|ladder-bf16) run bf16 -k a02-a08 --seq 512,1k,2k,4k,8k,16k ;; esac
+            case $part in ladder|ladder-f16) run f16 -k a02-a08 --seq 1k,4k,16k --attn-type f16 ;; esac
             case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
     a08) a07_against_a08 "$out/a08" 1k,2k,4k,16k 2 ;;
@@ -195,7 +195,7 @@ for key, pairs in sorted(rows.items()):
     print(key, " ".join(f"{a:.0f}/{c:.0f}" for a, c in pairs), f"{100 * ratio:.1f} %")
 PY
             ;;
-    batch1) $b/host -k a03-a07 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
+    batch1) $b/host -k a03-a08 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
               > "$out/batch1.txt" 2> "$out/batch1.progress"
             echo "batch1: host exit $?"
             python3 bench/attention-sdpa.py "$out/batch1.json" 2>&1 | tail -30 ;;
@@ -228,7 +228,7 @@ PY
               rm -f "$out/sass/$e.cubin" ) &
           done > "$out/sass.unsorted"; wait
           sort "$out/sass.unsorted" > "$out/sass.txt"; rm -rf "$out/sass.unsorted" "$out/sass"; cat "$out/sass.txt" ;;
-    sanitize-hopper) for step in a07 a06 a05; do
+    sanitize-hopper) for step in a08 a07 a06 a05; do
                        SANITIZE_LOGS="$out/sanitize-$step" timeout 280 $b/run.sh --sanitize --tool memcheck,racecheck,synccheck \
                          attention/$step -- --skip cpp_twin --skip past_2 2>&1 | tail -5
                      done ;;

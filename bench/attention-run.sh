@@ -41,6 +41,9 @@
 #               below cuDNN there; OUTDIR/hotspots-*.csv (ncu's source page) and a summary of the
 #               samples by instruction kind (wgmma, its waits, mbarrier waits, exponentials,
 #               barriers, stores: what the epilogue and the pipeline's edges cost at 1k)
+#   cudnn-ncu   ncu on cuDNN's own kernel (PyTorch's SDPA, bench/attention-sdpa.py --shapes) and on
+#               a08, bf16, seq 4k, no mask, head dims 64 and 128: each one's launch (grid, block,
+#               registers, shared memory), pipes and stalls side by side; OUTDIR/cudnn-ncu.txt
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
 #               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
 #               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that
@@ -219,6 +222,19 @@ for key, k in sorted(rows.items()):
         print(key, f"{a6:.0f} {a7:.0f} {c or 0:.0f}", f"{100 * a7 / a6:.1f} %", of(a6), of(a7))
 PY
          ;;
+    cudnn-ncu) metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__inst_executed.sum,gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static
+               : > "$out/cudnn-ncu.txt"
+               for d in 64 128; do
+                 echo "=== cuDNN d$d" >> "$out/cudnn-ncu.txt"
+                 timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
+                   --metrics $metrics python3 bench/attention-sdpa.py --backends cudnn \
+                   --shapes bf16:4x$((2048 / d))x4096x$d:none --min-time 0.01 >> "$out/cudnn-ncu.txt" 2>&1
+                 echo "=== a08 d$d" >> "$out/cudnn-ncu.txt"
+                 timeout 120 ncu --clock-control none --launch-count 1 -k "regex:a08_tma_store" --metrics $metrics \
+                   $b/host -k a08 --twins off --verify-only --attn-type bf16 --head-dim $d --seq 4k --mask none \
+                   >> "$out/cudnn-ncu.txt" 2>&1
+               done
+               grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|launch__" "$out/cudnn-ncu.txt" ;;
     sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"
           for e in $(grep -Eo 'entry a0[5-9]_[a-z0-9_]+_bf16_d(64|128)' "$p" | cut -d' ' -f2); do
             ( ptxas -arch=sm_90a -v -e "$e" "$p" -o "$out/sass/$e.cubin" > "$out/sass/$e.log" 2>&1

@@ -6,11 +6,11 @@
 #   info        the GPU, its driver, clocks and power now
 #   tests       the attention family's GPU tests (every step and twin, past 2^31 elements)
 #   tests-small the same but the test past 2^31 elements (14 GiB)
-#   quick       a02–a08 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
+#   quick       a02–a09 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
 #   ladder      the ladder in FlashAttention-3's setting (16k tokens, hidden 2048), with cuDNN and
 #               FlashAttention-2 timed beside it by bench/attention-sdpa.py, records (JSON) and
-#               tables in OUTDIR/ladder: a02–a08 in bf16 at seq 512 to 16k, head dims 64 and 128,
-#               both masks; a02–a08 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
+#               tables in OUTDIR/ladder: a02–a09 in bf16 at seq 512 to 16k, head dims 64 and 128,
+#               both masks; a02–a09 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
 #               seq² memory); ladder-bf16, ladder-f16, ladder-a01: one of the three
 #   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
 #               three times over under steady load (each at the power cap; the one timed first on a
@@ -25,8 +25,11 @@
 #   a08-long    the same at seq 16k alone, in four rounds of alternating order (a step's long-sequence
 #               figures run at the power cap, where the one timed first gets the better clock);
 #               OUTDIR/a08-long/*.json and the same table
+#   a09, a09-long  the same for a09 against a08
 #   a08-record  a07 and a08 with their C++ twins and cuDNN, bf16, seq 512 to 16k, head dims 64 and
 #               128, both masks: the record OUTDIR/attention-a08.json (docs/results/<gpu>/)
+#   a09-record  a08 and a09 the same way (OUTDIR/attention-a09.json), and in f16 at seq 1k, 4k,
+#               16k (OUTDIR/attention-a09-f16.json)
 #   pipes       ncu on a07 (bf16, one launch each, verify-only): head dims 64 and 128, seq 1k and 4k,
 #               both masks: how busy the tensor pipe, the XU pipe (MUFU: ex2, the softmax's
 #               exponentials at 16 per clock per SM) and the FMA pipe are, and what the warps
@@ -50,40 +53,51 @@
 #               loses ptxas's uniform datapath shows it here first); OUTDIR/sass.txt
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
-#   sanitize-hopper  the same for the Hopper steps alone, a08 first, then a07, a06 and a05
+#   sanitize-hopper  the same for the Hopper steps alone, a09 first, then a08, a07, a06 and a05
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
 mkdir -p "$out"
-# a07 against a08 in ROUNDS rounds of alternating order at SEQS, cuDNN beside them, into DIR.
-a07_against_a08() { # dir seqs rounds
-  local dir=$1 seqs=$2 rounds=$3 round order
+# Steps STEPS with their C++ twins and cuDNN, into the record OUTDIR/NAME.json and its tables.
+record() { # steps name, then host options
+  local steps=$1 name=$2; shift 2
+  $b/host -k "$steps" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.progress"
+  echo "$name: host exit $?"; grep -h "WRONG" "$out/$name.txt" | head
+  python3 bench/attention-sdpa.py --backends cudnn "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
+  echo "$name sdpa: exit $?"; grep -v "^\[\|cuDNN:" "$out/$name-sdpa.txt"
+}
+
+# Step OLD against step NEW in ROUNDS rounds of alternating order at SEQS, cuDNN beside them,
+# into DIR.
+against() { # old new dir seqs rounds
+  local old=$1 new=$2 dir=$3 seqs=$4 rounds=$5 round order
   mkdir -p "$dir"
   for round in $(seq 1 "$rounds"); do
-    if [ $((round % 2)) = 1 ]; then order=a07,a08; else order=a08,a07; fi
+    if [ $((round % 2)) = 1 ]; then order=$old,$new; else order=$new,$old; fi
     $b/host -k $order --twins off --seq "$seqs" --json "$dir/$round.json" > "$dir/$round.txt" 2> "$dir/$round.progress"
     echo "round $round ($order): host exit $?"
   done
   grep -h "WRONG" "$dir"/*.txt | head
   python3 bench/attention-sdpa.py --backends cudnn "$dir/1.json" > "$dir/1-sdpa.txt" 2>&1
   echo "sdpa: exit $?"
-  python3 - "$dir" <<'PY'
+  python3 - "$dir" "$old" "$new" <<'PY'
 import json, statistics, sys
 from pathlib import Path
+old, new = sys.argv[2], sys.argv[3]
 rows, cudnn = {}, {}
 for f in sorted(Path(sys.argv[1]).glob("[0-9].json")):
     for r in json.load(open(f))["records"]:
-        if r.get("kernel", "")[:3] in ("a07", "a08") and r.get("figure"):
+        if r.get("kernel", "")[:3] in (old, new) and r.get("figure"):
             d = r["details"]
             key = (d["head_dim"], d["mask"], d["seq_q"])
             rows.setdefault(key, {}).setdefault(r["kernel"][:3], []).append(r["figure"])
             c = (d.get("sdpa") or {}).get("cudnn", {}).get("tflops")
             if c:
                 cudnn[key] = c
-print("head dim, mask, seq: a07 and a08 TFLOP/s per round; a08 / a07 (medians); a07 and a08 / cuDNN")
+print(f"head dim, mask, seq: {old} and {new} TFLOP/s per round; {new} / {old} (medians); {old} and {new} / cuDNN")
 for key, k in sorted(rows.items()):
-    a7, a8 = k.get("a07", []), k.get("a08", [])
+    a7, a8 = k.get(old, []), k.get(new, [])
     if a7 and a8:
         m7, m8, c = statistics.median(a7), statistics.median(a8), cudnn.get(key)
         of = lambda x: f"{100 * x / c:.1f} %" if c else "-"
@@ -100,7 +114,7 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     tests) $b/tests/gpu --test-threads=1 attention/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
-    quick) $b/host -k a02-a08 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
+    quick) $b/host -k a02-a09 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
     ladder|ladder-bf16|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
             run() { # name, then host options
@@ -110,16 +124,17 @@ for part in "$@"; do
               python3 bench/attention-sdpa.py "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
-            case $part in ladder|ladder-bf16) run bf16 -k a02-a08 --seq 512,1k,2k,4k,8k,16k ;; esac
-            case $part in ladder|ladder-f16) run f16 -k a02-a08 --seq 1k,4k,16k --attn-type f16 ;; esac
+            case $part in ladder|ladder-bf16) run bf16 -k a02-a09 --seq 512,1k,2k,4k,8k,16k ;; esac
+            case $part in ladder|ladder-f16) run f16 -k a02-a09 --seq 1k,4k,16k --attn-type f16 ;; esac
             case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
-    a08) a07_against_a08 "$out/a08" 1k,2k,4k,16k 2 ;;
-    a08-long) a07_against_a08 "$out/a08-long" 16k 4 ;;
-    a08-record) $b/host -k a07,a08 --seq 512,1k,2k,4k,8k,16k --json "$out/attention-a08.json" > "$out/a08-record.txt" 2> "$out/a08-record.progress"
-         echo "a08-record: host exit $?"; grep -h "WRONG" "$out/a08-record.txt" | head
-         python3 bench/attention-sdpa.py --backends cudnn "$out/attention-a08.json" > "$out/a08-record-sdpa.txt" 2>&1
-         echo "a08-record sdpa: exit $?"; cat "$out/a08-record-sdpa.txt" ;;
+    a08) against a07 a08 "$out/a08" 1k,2k,4k,16k 2 ;;
+    a08-long) against a07 a08 "$out/a08-long" 16k 4 ;;
+    a09) against a08 a09 "$out/a09" 1k,2k,4k,16k 2 ;;
+    a09-long) against a08 a09 "$out/a09-long" 16k 4 ;;
+    a08-record) record a07,a08 attention-a08 --seq 512,1k,2k,4k,8k,16k ;;
+    a09-record) record a08,a09 attention-a09 --seq 512,1k,2k,4k,8k,16k
+                record a08,a09 attention-a09-f16 --seq 1k,4k,16k --attn-type f16 ;;
     pipes) : > "$out/pipes.txt"
            for d in 64 128; do for seq in 1k 4k; do for mask in none causal; do
              echo "=== d$d seq $seq $mask" >> "$out/pipes.txt"
@@ -198,7 +213,7 @@ for key, pairs in sorted(rows.items()):
     print(key, " ".join(f"{a:.0f}/{c:.0f}" for a, c in pairs), f"{100 * ratio:.1f} %")
 PY
             ;;
-    batch1) $b/host -k a03-a08 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
+    batch1) $b/host -k a03-a09 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
               > "$out/batch1.txt" 2> "$out/batch1.progress"
             echo "batch1: host exit $?"
             python3 bench/attention-sdpa.py "$out/batch1.json" 2>&1 | tail -30 ;;
@@ -244,7 +259,7 @@ PY
               rm -f "$out/sass/$e.cubin" ) &
           done > "$out/sass.unsorted"; wait
           sort "$out/sass.unsorted" > "$out/sass.txt"; rm -rf "$out/sass.unsorted" "$out/sass"; cat "$out/sass.txt" ;;
-    sanitize-hopper) for step in a08 a07 a06 a05; do
+    sanitize-hopper) for step in a09 a08 a07 a06 a05; do
                        SANITIZE_LOGS="$out/sanitize-$step" timeout 280 $b/run.sh --sanitize --tool memcheck,racecheck,synccheck \
                          attention/$step -- --skip cpp_twin --skip past_2 2>&1 | tail -5
                      done ;;

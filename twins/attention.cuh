@@ -188,33 +188,54 @@ __device__ __forceinline__ void mask(float (&s)[N8][4], u32 k0, const u32 (&visi
         }
 }
 
+// `chains` joined pairwise by `join`, a tree: ((c0 ∘ c1) ∘ (c2 ∘ c3)) for four, c0 for one.
+template <u32 CHAINS, class Join>
+__device__ __forceinline__ float tree(float (&chains)[CHAINS], Join join) {
+    static_assert((CHAINS & (CHAINS - 1)) == 0, "a power of two of chains");
+#pragma unroll
+    for (u32 width = CHAINS / 2; width > 0; width /= 2)
+#pragma unroll
+        for (u32 i = 0; i < width; ++i) chains[i] = join(chains[2 * i], chains[2 * i + 1]);
+    return chains[0];
+}
+
 // One key tile's online-softmax step, in place: each row's new maximum over its quad (two xor
 // shuffles), p = 2^((s − m_new)·scale·log2 e) over the scores (one fma, one ex2 each),
 // l ← l·alpha + Σp; alpha = 2^((m_old − m_new)·scale·log2 e) per row. A row with m still −∞
-// takes 0 as its reference (no −∞ − (−∞)): p = 0, alpha = 0. Every lane of the warp calls it.
-template <u32 N8>
+// takes 0 as its reference (no −∞ − (−∞)): p = 0, alpha = 0. A lane's part of a row's maximum
+// and sum is taken in CHAINS independent chains (n8 tile n into chain n % CHAINS), joined as a
+// tree; a04–a08 use one. Every lane of the warp calls it.
+template <u32 N8, u32 CHAINS = 1>
 __device__ __forceinline__ void softmax_step(float (&s)[N8][4], RowStats& stats, float scale_log2,
                                              float (&alpha)[2]) {
     const float NEG_INF = -__int_as_float(0x7f800000);
 #pragma unroll
     for (u32 half = 0; half < 2; ++half) {
-        float row_max = stats.m[half];
+        // Chain 0 starts from the running maximum, the others from −∞.
+        float maxes[CHAINS];
 #pragma unroll
-        for (u32 n = 0; n < N8; ++n) row_max = fmaxf(fmaxf(row_max, s[n][2 * half]), s[n][2 * half + 1]);
+        for (u32 c = 0; c < CHAINS; ++c) maxes[c] = c == 0 ? stats.m[half] : NEG_INF;
+#pragma unroll
+        for (u32 n = 0; n < N8; ++n)
+            maxes[n % CHAINS] = fmaxf(fmaxf(maxes[n % CHAINS], s[n][2 * half]), s[n][2 * half + 1]);
+        float row_max = tree(maxes, [](float a, float b) { return fmaxf(a, b); });
         row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 1));
         row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 2));
         const float reference = row_max == NEG_INF ? 0.0f : row_max;
         const float offset = -reference * scale_log2;
         alpha[half] = exp2_approx(__fmaf_rn(stats.m[half], scale_log2, offset));
         stats.m[half] = row_max;
-        float sum = 0.0f;
+        float sums[CHAINS];
+#pragma unroll
+        for (u32 c = 0; c < CHAINS; ++c) sums[c] = 0.0f;
 #pragma unroll
         for (u32 n = 0; n < N8; ++n)
 #pragma unroll
             for (u32 e = 2 * half; e < 2 * half + 2; ++e) {
                 s[n][e] = exp2_approx(__fmaf_rn(s[n][e], scale_log2, offset));
-                sum += s[n][e];
+                sums[n % CHAINS] += s[n][e];
             }
+        const float sum = tree(sums, [](float a, float b) { return a + b; });
         stats.l[half] = __fmaf_rn(stats.l[half], alpha[half], sum);
     }
 }

@@ -417,12 +417,13 @@ __device__ __forceinline__ void issue_output(Output<PANELS>& out, const Probabil
 }
 
 // The online softmax of one key tile's scores s (in place, into probabilities), keys from k0:
-// masked where a row of the warp does not see them all, then fragments::softmax_step; alpha:
-// the factors that bring the output to the new maxima.
+// masked where a row of the warp does not see them all, then fragments::softmax_step in CHAINS
+// chains; alpha: the factors that bring the output to the new maxima.
+template <u32 CHAINS = 1>
 __device__ __forceinline__ void softmax(Scores& s, fragments::RowStats& stats, const LaneRows& lane, u32 k0,
                                         float scale_log2, float (&alpha)[2]) {
     if (k0 + KEYS > lane.unmasked_keys) fragments::mask(s, k0, lane.visible, lane.t);
-    fragments::softmax_step(s, stats, scale_log2, alpha);
+    fragments::softmax_step<S_N8, CHAINS>(s, stats, scale_log2, alpha);
 }
 
 // O ← 0 (the Rust's array literal of zeros: C++ needs the loops).
@@ -702,7 +703,7 @@ struct Turns {
 // then serialized the wgmma (info C7514: the softmax might read S_j before it lands). So the twin
 // tests once: with the P·V, the arrival and wait_group 1; without, the arrival and wait_group 0:
 // the Rust's instructions in the Rust's order on each path.
-template <class T, u32 PANELS>
+template <class T, u32 PANELS, u32 CHAINS = 1>
 __device__ __forceinline__ void attend(SharedTiles<PANELS> tiles, const Turns& turns, const hopper::LaneRows& lane,
                                        float scale_log2, u32 first, u32 count, bool release_q,
                                        hopper::Output<PANELS>& out, fragments::RowStats& stats) {
@@ -742,7 +743,7 @@ __device__ __forceinline__ void attend(SharedTiles<PANELS> tiles, const Turns& t
         release(barrier(K_EMPTY + at.stage), lane_id);
         if (release_q && j + 1 == count) release(barrier(Q_EMPTY), lane_id);
         float alpha[2];
-        hopper::softmax(s, stats, lane, j * BLOCK_K, scale_log2, alpha);
+        hopper::softmax<CHAINS>(s, stats, lane, j * BLOCK_K, scale_log2, alpha);
         wgmma_wait_group<0>();
         if (j > 0) release(barrier(V_EMPTY + stage_of(first + j - 1).stage), lane_id);
         hopper::rescale<PANELS>(out, alpha);

@@ -220,3 +220,8 @@ pub mod a08 {
         super::a07::shared_bytes(head_dim) + BLOCK_Q * head_dim * 2
     }
 }
+
+/// a09 (a08 with each row's softmax reductions in independent chains): a08's shape.
+pub mod a09 {
+    pub use super::a08::{BLOCK_K, BLOCK_Q, THREADS, shared_bytes};
+}

@@ -24,7 +24,7 @@
 //! (`BLOCK_Q` rows), then `STAGES` stages of a K tile and a V tile (`BLOCK_K` rows each), each
 //! in the swizzled panels of [`super::hopper`], which the copies write chunk by chunk.
 
-use super::fragments::RowStats;
+use super::fragments::{ONE_CHAIN, RowStats};
 use super::hopper::{self, KEYS, LaneRows, Output, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, BlockHeads, F16, HeadRows};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
@@ -167,7 +167,7 @@ unsafe fn flash_wgmma<T: Wgmma, const PANELS: usize>(
         // SAFETY: the whole warpgroup; the stage's K tile and Q's landed; waited for at once.
         unsafe { hopper::issue_scores::<T, BLOCK_Q, PANELS>(&mut s, tiles.q(), warpgroup * WARPGROUP_ROWS, tiles.k(stage)) };
         wgmma::wait_group::<0>();
-        let alpha = hopper::softmax(&mut s, &mut stats, &lane, k0, scale_log2);
+        let alpha = hopper::softmax::<ONE_CHAIN>(&mut s, &mut stats, &lane, k0, scale_log2);
             hopper::rescale(&mut out, alpha);
             let p = hopper::pack_probabilities::<T>(&s);
         // SAFETY: the whole warpgroup; the stage's V tile landed; waited for at once.

@@ -26,7 +26,7 @@
 //! start when K has landed. Rows past a head's sequence are filled with zeros by the copy
 //! engine (the tensor maps are [column, row, head, batch]).
 
-use super::fragments::RowStats;
+use super::fragments::{ONE_CHAIN, RowStats};
 use super::hopper::{self, KEYS, LaneRows, Output, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
@@ -333,7 +333,7 @@ unsafe fn flash_tma<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16,
         // SAFETY: as above.
         unsafe { mbarrier_wait(barrier(V_FULL + stage), parity) };
         if k0 < group_keys {
-            let alpha = hopper::softmax(&mut s, &mut stats, &lane, k0, scale_log2);
+            let alpha = hopper::softmax::<ONE_CHAIN>(&mut s, &mut stats, &lane, k0, scale_log2);
             hopper::rescale(&mut out, alpha);
             let p = hopper::pack_probabilities::<T>(&s);
             // SAFETY: the whole warpgroup; the stage's V tile landed; waited for at once.

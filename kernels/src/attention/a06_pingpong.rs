@@ -33,7 +33,7 @@ use super::a05_tma_producer::{
     CONSUMER_WARPS, K_EMPTY, K_FULL, PRODUCER_THREAD, Q_EMPTY, Q_FULL, SharedTiles, Sources, V_EMPTY, V_FULL,
     barrier, init_barriers, produce, release, stage_of,
 };
-use super::fragments::RowStats;
+use super::fragments::{ONE_CHAIN, RowStats};
 use super::hopper::{self, KEYS, LaneRows, Output, Probabilities, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
@@ -68,7 +68,7 @@ pub(super) type Turns = crate::device::sync::Turns<TURN>;
 /// same tiles between `turns.open()` and `turns.close()`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize>(
+pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize, const CHAINS: usize>(
     tiles: SharedTiles<PANELS>,
     turns: Turns,
     lane: &LaneRows,
@@ -113,7 +113,7 @@ pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize>(
         if release_q && j + 1 == count {
             release(barrier(Q_EMPTY), lane_id);
         }
-        let alpha = hopper::softmax(&mut s, stats, lane, j * BLOCK_K, scale_log2);
+        let alpha = hopper::softmax::<CHAINS>(&mut s, stats, lane, j * BLOCK_K, scale_log2);
         wgmma::wait_group::<0>();
         if j > 0 {
             release(barrier(V_EMPTY + stage_of(first + j - 1).0), lane_id);
@@ -158,7 +158,7 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
     // `attend`, met by both warpgroups.
     unsafe {
         mbarrier_wait(barrier(Q_FULL), 0);
-        attend::<T, PANELS>(tiles, turns, &lane, d.scale * LOG2_E, 0, key_tiles, false, &mut out, &mut stats);
+        attend::<T, PANELS, ONE_CHAIN>(tiles, turns, &lane, d.scale * LOG2_E, 0, key_tiles, false, &mut out, &mut stats);
     }
     turns.close();
     // SAFETY: the whole warp; this head's O and log-sum-exps.

@@ -40,7 +40,7 @@ use super::a05_tma_producer::{
     CONSUMER_WARPS, PRODUCER_THREAD, Q_EMPTY, Q_FULL, SharedTiles, Sources, barrier, init_barriers, prefetch_maps,
 };
 use super::a06_pingpong::{LOG2_E, Turns, attend};
-use super::fragments::RowStats;
+use super::fragments::{ONE_CHAIN, RowStats};
 use super::hopper::{self, LaneRows, Output, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::atomic::{atomic_add_acq_rel_u32, atomic_add_relaxed_u32};
@@ -269,7 +269,7 @@ unsafe fn produce<const PANELS: usize>(
 /// Every thread of consumer warpgroup `warpgroup` calls it, after the barriers were
 /// initialized, with the producer running; `maps` the host's; `o`, `lse` the whole output's.
 #[inline(always)]
-unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize>(
+unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: usize>(
     tiles: SharedTiles<PANELS>,
     maps: *const u8,
     dims: *const Dims,
@@ -305,7 +305,7 @@ unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize>(
         let mut out: Output<PANELS> = [[[0.0; 4]; 8]; PANELS];
         // SAFETY: Q's tile landed; the producer loads these key tiles in this order; both
         // warpgroups run the same tiles.
-        unsafe { attend::<T, PANELS>(tiles, turns, &lane, scale_log2, key_loads, w.key_tiles, true, &mut out, &mut stats) };
+        unsafe { attend::<T, PANELS, CHAINS>(tiles, turns, &lane, scale_log2, key_loads, w.key_tiles, true, &mut out, &mut stats) };
         key_loads += w.key_tiles;
         // A tile without keys releases Q here (`attend` released it at the last scores
         // otherwise), by a predicated arrival: as a branch (`if`, then lane 0's arrival) it
@@ -329,7 +329,7 @@ unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize>(
 /// zero, for this launch alone (it leaves them zero). (Correct whatever the grid: blocks
 /// that start late draw what is left, or nothing.)
 #[inline(always)]
-pub(super) unsafe fn flash_persistent<T: Wgmma, E: TileOutput, const PANELS: usize>(
+pub(super) unsafe fn flash_persistent<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: usize>(
     maps: *const u8,
     o: *mut u16,
     lse: *mut f32,
@@ -354,7 +354,7 @@ pub(super) unsafe fn flash_persistent<T: Wgmma, E: TileOutput, const PANELS: usi
     }
     claim_registers::<CONSUMER_REGISTERS>();
     // SAFETY: a consumer warpgroup, whole; barriers initialized.
-    unsafe { consume::<T, E, PANELS>(tiles, maps, dims, warpgroup, o, lse) };
+    unsafe { consume::<T, E, PANELS, CHAINS>(tiles, maps, dims, warpgroup, o, lse) };
 }
 
 macro_rules! entry {
@@ -366,7 +366,7 @@ macro_rules! entry {
         #[kernel(max_threads = THREADS)]
         pub unsafe fn $name(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims, counter: *mut u32) {
             // SAFETY: forwarded.
-            unsafe { flash_persistent::<$ty, DirectStores, $panels>(maps, o, lse, dims, counter) }
+            unsafe { flash_persistent::<$ty, DirectStores, $panels, ONE_CHAIN>(maps, o, lse, dims, counter) }
         }
     };
 }

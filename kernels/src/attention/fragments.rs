@@ -84,6 +84,9 @@ fn mask_tiles<const N8: usize>(s: &mut Tiles<N8>, k0: u32, visible: [u32; 2], t:
     }
 }
 
+/// A row's maximum and sum as one chain through its scores in order (a04–a08).
+pub const ONE_CHAIN: usize = 1;
+
 /// One key tile's online-softmax step, in place: each row's new maximum (the quad's, two xor
 /// shuffles), the probabilities `p = 2^((s − m_new)·scale·log2 e)` written over the scores
 /// (one `fma` and one `ex2` each), the running sum `l ← l·alpha + Σp`; returns each row's
@@ -91,33 +94,62 @@ fn mask_tiles<const N8: usize>(s: &mut Tiles<N8>, k0: u32, visible: [u32; 2], t:
 /// maximum. A row that has seen only masked keys keeps `m = −∞`; its exponentials are taken
 /// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 0, `alpha` = 0.
 ///
+/// A lane's part of a row's maximum and sum is taken in `CHAINS` independent chains, n8 tile
+/// `n` into chain `n % CHAINS`, joined as a tree ([`tree`]): one chain ([`ONE_CHAIN`]) is
+/// `2·N8` dependent instructions in a row, four a quarter of that and two more.
+///
 /// Every lane of the warp calls it (the shuffles).
 #[inline(always)]
-pub fn softmax_step<const N8: usize>(s: &mut Tiles<N8>, stats: &mut RowStats, scale_log2: f32) -> [f32; 2] {
+pub fn softmax_step<const N8: usize, const CHAINS: usize>(
+    s: &mut Tiles<N8>,
+    stats: &mut RowStats,
+    scale_log2: f32,
+) -> [f32; 2] {
     let mut alpha = [0.0f32; 2];
     // (Written out, as the loop over tiles inside is long: kept a loop, it would move the
     // statistics to local memory to index them.)
     crate::unroll!(2, half => {
-        let mut row_max = stats.m[half];
-        for c in s.iter() {
-            row_max = row_max.max(c[2 * half]).max(c[2 * half + 1]);
+        // Chain 0 starts from the running maximum, the others from −∞.
+        let mut maxes = [f32::NEG_INFINITY; CHAINS];
+        maxes[0] = stats.m[half];
+        for (n, c) in s.iter().enumerate() {
+            let chain = &mut maxes[n % CHAINS];
+            *chain = chain.max(c[2 * half]).max(c[2 * half + 1]);
         }
+        let mut row_max = tree(maxes, f32::max);
         row_max = row_max.max(shuffle_xor_f32(row_max, 1));
         row_max = row_max.max(shuffle_xor_f32(row_max, 2));
         let reference = if row_max == f32::NEG_INFINITY { 0.0 } else { row_max };
         let offset = -reference * scale_log2;
         alpha[half] = exp2_approx(core::f32::math::mul_add(stats.m[half], scale_log2, offset));
         stats.m[half] = row_max;
-        let mut sum = 0.0f32;
-        for c in s.iter_mut() {
-            for x in &mut c[2 * half..2 * half + 2] {
-                *x = exp2_approx(core::f32::math::mul_add(*x, scale_log2, offset));
-                sum += *x;
-            }
+        let mut sums = [0.0f32; CHAINS];
+        for (n, c) in s.iter_mut().enumerate() {
+            // (Written out: as a loop over the pair, the chains went to local memory.)
+            let (lo, hi) = (2 * half, 2 * half + 1);
+            c[lo] = exp2_approx(core::f32::math::mul_add(c[lo], scale_log2, offset));
+            sums[n % CHAINS] += c[lo];
+            c[hi] = exp2_approx(core::f32::math::mul_add(c[hi], scale_log2, offset));
+            sums[n % CHAINS] += c[hi];
         }
+        let sum = tree(sums, |a, b| a + b);
         stats.l[half] = core::f32::math::mul_add(stats.l[half], alpha[half], sum);
     });
     alpha
+}
+
+/// `chains` joined pairwise by `join`, a tree: `((c0 ∘ c1) ∘ (c2 ∘ c3))` for four, `c0` for one.
+#[inline(always)]
+fn tree<const CHAINS: usize>(mut chains: [f32; CHAINS], join: impl Fn(f32, f32) -> f32) -> f32 {
+    const { assert!(CHAINS.is_power_of_two(), "a power of two of chains") };
+    let mut width = CHAINS;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            chains[i] = join(chains[2 * i], chains[2 * i + 1]);
+        }
+    }
+    chains[0]
 }
 
 /// O ← O·alpha, row by row: what was summed under the old maximum, brought to the new one.

@@ -226,13 +226,20 @@ pub unsafe fn issue_output<T: Wgmma, const PANELS: usize>(
 
 /// The online softmax of one key tile's scores `s` (in place, into probabilities), keys from
 /// `k0`: masked where a row of the warp does not see them all, then the step of
-/// [`fragments::softmax_step`]; returns the factors that bring the output to the new maxima.
+/// [`fragments::softmax_step`], in `CHAINS` chains; returns the factors that bring the output
+/// to the new maxima.
 #[inline(always)]
-pub fn softmax(s: &mut Scores, stats: &mut RowStats, lane: &LaneRows, k0: u32, scale_log2: f32) -> [f32; 2] {
+pub fn softmax<const CHAINS: usize>(
+    s: &mut Scores,
+    stats: &mut RowStats,
+    lane: &LaneRows,
+    k0: u32,
+    scale_log2: f32,
+) -> [f32; 2] {
     if k0 + KEYS > lane.unmasked_keys {
         fragments::mask(s, k0, lane.visible, lane.t);
     }
-    fragments::softmax_step(s, stats, scale_log2)
+    fragments::softmax_step::<_, CHAINS>(s, stats, scale_log2)
 }
 
 /// O ← O·alpha, row by row.

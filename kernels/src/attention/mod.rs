@@ -12,6 +12,7 @@
 //! | `a06_pingpong` (sm_90a) | the consumers take turns; each tile's softmax under the previous tile's P·V |
 //! | `a07_persistent` (sm_90a) | one block per SM walks the tiles: the next tile's loads under this one's last products and epilogue |
 //! | `a08_tma_store` (sm_90a) | O leaves through shared memory and the copy engine: the consumers go on to the next tile |
+//! | `a09_softmax_chains` (sm_90a) | each row's maximum and sum in independent chains: a shorter softmax |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
@@ -30,6 +31,8 @@ pub mod a06_pingpong;
 pub mod a07_persistent;
 #[cfg(target_feature = "sm_90a")]
 pub mod a08_tma_store;
+#[cfg(target_feature = "sm_90a")]
+pub mod a09_softmax_chains;
 pub mod fragments;
 #[cfg(target_feature = "sm_90a")]
 pub mod hopper;

@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::{a01, a02, a03, a04, a05, a06, a07, a08};
+use common::attention::{a01, a02, a03, a04, a05, a06, a07, a08, a09};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,6 +265,37 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
             Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a08_tma_store_bf16_d128"] },
             Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a08_tma_store_f16_d64"] },
             Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a08_tma_store_f16_d128"] },
+        ],
+        arch: SM90A,
+    },
+    AttentionStep {
+        id: "a09_softmax_chains",
+        summary: "each row's maximum and sum in independent chains: a shorter softmax",
+        scheme: Scheme::FusedTma {
+            block_q: a09::BLOCK_Q,
+            threads: a09::THREADS,
+            box_rows: a09::BLOCK_K,
+            grid: Grid::Persistent,
+        },
+        head_dims: HeadDims::Only(&[64, 128]),
+        shared_bytes: a09::shared_bytes,
+        entries: &[
+            Entry {
+                precision: Precision::Bf16,
+                head_dim: Some(64),
+                symbols: &["a09_softmax_chains_bf16_d64"],
+            },
+            Entry {
+                precision: Precision::Bf16,
+                head_dim: Some(128),
+                symbols: &["a09_softmax_chains_bf16_d128"],
+            },
+            Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a09_softmax_chains_f16_d64"] },
+            Entry {
+                precision: Precision::F16,
+                head_dim: Some(128),
+                symbols: &["a09_softmax_chains_f16_d128"],
+            },
         ],
         arch: SM90A,
     },

@@ -904,9 +904,9 @@ fn best_table() -> Table {
         ("seq", Align::Right),
         ("best step", Align::Left),
         ("TFLOP/s", Align::Right),
-        ("% of cuDNN", Align::Right),
-        ("% of FA2", Align::Right),
-        ("% of ceiling", Align::Right),
+        ("% cuDNN", Align::Right),
+        ("% FA2", Align::Right),
+        ("% ceiling", Align::Right),
         ("file", Align::Left),
     ])
 }

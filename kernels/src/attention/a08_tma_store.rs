@@ -109,7 +109,7 @@ impl TileOutput for StagedStores {
         let matrix = lane_id / 8;
         let row = warp * WARP_ROWS + HALF_ROWS * (matrix % 2) + lane_id % 8;
         unroll!(PANELS, at most 2, panel => {
-            unroll!(4, pair => {
+            unroll!(PANEL_N8 / 2, at most 4, pair => {
                 let (c, e) = (out[panel][2 * pair], out[panel][2 * pair + 1]);
                 let packed = [
                     T::pack_x2(c[0] * inverse[0], c[1] * inverse[0]),

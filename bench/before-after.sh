@@ -15,6 +15,11 @@
 #   hopper        the Hopper GEMM steps w06–w13 at 1024³, 4096³ and 8192³, interleaved under steady
 #                 load: before, after, before, after (a GEMM at the power cap favours whichever
 #                 runs on the cooler GPU), then compare of each pair
+#   attention:S   attention steps S (a host `-k` list, e.g. a08 or a07,a08) at seq 1k, 4k and
+#                 16k, both head dims and masks, bf16, twins off, in the order before, after,
+#                 after, before (an attention kernel at 16k runs at the power cap), then
+#                 `host compare` of each pair: a change to shared code that must leave these
+#                 steps' speed alone
 #   sanitize:F    the later bundle's GPU tests that match F (a test-name filter) under
 #                 memcheck, racecheck and synccheck (host sanitize)
 set -uo pipefail
@@ -44,6 +49,20 @@ for part in "$@"; do
             echo "record: host exit $?"; grep -E "^WRONG" "$out/record/suite.txt" ;;
     tests) $new/run.sh --tests-only > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked" "$out/tests.log" ;;
+    attention:*)
+      steps=${part#attention:}
+      run() { # side round
+        local b=$old; [ "$1" = after ] && b=$new
+        $b/host -k "$steps" --twins off --seq 1k,4k,16k --json "$out/attention-$1-$2.json" \
+          > "$out/attention-$1-$2.txt" 2> /dev/null
+        echo "$1 round $2: exit $?; $(grep -c 'WRONG' "$out/attention-$1-$2.txt") WRONG lines"
+      }
+      run before 1; run after 1; run after 2; run before 2
+      for round in 1 2; do
+        $new/host compare "$out/attention-before-$round.json" "$out/attention-after-$round.json" \
+          > "$out/compare-attention-$round.txt"
+        echo "compare round $round: exit $?"; grep -E "slower|faster|same, " "$out/compare-attention-$round.txt" | head -20
+      done ;;
     hopper)
       # A few seconds of load first, so that every timed run finds the GPU at its held clock.
       $new/host -k w08 --twins off --gemm 8192 --verify-only > /dev/null 2>&1

@@ -284,6 +284,7 @@ constexpr u32 WARP_SIZE = 32;
 constexpr u32 WARPGROUP = 4 * WARP_SIZE;  // threads of a warpgroup
 constexpr u32 WARPGROUP_ROWS = 64;        // query rows a warpgroup owns: one wgmma m64 tile
 constexpr u32 WARP_ROWS = 16;             // rows of one warp within its warpgroup's accumulators
+constexpr u32 HALF_ROWS = 8;              // and between a thread's two rows
 // Keys per tile: the N of the scores' wgmma (m64n128k16).
 constexpr u32 KEYS = 128;
 // Columns of a panel; a swizzle row: 128 bytes, 64 16-bit values, 8 chunks; an atom: 8 rows.
@@ -376,7 +377,7 @@ struct LaneRows {
         const u32 warp = thread / WARP_SIZE, lane = thread % WARP_SIZE;
         const u32 warp_row0 = group_row0 + warp * WARP_ROWS;
         rows[0] = warp_row0 + lane / 4;
-        rows[1] = warp_row0 + lane / 4 + 8;
+        rows[1] = warp_row0 + lane / 4 + HALF_ROWS;
         visible[0] = d.visible_keys(rows[0]);
         visible[1] = d.visible_keys(rows[1]);
         unmasked_keys = d.visible_keys(warp_row0);

@@ -6,24 +6,23 @@
 #include "attention_persistent.cuh"
 
 namespace a08 {
+using a05::MAP_BYTES;
 using a05::SharedTiles;
 using a07::Work;
+using hopper::HALF_ROWS;
 using hopper::LaneRows;
 using hopper::Output;
 using hopper::PANEL_COLUMNS;
 using hopper::PANEL_N8;
 using hopper::Panels;
+using hopper::WARP_ROWS;
 using hopper::WARP_SIZE;
 using hopper::WARPGROUP;
 
-// Bytes of one tensor map in the array the host passes, and O's index there.
-constexpr u32 MAP_BYTES = 128;
+// O's tensor map's index in the array the host passes (after Q's, K's and V's).
 constexpr u32 O_MAP = 3;
 // The named barrier of consumer warpgroup w's staging is STAGING_BARRIER + w.
 constexpr u32 STAGING_BARRIER = 3;
-// Rows of a warpgroup's box each warp holds, and the distance between a thread's two rows.
-constexpr u32 WARP_ROWS = 16;
-constexpr u32 HALF_ROWS = 8;
 
 // One consumer thread's side of a08's epilogue. It holds only the maps and its warpgroup: the
 // staging box's addresses are computed at the tile's end (see the Rust).

@@ -262,29 +262,13 @@ pub unsafe fn store_tensor_2d(map: *const u8, x: u32, y: u32, src: u32) {
     }
 }
 
-/// [`store_tensor_2d`] for a 4-dimensional tensor map: `cp.async.bulk.tensor.4d.global.
-/// shared::cta.bulk_group [map, {x, y, z, w}], [src];` (attention's O: column, row, head,
-/// batch).
+/// [`store_tensor_2d`] for a 4-dimensional tensor map (attention's O: column, row, head,
+/// batch), when `issue`, as a predicated instruction rather than a branch around it, as
+/// [`mbarrier_arrive_if`]: `@p cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+/// [map, {x, y, z, w}], [src];`.
 ///
 /// # Safety
-/// As [`store_tensor_2d`].
-#[inline(always)]
-pub unsafe fn store_tensor_4d(map: *const u8, [x, y, z, w]: [u32; 4], src: u32) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        asm!(
-            "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [{m}, {{{x}, {y}, {z}, {w}}}], [{s}];",
-            m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w, s = in(reg32) src,
-            options(nostack)
-        )
-    }
-}
-
-/// [`store_tensor_4d`] when `issue`, as a predicated instruction (`@p cp.async.bulk.tensor…`)
-/// rather than a branch around it, as [`mbarrier_arrive_if`].
-///
-/// # Safety
-/// As [`store_tensor_4d`] where `issue` holds.
+/// As [`store_tensor_2d`] where `issue` holds.
 #[inline(always)]
 pub unsafe fn store_tensor_4d_if(issue: bool, map: *const u8, [x, y, z, w]: [u32; 4], src: u32) {
     // SAFETY: the caller's contract.

@@ -64,6 +64,8 @@ __host__ __device__ constexpr u32 block_k(u32 head_dim) { return head_dim <= 64 
 __host__ __device__ constexpr bool q_in_registers(u32 head_dim) {
     return WARP_ROWS * head_dim / 64 + WARP_ROWS * block_k(head_dim) / 32 + WARP_ROWS * head_dim / 32 <= 160;
 }
+// Independent chains of a row's running maximum and sum: two at head dim 64, one at 128.
+__host__ __device__ constexpr u32 row_chains(u32 head_dim) { return head_dim <= 64 ? 2 : 1; }
 constexpr u32 STAGES = 2;                   // K and V tiles in shared memory at once
 // Dynamic shared memory: Q's tile, then STAGES stages of a K tile and a V tile.
 __host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {

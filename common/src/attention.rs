@@ -120,6 +120,12 @@ pub mod a03 {
         let o = WARP_ROWS * head_dim / 32;
         q + s + o <= 160
     }
+    /// Independent chains in which a row's running maximum and sum are taken (a09's idea):
+    /// two at head dim 64, where a row has 32 scores a lane per 128-key tile; one at 128, where
+    /// a second chain's registers cost more than it saves (measured: +2 % and −9 %, H200).
+    pub const fn row_chains(head_dim: u32) -> usize {
+        if head_dim <= 64 { 2 } else { 1 }
+    }
     /// K and V tiles in shared memory at once: the next tile's copies fly during this one's
     /// math.
     pub const STAGES: u32 = 2;

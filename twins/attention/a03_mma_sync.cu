@@ -148,8 +148,9 @@ __device__ __forceinline__ void mask_scores(float (&s)[M_TILES][N8][4], u32 k0, 
 // The online-softmax step: each row's new max over its quad, alpha = 2^((m_old − m_new)·scale·
 // log2 e), p = 2^((s − m_new)·scale·log2 e), l ← l·alpha + Σp (a lane's own part); a row with
 // m still −∞ takes 0 as its reference. P packed to T in pairs, per n8 tile [row g, row g + 8]:
-// n8 tiles 2j and 2j + 1 are the A fragment of k16 slice j, element for element.
-template <class T, u32 N8>
+// n8 tiles 2j and 2j + 1 are the A fragment of k16 slice j, element for element. A row's
+// maximum and sum run in CHAINS independent chains (row_chains), n8 tile n in chain n % CHAINS.
+template <class T, u32 N8, u32 CHAINS>
 __device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][N8][2], float (&alpha)[M_TILES][2],
                                                const float (&s)[M_TILES][N8][4], float (&m)[M_TILES][2],
                                                float (&l)[M_TILES][2], float scale_log2) {
@@ -158,24 +159,32 @@ __device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][N8][2], float (
     for (u32 mi = 0; mi < M_TILES; ++mi) {
 #pragma unroll
         for (u32 half = 0; half < 2; ++half) {
-            float row_max = m[mi][half];
+            float maxes[CHAINS];
 #pragma unroll
-            for (u32 n = 0; n < N8; ++n) row_max = fmaxf(fmaxf(row_max, s[mi][n][2 * half]), s[mi][n][2 * half + 1]);
+            for (u32 c = 0; c < CHAINS; ++c) maxes[c] = c == 0 ? m[mi][half] : NEG_INF;
+#pragma unroll
+            for (u32 n = 0; n < N8; ++n)
+                maxes[n % CHAINS] =
+                    fmaxf(fmaxf(maxes[n % CHAINS], s[mi][n][2 * half]), s[mi][n][2 * half + 1]);
+            float row_max = fragments::tree(maxes, [](float a, float b) { return fmaxf(a, b); });
             row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 1));
             row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 2));
             const float reference = row_max == NEG_INF ? 0.0f : row_max;
             const float offset = -reference * scale_log2;
             alpha[mi][half] = exp2_approx(__fmaf_rn(m[mi][half], scale_log2, offset));
             m[mi][half] = row_max;
-            float sum = 0.0f;
+            float sums[CHAINS];
+#pragma unroll
+            for (u32 c = 0; c < CHAINS; ++c) sums[c] = 0.0f;
 #pragma unroll
             for (u32 n = 0; n < N8; ++n) {
                 const float p0 = exp2_approx(__fmaf_rn(s[mi][n][2 * half], scale_log2, offset));
                 const float p1 = exp2_approx(__fmaf_rn(s[mi][n][2 * half + 1], scale_log2, offset));
-                sum += p0;
-                sum += p1;
+                sums[n % CHAINS] += p0;
+                sums[n % CHAINS] += p1;
                 p[mi][n][half] = T::pack_x2(p0, p1);
             }
+            const float sum = fragments::tree(sums, [](float a, float b) { return a + b; });
             l[mi][half] = __fmaf_rn(l[mi][half], alpha[mi][half], sum);
         }
     }
@@ -378,7 +387,7 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
         if (k0 + BLOCK_K > unmasked_keys) mask_scores(s, k0, visible, t);
         u32 p[M_TILES][N8][2];
         float alpha[M_TILES][2];
-        online_softmax<T>(p, alpha, s, m, l, scale_log2);
+        online_softmax<T, N8, row_chains(D)>(p, alpha, s, m, l, scale_log2);
         rescale_output<D>(acc, alpha);
         accumulate_pv<T>(acc, p, v_tile(stage), lane);
     }

@@ -52,6 +52,7 @@
 //! spreads them over the 8 positions of a 128-byte line of banks, so no two collide; the 8
 //! chunks of one row that 8 consecutive threads copy land in 8 positions too.
 
+use super::fragments;
 use super::{Bf16, F16, Half};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::convert::{exp2_approx, log2_approx};
@@ -359,9 +360,10 @@ fn mask_scores<const N8: usize>(s: &mut Scores<N8>, k0: u32, visible: &RowValues
 /// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 2^−∞ = 0, `alpha` = 0.
 ///
 /// Returns P rounded to `T`, each n8 tile's two registers (the A fragments of the module
-/// comment, two tiles a k16 slice), and alpha.
+/// comment, two tiles a k16 slice), and alpha. A row's maximum and sum run in `CHAINS`
+/// independent chains ([`a03::row_chains`]), n8 tile `n` in chain `n % CHAINS`.
 #[inline(always)]
-fn online_softmax<T: Half, const N8: usize>(
+fn online_softmax<T: Half, const N8: usize, const CHAINS: usize>(
     s: &Scores<N8>,
     stats: &mut RowStats,
     scale_log2: f32,
@@ -371,24 +373,28 @@ fn online_softmax<T: Half, const N8: usize>(
     let mut p = [[[0u32; 2]; N8]; M_TILES];
     unroll!(M_TILES, at most 2, mi => {
         unroll!(2, half => {
-            let mut row_max = m[mi][half];
-            for c in &s[mi] {
-                row_max = row_max.max(c[2 * half]).max(c[2 * half + 1]);
+            let mut maxes = [f32::NEG_INFINITY; CHAINS];
+            maxes[0] = m[mi][half];
+            for (n, c) in s[mi].iter().enumerate() {
+                let chain = &mut maxes[n % CHAINS];
+                *chain = chain.max(c[2 * half]).max(c[2 * half + 1]);
             }
+            let mut row_max = fragments::tree(maxes, f32::max);
             row_max = row_max.max(shuffle_xor_f32(row_max, 1));
             row_max = row_max.max(shuffle_xor_f32(row_max, 2));
             let reference = if row_max == f32::NEG_INFINITY { 0.0 } else { row_max };
             let offset = -reference * scale_log2;
             alpha[mi][half] = exp2_approx(core::f32::math::mul_add(m[mi][half], scale_log2, offset));
             m[mi][half] = row_max;
-            let mut sum = 0.0f32;
-            for (pn, c) in p[mi].iter_mut().zip(&s[mi]) {
+            let mut sums = [0.0f32; CHAINS];
+            for (n, (pn, c)) in p[mi].iter_mut().zip(&s[mi]).enumerate() {
                 let exp = |x: f32| exp2_approx(core::f32::math::mul_add(x, scale_log2, offset));
                 let (p0, p1) = (exp(c[2 * half]), exp(c[2 * half + 1]));
-                sum += p0;
-                sum += p1;
+                sums[n % CHAINS] += p0;
+                sums[n % CHAINS] += p1;
                 pn[half] = T::pack_x2(p0, p1);
             }
+            let sum = fragments::tree(sums, |a, b| a + b);
             l[mi][half] = core::f32::math::mul_add(l[mi][half], alpha[mi][half], sum);
         });
     });
@@ -535,7 +541,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
 /// Launched with `THREADS` threads, a grid of ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks, and
 /// [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
 #[inline(always)]
-unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize>(
+unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize, const CHAINS: usize>(
     q: *const u16,
     k: *const u16,
     v: *const u16,
@@ -546,6 +552,7 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize>(
     // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8 or 16 chunks.
     const { assert!(D16 == 4 || D16 == 8, "head dim 64 or 128") };
     const { assert!(N8 == key_n8(16 * D16 as u32), "the key tile of a03::block_k") };
+    const { assert!(CHAINS == a03::row_chains(16 * D16 as u32), "a03::row_chains") };
     const { assert!(SharedTiles::<D16, N8>::BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     const { assert!(BLOCK_Q % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     // SAFETY: the caller's problem.
@@ -627,7 +634,7 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize>(
         if k0 + block_k > unmasked_keys {
             mask_scores(&mut s, k0, &visible, t);
         }
-        let (p, alpha) = online_softmax::<T, N8>(&s, &mut stats, scale_log2);
+        let (p, alpha) = online_softmax::<T, N8, CHAINS>(&s, &mut stats, scale_log2);
         rescale_output(&mut acc, &alpha);
         // SAFETY: the whole warp; the stage's V tile landed.
         unsafe { accumulate_pv::<T, D16, N8>(&mut acc, &p, tiles.v(stage), lane) };
@@ -654,7 +661,7 @@ pub unsafe fn a03_mma_sync_f16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 4, { key_n8(64) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 4, { key_n8(64) }, { a03::row_chains(64) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 64.
@@ -671,7 +678,7 @@ pub unsafe fn a03_mma_sync_bf16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 4, { key_n8(64) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 4, { key_n8(64) }, { a03::row_chains(64) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on f16, head dim 128.
@@ -688,7 +695,7 @@ pub unsafe fn a03_mma_sync_f16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 8, { key_n8(128) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 8, { key_n8(128) }, { a03::row_chains(128) }>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 128.
@@ -705,5 +712,5 @@ pub unsafe fn a03_mma_sync_bf16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 8, { key_n8(128) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 8, { key_n8(128) }, { a03::row_chains(128) }>(q, k, v, o, lse, dims) }
 }

@@ -140,7 +140,7 @@ pub fn softmax_step<const N8: usize, const CHAINS: usize>(
 
 /// `chains` joined pairwise by `join`, a tree: `((c0 ∘ c1) ∘ (c2 ∘ c3))` for four, `c0` for one.
 #[inline(always)]
-fn tree<const CHAINS: usize>(mut chains: [f32; CHAINS], join: impl Fn(f32, f32) -> f32) -> f32 {
+pub fn tree<const CHAINS: usize>(mut chains: [f32; CHAINS], join: impl Fn(f32, f32) -> f32) -> f32 {
     const { assert!(CHAINS.is_power_of_two(), "a power of two of chains") };
     let mut width = CHAINS;
     while width > 1 {

@@ -5,9 +5,9 @@
 //!       (64 at head dim 128) a warp computes its scores with `mma.sync`, each K fragment feeding
 //!       both row tiles, updates its rows' running max and sum, and multiplies P, rounded to 16
 //!       bits and still in registers, by the V tile into O's f32 accumulators.
-//! Changes from a02: tensor cores for both products; K and V tiles by `cp.async` into swizzled
-//!       shared memory two stages deep; S, P and O live as `mma` fragments; the scale folds
-//!       into the exponent (`ex2`); a causal block stops at its last visible key.
+//! Changes from a02: tensor cores for both products; K and V by `cp.async` into swizzled shared
+//!       memory, two stages; S, P and O as `mma` fragments; the scale in the exponent (`ex2`); a
+//!       causal block stops at its last key; row max and sum in two chains at head dim 64.
 //! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
 //!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
 //! Cost: 255 registers at head dims 64 and 128 (sm_90a; 48 and 36 bytes of spills), 80 or 96

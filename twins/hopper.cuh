@@ -97,6 +97,7 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 // Accumulator registers per thread of m64n256k16 / m64n128k16 with f32 accumulation.
 constexpr int M64N256_ACC = 128;
 constexpr int M64N128_ACC = 64;
+constexpr int M64N192_ACC = 96;  // m64n192: w22's 192-wide tile
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.TY.TY: d += A * B for the warpgroup, A (64x16,
 // K-major) and B (16xN, N-major: imm-trans-b = 1) by descriptor; scale-d is a predicate set
@@ -161,6 +162,34 @@ constexpr int M64N128_ACC = 64;
     : "memory")
 
 
+// ---- m64n192: 96 accumulators per thread (w22) ----
+// KEEP: scale-d, 1 to add into the accumulators, 0 to overwrite them.
+#define HOPPER_WGMMA_M64N192(INSTR, TAIL, KEEP) \
+  asm volatile( \
+    "{ .reg .pred keep; setp.ne.b32 keep, %98, 0; " \
+    "wgmma.mma_async.sync.aligned." INSTR " {" \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95" \
+    "}, %96, %97, keep, 1, 1" TAIL "; }" \
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
+    : "l"(a), "l"(b), "r"(KEEP) \
+    : "memory")
+
 // ---- m64n128, A from registers (8-bit: mma.m16n8k32's A fragment of the warp's 16 rows) ----
 #define HOPPER_WGMMA_M64N128_A_REGS(INSTR, KEEP) \
   asm volatile( \
@@ -204,6 +233,13 @@ __device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[M64N128_ACC], uns
                                                     unsigned long long b, bool accumulate = true) {
     HOPPER_WGMMA_M64N128("m64n128k32.f32.e4m3.e4m3", "", accumulate ? 1u : 0u);
 }
+// wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3; with accumulate false the accumulators
+// are overwritten (scale-d = 0): w22's whole-width partial (device/wgmma.rs
+// mma_m64n192k32_e4m3 and _fresh).
+__device__ __forceinline__ void mma_m64n192k32_e4m3(float (&d)[M64N192_ACC], unsigned long long a,
+                                                    unsigned long long b, bool accumulate = true) {
+    HOPPER_WGMMA_M64N192("m64n192k32.f32.e4m3.e4m3", "", accumulate ? 1u : 0u);
+}
 // wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2: e5m2 B, as above otherwise (w20).
 __device__ __forceinline__ void mma_m64n128k32_e4m3_e5m2(float (&d)[M64N128_ACC], unsigned long long a,
                                                          unsigned long long b, bool accumulate = true) {
@@ -222,6 +258,7 @@ __device__ __forceinline__ void mma_m64n128k32_e4m3_a_regs(float (&d)[M64N128_AC
 #undef HOPPER_WGMMA_M64N128K16
 #undef HOPPER_WGMMA_M64N256
 #undef HOPPER_WGMMA_M64N128
+#undef HOPPER_WGMMA_M64N192
 
 // Picks the instruction by input type, as the Rust steps do with their generic parameter:
 // mma_m64n256k16<true>(...) is bf16, <false> f16.

@@ -88,7 +88,11 @@ struct Accumulator {
 // m64n128k16 (the 128-wide tiles of w09 and w10).
 using M64n256 = Accumulator<256>;
 using M64n128 = Accumulator<128>;
-static_assert(M64n256::REGISTERS == M64N256_ACC && M64n128::REGISTERS == M64N128_ACC, "wgmma accumulators");
+// m64n192 (w22's 128 x 192 tile, FP8 only).
+using M64n192 = Accumulator<192>;
+static_assert(M64n256::REGISTERS == M64N256_ACC && M64n128::REGISTERS == M64N128_ACC &&
+                  M64n192::REGISTERS == M64N192_ACC,
+              "wgmma accumulators");
 
 // One wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} (bf16 when BF16): acc += A * B, A
 // (64 x 16, K-major) and B (16 x N, N-major) by descriptor. The whole warpgroup calls it, after
@@ -108,6 +112,9 @@ __device__ __forceinline__ void mma_e4m3(M64n256& acc, unsigned long long a, uns
 }
 __device__ __forceinline__ void mma_e4m3(M64n128& acc, unsigned long long a, unsigned long long b) {
     mma_m64n128k32_e4m3(acc.r, a, b);
+}
+__device__ __forceinline__ void mma_e4m3(M64n192& acc, unsigned long long a, unsigned long long b) {
+    mma_m64n192k32_e4m3(acc.r, a, b);
 }
 
 // A step's input type, as the Rust Shape's INPUT_BYTES, MMA_K and B_K_MAJOR: 16-bit values
@@ -527,6 +534,17 @@ struct Epilogue {
         : smem(smem_), c_map(c_map_), warpgroup(tid / WARPGROUP), lane(tid % WARP_SIZE),
           warp((tid % WARPGROUP) / WARP_SIZE), storer(tid % WARPGROUP == 0) {}
 
+    // Before box j of a tile is written into buffer j % C_BUFFERS: the storer waits until the
+    // copy engine has read that buffer (the box stored from it two boxes ago). Across tiles that
+    // holds for an even number of boxes; with an odd number (w22's three) the previous tile's
+    // last box took this tile's first buffer, so there it waits for every read (Rust:
+    // Epilogue::wait_buffer_read).
+    __device__ __forceinline__ void wait_buffer_read(unsigned j) const {
+        if (!storer) return;
+        if (j == 0 && S::C_BOXES % C_BUFFERS != 0) bulk_wait_group_read<0>();
+        else bulk_wait_group_read<C_BUFFERS - 1>();
+    }
+
     // Stores the warpgroup's piece of the tile at `origin`, one 64 x 32 box at a time. Thread
     // (warp, lane) holds rows warp*16 + lane/4 (+ 8) of the piece and, for box j, columns
     // 32j + 8q + 2(lane % 4) (+ 1), q = 0..3: accumulators 4(4j + q) + ... (device/wgmma.rs). In
@@ -557,8 +575,7 @@ struct Epilogue {
 #pragma unroll
         for (unsigned j = 0; j < S::C_BOXES; ++j) {
             const unsigned buffer = smem.c_box(warpgroup, j % C_BUFFERS);
-            // The copy of the box stored from this buffer two boxes ago has read it.
-            if (storer) bulk_wait_group_read<C_BUFFERS - 1>();
+            wait_buffer_read(j);
             sync_named(EPILOGUE_BARRIER + warpgroup, WARPGROUP);
             float* staging = SharedLayout<S>::template pointer<float>(buffer);
 #pragma unroll
@@ -598,7 +615,7 @@ struct Epilogue {
 #pragma unroll
         for (unsigned j = 0; j < S::C_BOXES; ++j) {
             const unsigned buffer = smem.c_box(warpgroup, j % C_BUFFERS);
-            if (storer) bulk_wait_group_read<C_BUFFERS - 1>();
+            wait_buffer_read(j);
             sync_named(EPILOGUE_BARRIER + warpgroup, WARPGROUP);
             unsigned* staging = SharedLayout<S>::template pointer<unsigned>(buffer);
 #pragma unroll

@@ -390,6 +390,28 @@ pub mod w21 {
     const _: () = assert!(C_BOX_BYTES == C_BOX.0 * C_BOX.1 * 2);
 }
 
+/// w22 (FP8 promoted on a 128 × 192 tile; sm_90a): w21's kernel (e4m3, promoted, a bf16 C)
+/// on a tile 192 columns wide, where the f32 accumulators (96 per consumer thread) and a
+/// partial of the tile's whole width (96 more) fit the consumers' registers together, so a
+/// warpgroup promotes, and waits, once per k tile instead of twice. A stage is 40 KB (A 16 KB,
+/// B 24 KB); four of them, as w14 has four of 48 KB.
+pub mod w22 {
+    pub use super::w21::{
+        ALIGN, ALIGN_SLACK, BK, BM, C_BOX, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
+        CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, STAGES, THREADS,
+    };
+    pub const BN: u32 = 192;
+    /// A's box: 128 k values (one 128-byte swizzle row) × the tile's rows.
+    pub const A_BOX: (u32, u32) = (BK, BM);
+    /// B's box, of Bᵀ: 128 k values × 96 columns of B; each block of a cluster pair copies
+    /// one and multicasts it to both.
+    pub const B_BOX: (u32, u32) = (BK, BN / CLUSTER_M);
+    pub const STAGE_BYTES: u32 = BM * BK + BN * BK;
+    pub const BARRIER_BYTES: u32 = 2 * STAGES * 8;
+    pub const SHARED_BYTES: u32 = STAGES * STAGE_BYTES + C_STAGING_BYTES + BARRIER_BYTES + ALIGN_SLACK;
+    const _: () = assert!(SHARED_BYTES <= 227 * 1024);
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

@@ -8,10 +8,10 @@
 //! copies out instead, each with its own constant index.
 
 /// `unroll!(8, i => body)` expands to `body` eight times, with `i` bound to the constants
-/// 0 to 7 (as `usize`). Counts 2, 4, 8 and 16 are provided.
+/// 0 to 7 (as `usize`). Counts 2, 4, 8, 16 and 32 are provided.
 ///
 /// `unroll!(N, at most 2, i => body)` takes a count that a tunable sets, a constant `N` no
-/// larger than the literal (2, 4, 8 or 16; checked at compile time): the copies are written out
+/// larger than the literal (2, 4, 8, 16 or 32; checked at compile time): the copies are written out
 /// to the literal, each but those below `N` behind an `if` on two constants, which folds away.
 #[macro_export]
 macro_rules! unroll {
@@ -30,6 +30,10 @@ macro_rules! unroll {
     (16, $i:ident => $body:block) => {
         $crate::unroll!(8, __x => { let $i: usize = __x; $body });
         $crate::unroll!(8, __x => { let $i: usize = __x + 8; $body });
+    };
+    (32, $i:ident => $body:block) => {
+        $crate::unroll!(16, __y => { let $i: usize = __y; $body });
+        $crate::unroll!(16, __y => { let $i: usize = __y + 16; $body });
     };
     ($n:expr, at most $max:tt, $i:ident => $body:block) => {
         const { assert!($n <= $max, "unroll!: the count exceeds its bound") };

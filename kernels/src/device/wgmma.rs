@@ -85,6 +85,15 @@ pub fn wait_group_for_m64n128<const N: u32>(acc: &mut [f32; M64N128_ACC]) {
     wait_group_for_impl!(N, acc, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
 }
 
+/// [`wait_group_for_m64n128`] for an m64n192 `wgmma`'s 96 accumulators (w22's partial tile).
+#[inline(always)]
+pub fn wait_group_for_m64n192<const N: u32>(acc: &mut [f32; M64N192_ACC]) {
+    wait_group_for_impl!(N, acc,
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95);
+}
+
 macro_rules! wait_group_for_impl {
     ($n:ident, $acc:ident, $($i:literal)*) => {
         // SAFETY: no memory operands; N is an immediate; the operands only name registers.
@@ -174,6 +183,21 @@ macro_rules! m64n128k16 {
 
 m64n128k16!(mma_m64n128k16_f16, "f16");
 m64n128k16!(mma_m64n128k16_bf16, "bf16");
+
+/// Accumulator registers per thread of `m64n192k16` with f32 accumulation (w22's 192-wide tile).
+pub const M64N192_ACC: usize = 96;
+
+macro_rules! m64n192k16 {
+    ($name:ident, $ty:literal) => {
+        wgmma_f32!($name, "m64n192k16", M64N192_ACC, $ty,
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95);
+    };
+}
+
+m64n192k16!(mma_m64n192k16_f16, "f16");
+m64n192k16!(mma_m64n192k16_bf16, "bf16");
 
 /// One `wgmma.mma_async` of 8-bit floats with f32 accumulators, B K-major by descriptor: the
 /// only layout `wgmma` takes for 8-bit inputs (there is no `imm-trans`), so B's k values of
@@ -267,6 +291,14 @@ macro_rules! m64n256k32 {
 m64n256k32!(mma_m64n256k32_e4m3, "e4m3", "e4m3");
 m64n256k32!(mma_m64n256k32_e4m3_e5m2, "e4m3", "e5m2");
 
+wgmma_f32_fp8!(mma_m64n192k32_e4m3, accumulate, "m64n192k32", M64N192_ACC, "e4m3", "e4m3",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95);
+wgmma_f32_fp8!(mma_m64n192k32_e4m3_fresh, fresh, "m64n192k32", M64N192_ACC, "e4m3", "e4m3",
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95);
 wgmma_f32_fp8!(mma_m64n128k32_e4m3, accumulate, "m64n128k32", M64N128_ACC, "e4m3", "e4m3",
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);

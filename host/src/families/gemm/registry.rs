@@ -5,7 +5,7 @@ use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
-    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21,
+    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -625,6 +625,21 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             .kernel(
                 "w21_fp8_bf16_out_e4m3",
                 "a bf16 C: w15's epilogue stages and writes half the bytes",
+                Precision::E4m3,
+            )],
+    },
+    GemmStep {
+        name: "w22_fp8_full_partial",
+        summary: "128 × 192 tiles whose partial spans the tile: one wait and promotion per k tile, not two",
+        builds_on: Some("w21_fp8_bf16_out"),
+        kernels: &[Launch::wgmma(w22::THREADS, (w22::BM, w22::BN), w22::SHARED_BYTES, FP8_KN_MULTIPLE)
+            .tma(w22::A_BOX, w22::B_BOX)
+            .persistent(w22::CLUSTER_M)
+            .bf16_out(w22::C_BOX)
+            .promoted()
+            .kernel(
+                "w22_fp8_full_partial_e4m3",
+                "128 × 192 tiles whose partial spans the tile: one wait and promotion per k tile, not two",
                 Precision::E4m3,
             )],
     },

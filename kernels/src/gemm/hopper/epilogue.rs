@@ -128,10 +128,7 @@ impl<S: Shape> Epilogue<S> {
         unroll!(8, j => {
             if (j as u32) < S::C_BOXES {
                 let buffer = self.smem.c_box(self.warpgroup, j as u32 % C_BUFFERS);
-                // The copy of the box stored from this buffer two boxes ago has read it.
-                if self.storer {
-                    bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
-                }
+                self.wait_buffer_read(j as u32);
                 sync_named(EPILOGUE_BARRIER + self.warpgroup, WARPGROUP);
                 // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
                 let staging: SharedArray<f32> = unsafe { SharedArray::from_address(buffer) };
@@ -173,6 +170,26 @@ impl<S: Shape> Epilogue<S> {
 }
 
 impl<S: Shape> Epilogue<S> {
+    /// Before box `j` of a tile is written into buffer `j % C_BUFFERS`: the storer waits until
+    /// the copy engine has read that buffer. Boxes alternate between the buffers, so of the
+    /// stores still reading (at most `C_BUFFERS − 1` are let run) none reads this one: the copy
+    /// of the box stored from it two boxes ago is done. Across tiles that holds when a tile
+    /// has an even number of boxes; with an odd number (w22's three) the previous tile's last
+    /// box took this tile's first buffer, so there the storer waits for every read. A constant
+    /// condition: it compiles away for even counts.
+    #[inline(always)]
+    fn wait_buffer_read(self, j: u32) {
+        if self.storer {
+            if j == 0 && !S::C_BOXES.is_multiple_of(C_BUFFERS) {
+                bulk_wait_group_read::<0>();
+            } else {
+                bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
+            }
+        }
+    }
+}
+
+impl<S: Shape> Epilogue<S> {
     /// [`Epilogue::store_scaled_tile`] for a bf16 C (w21): boxes of 64 columns, 128 bytes of
     /// bf16 per row as 32 f32 columns were, so the buffers and their swizzle are the same and
     /// the copy engine writes half the bytes. For box j the thread's values of column group q
@@ -196,10 +213,7 @@ impl<S: Shape> Epilogue<S> {
         unroll!(4, j => {
             if (j as u32) < S::C_BOXES {
                 let buffer = self.smem.c_box(self.warpgroup, j as u32 % C_BUFFERS);
-                // The copy of the box stored from this buffer two boxes ago has read it.
-                if self.storer {
-                    bulk_wait_group_read::<{ C_BUFFERS - 1 }>();
-                }
+                self.wait_buffer_read(j as u32);
                 sync_named(EPILOGUE_BARRIER + self.warpgroup, WARPGROUP);
                 // SAFETY: inside this warpgroup's buffer, which no copy reads any more.
                 let staging: SharedArray<u32> = unsafe { SharedArray::from_address(buffer) };

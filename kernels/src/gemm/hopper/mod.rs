@@ -46,8 +46,9 @@ pub mod stream_k;
 
 use crate::device::index::WARP_SIZE;
 use crate::device::wgmma::{
-    M64N128_ACC, M64N256_ACC, claim_registers, mma_m64n128k16_bf16, mma_m64n128k16_f16, mma_m64n128k32_e4m3,
-    mma_m64n256k16_bf16, mma_m64n256k16_f16, mma_m64n256k32_e4m3, release_registers,
+    M64N128_ACC, M64N192_ACC, M64N256_ACC, claim_registers, mma_m64n128k16_bf16, mma_m64n128k16_f16, mma_m64n128k32_e4m3,
+    mma_m64n192k16_bf16, mma_m64n192k16_f16, mma_m64n192k32_e4m3, mma_m64n256k16_bf16, mma_m64n256k16_f16,
+    mma_m64n256k32_e4m3, release_registers,
 };
 
 /// Threads of a warpgroup: four warps, the unit `wgmma` and `setmaxnreg` work in.
@@ -249,6 +250,8 @@ pub trait Accumulator {
 pub type M64n256 = [f32; M64N256_ACC];
 /// The accumulators of `wgmma` m64n128k16: the 128-wide tiles of w09 and w10.
 pub type M64n128 = [f32; M64N128_ACC];
+/// The accumulators of `wgmma` m64n192k16: w22's 128 × 192 tile.
+pub type M64n192 = [f32; M64N192_ACC];
 
 impl Accumulator for M64n256 {
     const N: u32 = 256;
@@ -286,13 +289,32 @@ impl Accumulator for M64n128 {
     }
 }
 
-/// The promotion of FP8 partial sums (w15 on): `acc[offset + i] += partial[i]` for the 64
-/// accumulators of an m64n128 `wgmma` (its 16 column chunks of 8, four registers each in
-/// `device::wgmma`'s layout), `offset` a constant (the half of a 256-wide tile, or 0), so
+impl Accumulator for M64n192 {
+    const N: u32 = 192;
+    #[inline(always)]
+    fn zeroed() -> Self {
+        [0.0; M64N192_ACC]
+    }
+    #[inline(always)]
+    unsafe fn mma<const BF16: bool>(&mut self, a: u64, b: u64) {
+        // SAFETY: the caller's contract, which is the wrapper's.
+        unsafe { if BF16 { mma_m64n192k16_bf16(self, a, b) } else { mma_m64n192k16_f16(self, a, b) } }
+    }
+    #[inline(always)]
+    unsafe fn mma_e4m3(&mut self, a: u64, b: u64) {
+        // SAFETY: the caller's contract, which is the wrapper's.
+        unsafe { mma_m64n192k32_e4m3(self, a, b) }
+    }
+}
+
+/// The promotion of FP8 partial sums (w15 on): `acc[offset + i] += partial[i]` for the `P`
+/// accumulators of an m64n128 or m64n192 `wgmma` (its column chunks of 8, four registers each
+/// in `device::wgmma`'s layout), `offset` a constant (the half of a 256-wide tile, or 0), so
 /// that every index stays a constant and the arrays in registers.
 #[inline(always)]
-pub fn promote<const N: usize>(acc: &mut [f32; N], offset: usize, partial: &M64n128) {
-    crate::unroll!(16, chunk => {
+pub fn promote<const N: usize, const P: usize>(acc: &mut [f32; N], offset: usize, partial: &[f32; P]) {
+    const { assert!(P.is_multiple_of(4) && P <= N, "whole chunks, no more than acc holds") };
+    crate::unroll!(P / 4, at most 32, chunk => {
         crate::unroll!(4, r => {
             let i = chunk * 4 + r;
             acc[offset + i] += partial[i];

@@ -1,0 +1,66 @@
+// Twin of kernels/src/gemm/w22_fp8_full_partial.rs (step w22): w21 (e4m3, promoted, a bf16 C) on
+// a 128 x 192 tile, whose f32 accumulators (96 per consumer thread) and a partial of the tile's
+// whole width (96 more) fit in registers together. Per k tile four wgmma m64n192k32 sum its 128 k
+// values into the fresh partial (the first with scale-d = 0), the warpgroup waits once, releases
+// the stage and adds the partial into its accumulators: one wait per k tile where w15-w21 take two.
+//
+// Launch as the Rust step: as w21, with w22's shape (B's boxes of 96 columns, four 40 KB stages).
+#include "fp8_gemm.cuh"
+
+namespace w22 {
+using namespace hopper;
+
+// common::gemm::w22: w21's block, boxes of A and C and its four stages; 192 columns, B's boxes
+// of 96 (a cluster pair's halves).
+struct Constants : w14::Constants {
+    static constexpr unsigned BN = 192, STAGE_BYTES = BM * BK + BN * BK;
+    static constexpr unsigned B_BOX_Y = BN / CLUSTER_M, C_BOX_X = 64;
+    static_assert(C_BOX_X * C_BOX_Y * 2 == C_BOX_BYTES, "a bf16 box has the bytes of an f32 one");
+};
+constexpr unsigned THREADS = Constants::THREADS;
+using W22 = Shape<Constants, M64n192, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3,
+                  true>;
+
+// mma_k_tiles_full_partial: over a unit's k tiles into the f32 accumulators acc, each k tile
+// promoted whole: wait until its stage is full; four wgmma m64n192k32 into `partial` (the first
+// overwrites it), one wait; release the stage; add the partial into acc.
+template <class S>
+struct FullPartialMainLoop {
+    template <class C, class State, class Release>
+    __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n192& acc,
+                                               const Release& release) {
+        const auto& smem = consumer.smem;
+        M64n192 partial = M64n192::zeroed();  // overwritten by each k tile's first wgmma
+        for (unsigned t = 0; t < k_tiles; ++t) {
+            const unsigned s = state.index();
+            mbarrier_wait(smem.full(s), state.phase());
+            wgmma_fence();
+#pragma unroll
+            for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
+                const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+                const unsigned long long a_desc = descriptor(
+                    smem.a_stage(s) + consumer.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+                // B^T's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
+                const unsigned long long b_desc = descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES);
+                mma_m64n192k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group<0>();
+            release(s);
+            // The promotion: the tile's 96 accumulators take the partial sums.
+#pragma unroll
+            for (unsigned i = 0; i < M64N192_ACC; ++i) acc[i] += partial[i];
+            state.advance();
+        }
+    }
+};
+
+}  // namespace w22
+
+// C (bf16) = scales[0] * scales[1] * A * B.
+extern "C" __global__ void __launch_bounds__(w22::THREADS)
+w22_fp8_full_partial_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n,
+                          unsigned k, const float* scales) {
+    w08::trimmed_gemm<w22::W22, false, w22::FullPartialMainLoop<w22::W22>>(a_map, b_map, c_map, m, n, k,
+                                                                           hopper::ScalesAt{scales});
+}

@@ -12,6 +12,9 @@
 #   error     the FP8 steps' error against the exact product as K grows (4096 × 4096 × K,
 #             K = 1k … 16k), cuBLASLt's beside them
 #   sanitize  memcheck, racecheck, synccheck over the FP8 steps' tests
+#   ncu       one launch each of w14, w21, w22 and cuBLASLt's three FP8 products at 8192³ under
+#             ncu (speed of light, memory and compute workload, warp states): where the promoted
+#             steps lose to cuBLASLt's promoting product (shared-memory traffic, tensor pipe, waits)
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -35,6 +38,11 @@ for part in "$@"; do
     error) $b/host -k w14,w15,w16,w17,w18,w19,w20,w22 --twins off --verify-only --gemm 4096x4096x1024,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
              --json "$out/fp8-error.json" > "$out/fp8-error.txt" 2>&1
            echo "error: host exit $?"; grep -E "^(w1|cuBLASLt)" "$out/fp8-error.txt" | head -20 ;;
+    ncu) timeout 500 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+           --section ComputeWorkloadAnalysis --section WarpStateStats -k "regex:w14_fp8|w21_fp8|w22_fp8|nvjet|gemm" \
+           $b/host -k w14,w21,w22 --twins off --gemm 8192 --verify-only > "$out/ncu-fp8.txt" 2>&1
+         echo "ncu: exit $?"
+         grep -E "^  [a-zA-Z_]|Duration|SM Frequency|Memory Throughput|Shared|Issue Slots|Stall" "$out/ncu-fp8.txt" | head -60 ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck _fp8 \
                 -- --skip cpp_twin 2>&1 | tail -6 ;;
     *) echo "unknown part $part"; exit 2 ;;

@@ -30,6 +30,9 @@
 #               128, both masks: the record OUTDIR/attention-a08.json (docs/results/<gpu>/)
 #   a09-record  a08 and a09 the same way (OUTDIR/attention-a09.json), and in f16 at seq 1k, 4k,
 #               16k (OUTDIR/attention-a09-f16.json)
+#   a03-record  the portable step a03 with its C++ twin, cuDNN and FlashAttention-2 (its goal's
+#               baseline), bf16 at seq 512 to 16k (OUTDIR/attention-a03.json), f16 at 1k, 4k, 16k
+#               (OUTDIR/attention-a03-f16.json)
 #   pipes       ncu on a07 (bf16, one launch each, verify-only): head dims 64 and 128, seq 1k and 4k,
 #               both masks: how busy the tensor pipe, the XU pipe (MUFU: ex2, the softmax's
 #               exponentials at 16 per clock per SM) and the FMA pipe are, and what the warps
@@ -59,12 +62,13 @@ out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
 mkdir -p "$out"
-# Steps STEPS with their C++ twins and cuDNN, into the record OUTDIR/NAME.json and its tables.
+# Steps STEPS with their C++ twins and cuDNN (or the SDPA backends BACKENDS), into the record
+# OUTDIR/NAME.json and its tables.
 record() { # steps name, then host options
-  local steps=$1 name=$2; shift 2
+  local steps=$1 name=$2 backends=${BACKENDS:-cudnn}; shift 2
   $b/host -k "$steps" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.progress"
   echo "$name: host exit $?"; grep -h "WRONG" "$out/$name.txt" | head
-  python3 bench/attention-sdpa.py --backends cudnn "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
+  python3 bench/attention-sdpa.py --backends "$backends" "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
   echo "$name sdpa: exit $?"; grep -v "^\[\|cuDNN:" "$out/$name-sdpa.txt"
 }
 
@@ -135,6 +139,8 @@ for part in "$@"; do
     a08-record) record a07,a08 attention-a08 --seq 512,1k,2k,4k,8k,16k ;;
     a09-record) record a08,a09 attention-a09 --seq 512,1k,2k,4k,8k,16k
                 record a08,a09 attention-a09-f16 --seq 1k,4k,16k --attn-type f16 ;;
+    a03-record) BACKENDS=cudnn,flash record a03 attention-a03 --seq 512,1k,2k,4k,8k,16k
+                BACKENDS=cudnn,flash record a03 attention-a03-f16 --seq 1k,4k,16k --attn-type f16 ;;
     pipes) : > "$out/pipes.txt"
            for d in 64 128; do for seq in 1k 4k; do for mask in none causal; do
              echo "=== d$d seq $seq $mask" >> "$out/pipes.txt"

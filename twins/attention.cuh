@@ -57,19 +57,16 @@ constexpr u32 WARP_ROWS = 32;  // query rows per warp (16 per mma row tile)
 constexpr u32 WARPS = 4;
 constexpr u32 THREADS = WARPS * 32;
 constexpr u32 BLOCK_Q = WARPS * WARP_ROWS;  // query rows per block
-// Keys per tile: 128 at head dim 64, 64 at 128.
-__host__ __device__ constexpr u32 block_k(u32 head_dim) { return head_dim <= 64 ? 128 : 64; }
+constexpr u32 BLOCK_K = 64;  // keys per tile, at both head dims
 // Q's mma fragments kept in registers for the whole key loop where Q, S and O take at most 160
 // of a lane's registers, else read again per key tile.
 __host__ __device__ constexpr bool q_in_registers(u32 head_dim) {
-    return WARP_ROWS * head_dim / 64 + WARP_ROWS * block_k(head_dim) / 32 + WARP_ROWS * head_dim / 32 <= 160;
+    return WARP_ROWS * head_dim / 64 + WARP_ROWS * BLOCK_K / 32 + WARP_ROWS * head_dim / 32 <= 160;
 }
-// Independent chains of a row's running maximum and sum: two at head dim 64, one at 128.
-__host__ __device__ constexpr u32 row_chains(u32 head_dim) { return head_dim <= 64 ? 2 : 1; }
 constexpr u32 STAGES = 2;                   // K and V tiles in shared memory at once
 // Dynamic shared memory: Q's tile, then STAGES stages of a K tile and a V tile.
 __host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {
-    return (BLOCK_Q + STAGES * 2 * block_k(head_dim)) * head_dim * 2;
+    return (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2;
 }
 }  // namespace a03
 

@@ -1,6 +1,6 @@
 // Twin of kernels/src/attention/a03_mma_sync.rs (step a03): FlashAttention-2's forward pass on
 // mma.sync. A block takes a03::BLOCK_Q query rows of one (batch, query head), each warp WARP_ROWS
-// of them (M_TILES mma row tiles) for the whole key loop; per tile of block_k(D) keys a warp computes
+// of them (M_TILES mma row tiles) for the whole key loop; per tile of BLOCK_K keys a warp computes
 // S = Q·Kᵀ (Q's A fragments kept in registers, or read from shared memory per key tile where
 // q_in_registers says no), the online softmax in f32 registers (row max over a quad by
 // two xor shuffles, the scale folded into ex2), P rounded to 16 bits and used as the A
@@ -18,6 +18,7 @@ namespace a03 {
 constexpr float LOG2_E = 1.4426950408889634f;
 constexpr float LN_2 = 0.6931471805599453f;
 constexpr u32 MMA_M = 16, MMA_N = 8;
+constexpr u32 N8 = BLOCK_K / MMA_N;  // n8 tiles of S per key tile
 constexpr u32 M_TILES = WARP_ROWS / MMA_M;  // 16-row mma tiles per warp
 constexpr u32 CHUNK_BYTES = 16, CHUNK_VALUES = 8;
 constexpr u32 SWIZZLE_ROWS = 8;
@@ -105,7 +106,7 @@ struct QOperand {
 
 // S = Q·Kᵀ for one key tile of N8 n8 tiles: lane l points at key pair·16 + (l / 16)·8 + l % 8,
 // chunk 2kk + (l / 8) % 2; the x4 gives b[0], b[1] of n8 tiles 2·pair and 2·pair + 1.
-template <class T, u32 D, u32 N8>
+template <class T, u32 D>
 __device__ __forceinline__ void tile_scores(float (&s)[M_TILES][N8][4], const QOperand<D>& q, Tile<D> k, u32 lane) {
 #pragma unroll
     for (u32 mi = 0; mi < M_TILES; ++mi)
@@ -132,7 +133,6 @@ __device__ __forceinline__ void tile_scores(float (&s)[M_TILES][N8][4], const QO
 }
 
 // −∞ for the keys a row does not see: key k0 + 8n + 2t + e % 2 of row g (e < 2) or g + 8.
-template <u32 N8>
 __device__ __forceinline__ void mask_scores(float (&s)[M_TILES][N8][4], u32 k0, const u32 (&visible)[M_TILES][2],
                                             u32 t) {
     const float NEG_INF = -__int_as_float(0x7f800000);
@@ -148,9 +148,8 @@ __device__ __forceinline__ void mask_scores(float (&s)[M_TILES][N8][4], u32 k0, 
 // The online-softmax step: each row's new max over its quad, alpha = 2^((m_old − m_new)·scale·
 // log2 e), p = 2^((s − m_new)·scale·log2 e), l ← l·alpha + Σp (a lane's own part); a row with
 // m still −∞ takes 0 as its reference. P packed to T in pairs, per n8 tile [row g, row g + 8]:
-// n8 tiles 2j and 2j + 1 are the A fragment of k16 slice j, element for element. A row's
-// maximum and sum run in CHAINS independent chains (row_chains), n8 tile n in chain n % CHAINS.
-template <class T, u32 N8, u32 CHAINS>
+// n8 tiles 2j and 2j + 1 are the A fragment of k16 slice j, element for element.
+template <class T>
 __device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][N8][2], float (&alpha)[M_TILES][2],
                                                const float (&s)[M_TILES][N8][4], float (&m)[M_TILES][2],
                                                float (&l)[M_TILES][2], float scale_log2) {
@@ -159,32 +158,24 @@ __device__ __forceinline__ void online_softmax(u32 (&p)[M_TILES][N8][2], float (
     for (u32 mi = 0; mi < M_TILES; ++mi) {
 #pragma unroll
         for (u32 half = 0; half < 2; ++half) {
-            float maxes[CHAINS];
+            float row_max = m[mi][half];
 #pragma unroll
-            for (u32 c = 0; c < CHAINS; ++c) maxes[c] = c == 0 ? m[mi][half] : NEG_INF;
-#pragma unroll
-            for (u32 n = 0; n < N8; ++n)
-                maxes[n % CHAINS] =
-                    fmaxf(fmaxf(maxes[n % CHAINS], s[mi][n][2 * half]), s[mi][n][2 * half + 1]);
-            float row_max = fragments::tree(maxes, [](float a, float b) { return fmaxf(a, b); });
+            for (u32 n = 0; n < N8; ++n) row_max = fmaxf(fmaxf(row_max, s[mi][n][2 * half]), s[mi][n][2 * half + 1]);
             row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 1));
             row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, 2));
             const float reference = row_max == NEG_INF ? 0.0f : row_max;
             const float offset = -reference * scale_log2;
             alpha[mi][half] = exp2_approx(__fmaf_rn(m[mi][half], scale_log2, offset));
             m[mi][half] = row_max;
-            float sums[CHAINS];
-#pragma unroll
-            for (u32 c = 0; c < CHAINS; ++c) sums[c] = 0.0f;
+            float sum = 0.0f;
 #pragma unroll
             for (u32 n = 0; n < N8; ++n) {
                 const float p0 = exp2_approx(__fmaf_rn(s[mi][n][2 * half], scale_log2, offset));
                 const float p1 = exp2_approx(__fmaf_rn(s[mi][n][2 * half + 1], scale_log2, offset));
-                sums[n % CHAINS] += p0;
-                sums[n % CHAINS] += p1;
+                sum += p0;
+                sum += p1;
                 p[mi][n][half] = T::pack_x2(p0, p1);
             }
-            const float sum = fragments::tree(sums, [](float a, float b) { return a + b; });
             l[mi][half] = __fmaf_rn(l[mi][half], alpha[mi][half], sum);
         }
     }
@@ -209,7 +200,7 @@ __device__ __forceinline__ void rescale_output(float (&o)[M_TILES][D / 16][2][4]
 // O += P·V for one key tile: P's n8 tiles 2kk, 2kk + 1 are the A fragment of k16 slice kk;
 // lane l points at key 16kk + l % 16, chunk 2·pair + l / 16; the x4.trans gives b[0], b[1] of
 // n8 tiles of columns 16·pair and 16·pair + 8.
-template <class T, u32 D, u32 N8>
+template <class T, u32 D>
 __device__ __forceinline__ void accumulate_pv(float (&o)[M_TILES][D / 16][2][4], const u32 (&p)[M_TILES][N8][2],
                                               Tile<D> v, u32 lane) {
     const LaneRows<D> rows(v, lane % 16, lane / 16);
@@ -310,7 +301,6 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
                                                     const Dims* dims) {
     using namespace a03;
     static_assert(D == 64 || D == 128, "the chunk-pair patterns of LaneRows assume rows of 8 or 16 chunks");
-    constexpr u32 BLOCK_K = block_k(D), N8 = BLOCK_K / MMA_N;  // keys and n8 tiles of S per key tile
     extern __shared__ __align__(16) unsigned char smem[];
     const u32 base = smem_u32(smem);
     const Dims d = *dims;
@@ -387,7 +377,7 @@ __device__ __forceinline__ void a03_flash_attention(const u16* q, const u16* k, 
         if (k0 + BLOCK_K > unmasked_keys) mask_scores(s, k0, visible, t);
         u32 p[M_TILES][N8][2];
         float alpha[M_TILES][2];
-        online_softmax<T, N8, row_chains(D)>(p, alpha, s, m, l, scale_log2);
+        online_softmax<T>(p, alpha, s, m, l, scale_log2);
         rescale_output<D>(acc, alpha);
         accumulate_pv<T>(acc, p, v_tile(stage), lane);
     }

@@ -1,20 +1,20 @@
 //! Step a03 — FlashAttention-2 on tensor cores (`mma.sync`, any GPU since Ampere).
 //!
 //! Idea: FlashAttention-2's forward pass: a block takes 128 query rows of one head, each of its
-//!       4 warps 32 of them (two `mma` row tiles) for the whole key loop; per tile of 128 keys
-//!       (64 at head dim 128) a warp computes its scores with `mma.sync`, each K fragment feeding
-//!       both row tiles, updates its rows' running max and sum, and multiplies P, rounded to 16
-//!       bits and still in registers, by the V tile into O's f32 accumulators.
+//!       4 warps 32 of them (two `mma` row tiles) for the whole key loop; per tile of 64 keys a
+//!       warp computes its scores with `mma.sync`, each K fragment feeding both row tiles,
+//!       updates its rows' running max and sum, and multiplies P, rounded to 16 bits and still
+//!       in registers, by the V tile into O's f32 accumulators.
 //! Changes from a02: tensor cores for both products; K and V by `cp.async` into swizzled shared
 //!       memory, two stages; S, P and O as `mma` fragments; the scale in the exponent (`ex2`); a
-//!       causal block stops at its last key; row max and sum in two chains at head dim 64.
+//!       causal block stops at its last key.
 //! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
 //!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
-//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 48 and 36 bytes of spills), 80 or 96
+//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 0 and 36 bytes of spills), 48 or 96
 //!       KB of dynamic shared memory: 2 blocks of 128 threads per SM.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
-//! Result: 352 TFLOP/s at head dim 128, seq 4k, bf16, 99 % of FlashAttention-2, H100, 2026-11-25.
+//! Result: 326 / 349 TFLOP/s at head dim 64 / 128, 4k, bf16: 107 / 98 % of FA2, H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#a03
 //!
@@ -45,14 +45,13 @@
 //! # Shared memory
 //!
 //! Dynamic, [`a03::shared_bytes`] bytes: Q's tile (`BLOCK_Q` rows), then `STAGES` stages of
-//! a K tile and a V tile (`BLOCK_K` = [`a03::block_k`] rows each). Every row is the head
-//! dim's 16-bit values, 128 or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at
-//! position `c ^ (r % 8)` of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase
+//! a K tile and a V tile ([`a03::BLOCK_K`] rows each). Every row is the head dim's 16-bit
+//! values, 128 or 256 bytes, in 16-byte chunks; chunk `c` of row `r` is stored at position
+//! `c ^ (r % 8)` of its row (t03's swizzle of B). The 8 rows an `ldmatrix` phase
 //! reads are 8 consecutive rows starting at a multiple of 8, at one logical chunk: the swizzle
 //! spreads them over the 8 positions of a 128-byte line of banks, so no two collide; the 8
 //! chunks of one row that 8 consecutive threads copy land in 8 positions too.
 
-use super::fragments;
 use super::{Bf16, F16, Half};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::convert::{exp2_approx, log2_approx};
@@ -64,7 +63,7 @@ use crate::device::sync::{sync_threads, sync_warp};
 use crate::device::warp::shuffle_xor_f32;
 use crate::unroll;
 use common::attention::Dims;
-use common::attention::a03::{self, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
+use common::attention::a03::{self, BLOCK_K, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
 use core::num::NonZeroU32;
 use kernel_macros::kernel;
 
@@ -83,11 +82,8 @@ const MMA_N: u32 = 8;
 /// went to local memory.
 const M_TILES: usize = (WARP_ROWS / MMA_M) as usize;
 
-/// n8 tiles of S per key tile at head dim `head_dim`: a row tile's score accumulators, the
-/// kernel's generic `N8` (keys per tile, [`a03::block_k`], may differ by head dim).
-const fn key_n8(head_dim: u32) -> usize {
-    (a03::block_k(head_dim) / MMA_N) as usize
-}
+/// n8 tiles of S per key tile: a row tile's score accumulators.
+const N8: usize = (BLOCK_K / MMA_N) as usize;
 
 /// A copy's and an `ldmatrix` row's unit: 16 bytes, eight 16-bit values.
 const CHUNK_BYTES: u32 = 16;
@@ -100,11 +96,11 @@ const SWIZZLE_ROWS: u32 = 8;
 type QFragments<const D16: usize> = [[[u32; 4]; D16]; M_TILES];
 
 /// One key tile's scores S of one warp: [row tile][n8 tile of keys].
-type Scores<const N8: usize> = [[[f32; 4]; N8]; M_TILES];
+type Scores = [[[f32; 4]; N8]; M_TILES];
 
 /// P rounded to 16 bits, two values a register: [row tile][n8 tile of keys][rows g, g + 8].
 /// n8 tiles `2j` and `2j + 1` are the A fragment of k16 slice `j` (the module comment).
-type PFragments<const N8: usize> = [[[u32; 2]; N8]; M_TILES];
+type PFragments = [[[u32; 2]; N8]; M_TILES];
 
 /// O's accumulators of one warp: [row tile][16 head-dim columns][n8 half].
 type Output<const D16: usize> = [[[[f32; 4]; 2]; D16]; M_TILES];
@@ -185,14 +181,11 @@ impl<const D16: usize> LaneRows<D16> {
 }
 
 /// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's), key tiles of
-/// `8·N8` rows.
+/// `BLOCK_K` rows.
 #[derive(Clone, Copy)]
-struct SharedTiles<const D16: usize, const N8: usize>;
+struct SharedTiles<const D16: usize>;
 
-impl<const D16: usize, const N8: usize> SharedTiles<D16, N8> {
-    /// Keys (and value rows) per tile.
-    const BLOCK_K: u32 = N8 as u32 * MMA_N;
-
+impl<const D16: usize> SharedTiles<D16> {
     #[inline(always)]
     fn q(self) -> Tile<D16> {
         Tile::at_row(0)
@@ -200,12 +193,12 @@ impl<const D16: usize, const N8: usize> SharedTiles<D16, N8> {
 
     #[inline(always)]
     fn k(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * Self::BLOCK_K)
+        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K)
     }
 
     #[inline(always)]
     fn v(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * Self::BLOCK_K + Self::BLOCK_K)
+        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K + BLOCK_K)
     }
 }
 
@@ -310,11 +303,11 @@ impl<const D16: usize> QOperand<D16> {
 /// # Safety
 /// The whole warp calls it; `k` holds the key tile.
 #[inline(always)]
-unsafe fn tile_scores<T: Half, const D16: usize, const N8: usize>(
+unsafe fn tile_scores<T: Half, const D16: usize>(
     q: &QOperand<D16>,
     k: Tile<D16>,
     lane: u32,
-) -> Scores<N8> {
+) -> Scores {
     let mut s = [[[0.0f32; 4]; N8]; M_TILES];
     let rows = LaneRows::new(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
     unroll!(D16, at most 8, kk => {
@@ -336,7 +329,7 @@ unsafe fn tile_scores<T: Half, const D16: usize, const N8: usize>(
 /// `k0 + 8n + 2t + e % 2` of row `g` (e < 2) or `g + 8`, masked when it is at or past that
 /// row's visible count (past `seq_k`, or past the causal diagonal).
 #[inline(always)]
-fn mask_scores<const N8: usize>(s: &mut Scores<N8>, k0: u32, visible: &RowValues<u32>, t: u32) {
+fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
     unroll!(M_TILES, at most 2, mi => {
         unroll!(N8, at most 16, n => {
             for (e, score) in s[mi][n].iter_mut().enumerate() {
@@ -360,41 +353,32 @@ fn mask_scores<const N8: usize>(s: &mut Scores<N8>, k0: u32, visible: &RowValues
 /// against 0 instead, so that −∞ − (−∞) never makes a NaN: `p` = 2^−∞ = 0, `alpha` = 0.
 ///
 /// Returns P rounded to `T`, each n8 tile's two registers (the A fragments of the module
-/// comment, two tiles a k16 slice), and alpha. A row's maximum and sum run in `CHAINS`
-/// independent chains ([`a03::row_chains`]), n8 tile `n` in chain `n % CHAINS`.
+/// comment, two tiles a k16 slice), and alpha.
 #[inline(always)]
-fn online_softmax<T: Half, const N8: usize, const CHAINS: usize>(
-    s: &Scores<N8>,
-    stats: &mut RowStats,
-    scale_log2: f32,
-) -> (PFragments<N8>, RowValues<f32>) {
+fn online_softmax<T: Half>(s: &Scores, stats: &mut RowStats, scale_log2: f32) -> (PFragments, RowValues<f32>) {
     let RowStats { m, l } = stats;
     let mut alpha = [[0.0f32; 2]; M_TILES];
     let mut p = [[[0u32; 2]; N8]; M_TILES];
     unroll!(M_TILES, at most 2, mi => {
         unroll!(2, half => {
-            let mut maxes = [f32::NEG_INFINITY; CHAINS];
-            maxes[0] = m[mi][half];
-            for (n, c) in s[mi].iter().enumerate() {
-                let chain = &mut maxes[n % CHAINS];
-                *chain = chain.max(c[2 * half]).max(c[2 * half + 1]);
+            let mut row_max = m[mi][half];
+            for c in &s[mi] {
+                row_max = row_max.max(c[2 * half]).max(c[2 * half + 1]);
             }
-            let mut row_max = fragments::tree(maxes, f32::max);
             row_max = row_max.max(shuffle_xor_f32(row_max, 1));
             row_max = row_max.max(shuffle_xor_f32(row_max, 2));
             let reference = if row_max == f32::NEG_INFINITY { 0.0 } else { row_max };
             let offset = -reference * scale_log2;
             alpha[mi][half] = exp2_approx(core::f32::math::mul_add(m[mi][half], scale_log2, offset));
             m[mi][half] = row_max;
-            let mut sums = [0.0f32; CHAINS];
-            for (n, (pn, c)) in p[mi].iter_mut().zip(&s[mi]).enumerate() {
+            let mut sum = 0.0f32;
+            for (pn, c) in p[mi].iter_mut().zip(&s[mi]) {
                 let exp = |x: f32| exp2_approx(core::f32::math::mul_add(x, scale_log2, offset));
                 let (p0, p1) = (exp(c[2 * half]), exp(c[2 * half + 1]));
-                sums[n % CHAINS] += p0;
-                sums[n % CHAINS] += p1;
+                sum += p0;
+                sum += p1;
                 pn[half] = T::pack_x2(p0, p1);
             }
-            let sum = fragments::tree(sums, |a, b| a + b);
             l[mi][half] = core::f32::math::mul_add(l[mi][half], alpha[mi][half], sum);
         });
     });
@@ -425,9 +409,9 @@ fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>)
 /// # Safety
 /// The whole warp calls it; `v` holds the value tile.
 #[inline(always)]
-unsafe fn accumulate_pv<T: Half, const D16: usize, const N8: usize>(
+unsafe fn accumulate_pv<T: Half, const D16: usize>(
     o: &mut Output<D16>,
-    p: &PFragments<N8>,
+    p: &PFragments,
     v: Tile<D16>,
     lane: u32,
 ) {
@@ -533,7 +517,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
 }
 
 /// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
-/// dim `16·D16`, key tiles of `8·N8` keys ([`a03::block_k`] of the head dim), 16-bit type `T`.
+/// dim `16·D16`, 16-bit type `T`.
 ///
 /// # Safety
 /// `dims` points to the problem, whose head dim is `16·D16` and whose strides are multiples
@@ -541,7 +525,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
 /// Launched with `THREADS` threads, a grid of ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks, and
 /// [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
 #[inline(always)]
-unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize, const CHAINS: usize>(
+unsafe fn flash_attention<T: Half, const D16: usize>(
     q: *const u16,
     k: *const u16,
     v: *const u16,
@@ -551,9 +535,7 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize, const CHAI
 ) {
     // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8 or 16 chunks.
     const { assert!(D16 == 4 || D16 == 8, "head dim 64 or 128") };
-    const { assert!(N8 == key_n8(16 * D16 as u32), "the key tile of a03::block_k") };
-    const { assert!(CHAINS == a03::row_chains(16 * D16 as u32), "a03::row_chains") };
-    const { assert!(SharedTiles::<D16, N8>::BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
+    const { assert!(BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     const { assert!(BLOCK_Q % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     // SAFETY: the caller's problem.
     let d = unsafe { *dims };
@@ -566,8 +548,7 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize, const CHAI
         unsafe { (NonZeroU32::new_unchecked(d.heads_q), NonZeroU32::new_unchecked(d.group)) };
     let (b, h) = (y / heads_q, y % heads_q);
     let kv_head = h / group;
-    let tiles = SharedTiles::<D16, N8>;
-    let block_k = SharedTiles::<D16, N8>::BLOCK_K;
+    let tiles = SharedTiles::<D16>;
     let head = |start: *const u16, offset: u64, stride: u64, rows: u32| HeadRows {
         start: start.wrapping_add(offset as usize),
         stride,
@@ -580,17 +561,17 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize, const CHAI
     // The key tiles this block reads: up to the last key its last row sees (all keys, or
     // fewer under the causal mask; none when every row's keys are masked).
     let last_row = (q0 + BLOCK_Q).min(d.seq_q) - 1;
-    let key_tiles = d.visible_keys(last_row).div_ceil(block_k);
+    let key_tiles = d.visible_keys(last_row).div_ceil(BLOCK_K);
     // Starts the copies of key tile `j` into stage `j % STAGES` (none past the last tile; the
     // group is committed either way, so that group counts stay uniform).
     let load_kv = |j: u32| {
         if j < key_tiles {
             let stage = j % STAGES;
             // SAFETY: the whole block; K's and V's heads, 16-byte aligned rows; the stage's
-            // tiles of block_k rows.
+            // tiles of BLOCK_K rows.
             unsafe {
-                copy_tile(tiles.k(stage), k_head, j * block_k, block_k);
-                copy_tile(tiles.v(stage), v_head, j * block_k, block_k);
+                copy_tile(tiles.k(stage), k_head, j * BLOCK_K, BLOCK_K);
+                copy_tile(tiles.v(stage), v_head, j * BLOCK_K, BLOCK_K);
             }
         }
         cp_async_commit();
@@ -629,15 +610,15 @@ unsafe fn flash_attention<T: Half, const D16: usize, const N8: usize, const CHAI
         load_kv(j + STAGES - 1);
         let stage = j % STAGES;
         // SAFETY: the whole warp; the stage's K tile landed.
-        let mut s = unsafe { tile_scores::<T, D16, N8>(&q_frags, tiles.k(stage), lane) };
-        let k0 = j * block_k;
-        if k0 + block_k > unmasked_keys {
+        let mut s = unsafe { tile_scores::<T, D16>(&q_frags, tiles.k(stage), lane) };
+        let k0 = j * BLOCK_K;
+        if k0 + BLOCK_K > unmasked_keys {
             mask_scores(&mut s, k0, &visible, t);
         }
-        let (p, alpha) = online_softmax::<T, N8, CHAINS>(&s, &mut stats, scale_log2);
+        let (p, alpha) = online_softmax::<T>(&s, &mut stats, scale_log2);
         rescale_output(&mut acc, &alpha);
         // SAFETY: the whole warp; the stage's V tile landed.
-        unsafe { accumulate_pv::<T, D16, N8>(&mut acc, &p, tiles.v(stage), lane) };
+        unsafe { accumulate_pv::<T, D16>(&mut acc, &p, tiles.v(stage), lane) };
     }
 
     let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);
@@ -661,7 +642,7 @@ pub unsafe fn a03_mma_sync_f16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 4, { key_n8(64) }, { a03::row_chains(64) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 4>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 64.
@@ -678,7 +659,7 @@ pub unsafe fn a03_mma_sync_bf16_d64(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 4, { key_n8(64) }, { a03::row_chains(64) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 4>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on f16, head dim 128.
@@ -695,7 +676,7 @@ pub unsafe fn a03_mma_sync_f16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 8, { key_n8(128) }, { a03::row_chains(128) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<F16, 8>(q, k, v, o, lse, dims) }
 }
 
 /// a03 on bf16, head dim 128.
@@ -712,5 +693,5 @@ pub unsafe fn a03_mma_sync_bf16_d128(
     dims: *const Dims,
 ) {
     // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 8, { key_n8(128) }, { a03::row_chains(128) }>(q, k, v, o, lse, dims) }
+    unsafe { flash_attention::<Bf16, 8>(q, k, v, o, lse, dims) }
 }

@@ -159,39 +159,7 @@ for part in "$@"; do
                 echo "$name: ncu exit $?"
                 ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
                 echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
-                python3 - "$out/$name.csv" <<'PY'
-import csv, re, sys
-from collections import Counter
-rows = list(csv.reader(open(sys.argv[1], newline="")))
-head = next((i for i, r in enumerate(rows) if any("Source" in c for c in r)), None)
-if head is None:
-    sys.exit("no source table in " + sys.argv[1])
-cols = rows[head]
-src = next(i for i, c in enumerate(cols) if c.strip() == "Source")
-samp = next((i for i, c in enumerate(cols) if "Sampling" in c and "All" in c), None) or \
-       next(i for i, c in enumerate(cols) if "Sampling" in c)
-kinds = [("wgmma", r"HGMMA"), ("wgmma waits", r"WARPGROUP|DEPBAR"), ("mbarrier", r"SYNCS"),
-         ("exponentials", r"MUFU"), ("barriers", r"\bBAR\b"), ("stores", r"\bST[GS]\b|STG|STS"),
-         ("loads", r"\bLD[GS]\b|LDS|LDG|LDSM"), ("shuffles", r"SHFL"), ("float math", r"FMUL|FADD|FFMA|FMNMX|FSEL|F2F"),
-         ("integer and moves", r"IMAD|IADD|LOP|MOV|SEL|ISETP|R2UR|S2R|LEA|SHF")]
-total, by, top = 0, Counter(), []
-for r in rows[head + 1:]:
-    if len(r) <= max(src, samp):
-        continue
-    try:
-        n = float(r[samp].replace(",", ""))
-    except ValueError:
-        continue
-    total += n
-    kind = next((k for k, pat in kinds if re.search(pat, r[src])), "other")
-    by[kind] += n
-    top.append((n, r[src].strip()[:70]))
-print(f"{sys.argv[1]}: {total:.0f} samples")
-for k, n in by.most_common():
-    print(f"  {k:18s} {100 * n / max(total, 1):5.1f} %")
-for n, s in sorted(top, reverse=True)[:15]:
-    print(f"  {n:7.0f}  {s}")
-PY
+                python3 bench/sass-hotspots.py "$out/$name.csv"
                 rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
               done ;;
     interleave) mkdir -p "$out/interleave"

@@ -321,6 +321,14 @@ __device__ __forceinline__ bool mbarrier_try_wait(unsigned bar, unsigned parity)
                  : "=r"(done) : "r"(bar), "r"(parity) : "memory");
     return done != 0;
 }
+// mbarrier.test_wait.parity: whether the phase of parity `parity` of `bar` has completed,
+// answered at once (a probe to issue while other work runs).
+__device__ __forceinline__ bool mbarrier_test_wait(unsigned bar, unsigned parity) {
+    unsigned done;
+    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    return done != 0;
+}
 // Loop on mbarrier.try_wait until the phase of parity `parity` of `bar` has completed.
 __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
     while (!mbarrier_try_wait(bar, parity)) {

@@ -247,6 +247,8 @@ struct PipelineState {
     // The state one stage back (after at least one advance): the stage a consumer releases once
     // the next one's wgmma are issued.
     __device__ __forceinline__ PipelineState previous() const { return PipelineState{count - 1}; }
+    // The state one stage on: the stage the next k tile lands in, and that lap's phase.
+    __device__ __forceinline__ PipelineState next() const { return PipelineState{count + 1}; }
 };
 
 // The block's dynamic shared memory (launched with the step's SHARED_BYTES), as C++ sees it.

@@ -412,6 +412,18 @@ pub mod w22 {
     const _: () = assert!(SHARED_BYTES <= 227 * 1024);
 }
 
+/// w23 (the next k tile's barrier probed under the products; sm_90a): w22's tile, stages and
+/// block; [`w23_wide`] the same probe on w21's 128 × 256 tile.
+pub mod w23 {
+    pub use super::w22::*;
+}
+
+/// w23's second kernel: w21's 128 × 256 tile, stages and block (fewer, wider tiles: fewer
+/// waves where the product is small).
+pub mod w23_wide {
+    pub use super::w21::*;
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

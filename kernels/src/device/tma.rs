@@ -99,6 +99,25 @@ pub unsafe fn mbarrier_try_wait(bar: u32, parity: u32) -> bool {
     done != 0
 }
 
+/// `mbarrier.test_wait.parity.shared::cta.b64`: whether the phase of parity `parity` of
+/// `bar` has completed, answered at once (where `try_wait` may let the thread sleep first):
+/// a probe to issue while other work runs.
+///
+/// # Safety
+/// `bar` is an initialized barrier.
+#[inline(always)]
+pub unsafe fn mbarrier_test_wait(bar: u32, parity: u32) -> bool {
+    let done: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [{b}], {q}; selp.u32 {d}, 1, 0, p; }}",
+            b = in(reg32) bar, q = in(reg32) parity, d = out(reg32) done, options(nostack)
+        )
+    };
+    done != 0
+}
+
 /// Waits until the phase of parity `parity` of `bar` has completed.
 ///
 /// # Safety

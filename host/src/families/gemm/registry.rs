@@ -5,7 +5,7 @@ use crate::base::ptx::Arch;
 use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
-    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22,
+    w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w23_wide,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -642,6 +642,38 @@ pub const GEMM_STEPS: &[GemmStep] = &[
                 "128 × 192 tiles whose partial spans the tile: one wait and promotion per k tile, not two",
                 Precision::E4m3,
             )],
+    },
+    GemmStep {
+        name: "w23_fp8_probe_ahead",
+        summary: "the next k tile's barrier asked while this one's wgmma run, on w22's tile and w21's",
+        builds_on: Some("w22_fp8_full_partial"),
+        kernels: &[
+            Launch::wgmma(w23::THREADS, (w23::BM, w23::BN), w23::SHARED_BYTES, FP8_KN_MULTIPLE)
+                .tma(w23::A_BOX, w23::B_BOX)
+                .persistent(w23::CLUSTER_M)
+                .bf16_out(w23::C_BOX)
+                .promoted()
+                .kernel(
+                    "w23_fp8_probe_ahead_e4m3",
+                    "the next k tile's barrier asked while this one's wgmma run (w22's 128 × 192 tile)",
+                    Precision::E4m3,
+                ),
+            Launch::wgmma(
+                w23_wide::THREADS,
+                (w23_wide::BM, w23_wide::BN),
+                w23_wide::SHARED_BYTES,
+                FP8_KN_MULTIPLE,
+            )
+            .tma(w23_wide::A_BOX, w23_wide::B_BOX)
+            .persistent(w23_wide::CLUSTER_M)
+            .bf16_out(w23_wide::C_BOX)
+            .promoted()
+            .kernel(
+                "w23_fp8_probe_ahead_wide_e4m3",
+                "the same probe on w21's 128 × 256 tile (fewer waves for small products)",
+                Precision::E4m3,
+            ),
+        ],
     },
 ];
 

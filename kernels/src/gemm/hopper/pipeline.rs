@@ -80,6 +80,12 @@ impl<S: Shape> PipelineState<S> {
     pub fn previous(self) -> Self {
         Self { count: self.count - 1, shape: PhantomData }
     }
+
+    /// The state one stage on: the stage the next k tile lands in, and that lap's phase.
+    #[inline(always)]
+    pub fn next(self) -> Self {
+        Self { count: self.count + 1, shape: PhantomData }
+    }
 }
 
 /// The dynamic shared memory of a Hopper step, from its base rounded up to 1024 bytes (the

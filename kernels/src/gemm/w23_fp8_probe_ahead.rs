@@ -10,7 +10,7 @@
 //!       answer; cuBLASLt's promoting kernel asks before its wait for the `wgmma`, as here.
 //! Cost: one `mbarrier.test_wait` per k tile; no register.
 //! Requires: as w14; K and N multiples of 16.
-//! Result: 98.4 % / 101.6 % of cuBLASLt's bf16-out FP8 at 8192³ / 4096³ (wide), H200, 2026-11-29.
+//! Result: 98.3 / 101.5 % of cuBLASLt's bf16-out FP8 at 8192³ / 4096³ (wide), H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#w23
 

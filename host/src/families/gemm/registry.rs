@@ -669,7 +669,7 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             .bf16_out(w23_wide::C_BOX)
             .promoted()
             .kernel(
-                "w23_fp8_probe_ahead_wide_e4m3",
+                "w23_fp8_probe_wide_e4m3",
                 "the same probe on w21's 128 × 256 tile (fewer waves for small products)",
                 Precision::E4m3,
             ),

@@ -87,6 +87,11 @@ fn build_one(
             String::from_utf8_lossy(&out.stderr).trim_end()
         ));
     }
+    // A build that succeeds with warnings says so: kept quiet, they would pile up unseen.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("warning:") {
+        eprintln!("the kernels for {arch} built with warnings:\n{}", stderr.trim_end());
+    }
     let built = arch_target.join(NVPTX_TARGET).join("release/kernels.ptx");
     stamp::install(&ws.ptx_dir(), arch, &built, fingerprint)?;
     eprintln!("  {arch}: {:.1} s", start.elapsed().as_secs_f64());

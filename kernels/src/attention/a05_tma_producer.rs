@@ -40,7 +40,7 @@ use crate::device::wgmma::{self, claim_registers, release_registers};
 use crate::static_shared;
 use common::attention::Dims;
 use common::attention::a05::{
-    self, ALIGN_SLACK, BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, PRODUCER_REGISTERS, STAGES, THREADS,
+    ALIGN_SLACK, BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, PRODUCER_REGISTERS, STAGES, THREADS,
 };
 use core::num::NonZeroU32;
 use kernel_macros::kernel;
@@ -277,7 +277,7 @@ pub(super) unsafe fn produce<const PANELS: usize>(tiles: SharedTiles<PANELS>, so
 /// zero; `maps` to three tensor maps (Q, K, V, 128 bytes apart) of its tensors as 16-bit
 /// [column, row, head, batch] with 64 × 128 × 1 × 1 boxes and the 128-byte swizzle; `o`
 /// holds O and `lse` batch · heads_q · seq_q f32. Launched with `THREADS` threads, a grid of
-/// ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks and [`a05::shared_bytes`]`(64·PANELS)` bytes of
+/// ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks and `a05::shared_bytes``(64·PANELS)` bytes of
 /// dynamic shared memory, on an sm_90a device.
 #[inline(always)]
 unsafe fn flash_tma<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims) {

@@ -41,7 +41,7 @@ use crate::device::tma::mbarrier_wait;
 use crate::device::wgmma::{self, claim_registers, release_registers};
 use common::attention::Dims;
 use common::attention::a06::{
-    self, BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, PRODUCER_REGISTERS, THREADS,
+    BLOCK_K, BLOCK_Q, CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, PRODUCER_REGISTERS, THREADS,
 };
 use core::num::NonZeroU32;
 use kernel_macros::kernel;
@@ -172,7 +172,7 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
 /// As a05's: `dims` points to the problem (head dim `64·PANELS`, head counts not zero),
 /// `maps` to its three tensor maps, `o` and `lse` hold O and the log-sum-exps; launched with
 /// `THREADS` threads, ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks and
-/// [`a06::shared_bytes`]`(64·PANELS)` bytes of dynamic shared memory, on an sm_90a device.
+/// `a06::shared_bytes``(64·PANELS)` bytes of dynamic shared memory, on an sm_90a device.
 #[inline(always)]
 unsafe fn flash_pingpong<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims) {
     const { assert!(PANELS == 1 || PANELS == 2, "head dim 64 or 128") };

@@ -6,7 +6,7 @@
 //!       each is 8 deep and two more. Most at head dim 64, where a tile's products are half of
 //!       128's and the softmax weighs twice as much.
 //! Changes from a08: `CHAINS` (four at head dim 64, two at 128) passed down to the softmax's
-//!       step ([`fragments::softmax_step`]), which a04–a08 run with one.
+//!       step (`fragments::softmax_step`), which a04–a08 run with one.
 //! Bottleneck: a08's.
 //! Cost: 6 or 2 more registers live through the softmax; the sum's additions in another order.
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
@@ -16,7 +16,6 @@
 
 use super::a07_persistent::flash_persistent;
 use super::a08_tma_store::StagedStores;
-use super::fragments;
 use super::{Bf16, F16};
 use common::attention::Dims;
 use common::attention::a09::THREADS;

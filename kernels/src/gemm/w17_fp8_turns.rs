@@ -25,7 +25,7 @@ use crate::device::sync::Turns;
 use crate::device::tma::mbarrier_wait;
 use crate::device::wgmma::{self, M64N128_ACC};
 use crate::unroll;
-use common::gemm::w17::{self, CONSUMER_REGISTERS, PARTIAL_COLUMNS, PRODUCER_REGISTERS, THREADS, TURN};
+use common::gemm::w17::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS, TURN};
 use kernel_macros::kernel;
 
 hopper::shape!(W17 = w17, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8);

@@ -16,7 +16,7 @@
 use super::s04_warp_shuffles::block_exclusive_scan;
 use super::s07_chained::tile_prefix;
 use super::s09_warp_lookback::WarpWindow;
-use super::state::{self, Claim};
+use super::state;
 use super::tile;
 use crate::device::index::{block_dim, grid_dim, thread_idx};
 use crate::device::shared::SharedArray;

@@ -43,7 +43,7 @@
 //! | [`w20_fp8_e5m2`] | e4m3 A × e5m2 B (the gradients' format), w15's kernel on the mixed instruction |
 //! | [`w21_fp8_bf16_out`] | a bf16 C: the epilogue stages and writes half the bytes |
 //! | [`w22_fp8_full_partial`] | 128 × 192 tiles, whose partial spans the tile: one wait per k tile, not two |
-//! | [`w23_fp8_probe_ahead`] | the next k tile's barrier asked while this one's `wgmma` run (on w22's tile and w21's) |
+//! | [`w23_fp8_probe`] | the next k tile's barrier asked while this one's `wgmma` run (on w22's tile and w21's) |
 //!
 //! w01–w23 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
 //! From w06 on each is its predecessor plus one change, on the machinery in [`hopper`]
@@ -122,4 +122,4 @@ pub mod w21_fp8_bf16_out;
 #[cfg(target_feature = "sm_90a")]
 pub mod w22_fp8_full_partial;
 #[cfg(target_feature = "sm_90a")]
-pub mod w23_fp8_probe_ahead;
+pub mod w23_fp8_probe;

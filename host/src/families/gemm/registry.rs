@@ -644,7 +644,7 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             )],
     },
     GemmStep {
-        name: "w23_fp8_probe_ahead",
+        name: "w23_fp8_probe",
         summary: "the next k tile's barrier asked while this one's wgmma run, on w22's tile and w21's",
         builds_on: Some("w22_fp8_full_partial"),
         kernels: &[
@@ -654,7 +654,7 @@ pub const GEMM_STEPS: &[GemmStep] = &[
                 .bf16_out(w23::C_BOX)
                 .promoted()
                 .kernel(
-                    "w23_fp8_probe_ahead_e4m3",
+                    "w23_fp8_probe_e4m3",
                     "the next k tile's barrier asked while this one's wgmma run (w22's 128 × 192 tile)",
                     Precision::E4m3,
                 ),

@@ -150,7 +150,7 @@ mod on_full_partial {
         consumer, state, 0, k_tiles, acc, release
     ));
     hopper::fp8_entry_point!(
-        trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) => w23_fp8_probe_ahead_e4m3
+        trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) => w23_fp8_probe_e4m3
     );
 }
 

@@ -1,10 +1,10 @@
-// Twin of kernels/src/gemm/w23_fp8_probe_ahead.rs (step w23): w22's main loop, but a warpgroup asks
+// Twin of kernels/src/gemm/w23_fp8_probe.rs (step w23): w22's main loop, but a warpgroup asks
 // for the next k tile's "full" barrier (mbarrier.test_wait, answered at once) as soon as this k
 // tile's wgmma are committed, and waits for a k tile's stage only where that probe said "not yet".
 // Two kernels: on w22's 128 x 192 tile, and on w21's 128 x 256 tile (w15's loop, promoted in
 // halves, the probe after the second half's commit).
 //
-// Launch as the Rust step: as w22 (w23_fp8_probe_ahead_e4m3) and as w21 (..._wide_e4m3).
+// Launch as the Rust step: as w22 (w23_fp8_probe_e4m3) and as w21 (..._wide_e4m3).
 #include "fp8_gemm.cuh"
 
 namespace w23 {
@@ -97,8 +97,8 @@ struct PromotedProbedMainLoop {
 
 // C (bf16) = scales[0] * scales[1] * A * B, on w22's tile.
 extern "C" __global__ void __launch_bounds__(w23::THREADS)
-w23_fp8_probe_ahead_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
-                         const float* scales) {
+w23_fp8_probe_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+                   const float* scales) {
     w08::trimmed_gemm<w23::W23, false, w23::ProbedMainLoop<w23::W23>>(a_map, b_map, c_map, m, n, k,
                                                                       hopper::ScalesAt{scales});
 }

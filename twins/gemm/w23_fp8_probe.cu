@@ -106,7 +106,7 @@ w23_fp8_probe_e4m3(const void* a_map, const void* b_map, const void* c_map, unsi
 // The same on w21's 128 x 256 tile.
 extern "C" __global__ void __launch_bounds__(w23::THREADS)
 w23_fp8_probe_wide_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n,
-                              unsigned k, const float* scales) {
+                        unsigned k, const float* scales) {
     w08::trimmed_gemm<w23::W23Wide, false, w23::PromotedProbedMainLoop<w23::W23Wide>>(a_map, b_map, c_map, m, n, k,
                                                                                       hopper::ScalesAt{scales});
 }

@@ -18,10 +18,9 @@
 
 use super::hopper;
 use super::hopper::mainloop::Consumer;
-use super::hopper::pipeline::PipelineState;
+use super::hopper::pipeline::{FullWaits, PipelineState};
 use super::hopper::{ATOM_BYTES, M64n128, M64n256, ROW_BYTES, Shape, promote};
 use super::w08_latency_trims::trimmed_gemm_for;
-use crate::device::tma::mbarrier_wait;
 use crate::device::wgmma::{
     self, M64N128_ACC, descriptor, mma_m64n128k32_e4m3, mma_m64n128k32_e4m3_e5m2, mma_m64n128k32_e4m3_e5m2_fresh,
     mma_m64n128k32_e4m3_fresh,
@@ -73,13 +72,15 @@ pub(super) unsafe fn issue_half<S: Shape<Acc = M64n256>>(
 /// (zero before a unit's first k tile), promoting each k tile: for each, waits until its
 /// stage is full, then for each half of the tile's columns issues four `wgmma` m64n128k32
 /// into `partial` (the first overwrites it), waits for them and adds `partial` into that
-/// half of `acc`; then releases the stage, whose bytes both halves have read.
+/// half of `acc`; then releases the stage, whose bytes both halves have read. `PROBE`: w23's
+/// wait for the stages ([`FullWaits`]), the next k tile's asked under the second half's
+/// `wgmma`.
 ///
 /// # Safety
 /// As [`Consumer::mma_k_tiles`]: every thread of the warpgroup calls it, the barriers are
 /// initialized and the producer loads the same k tiles, in order.
 #[inline(always)]
-pub(super) unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
+pub(super) unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>, const PROBE: bool>(
     consumer: &Consumer<S>,
     state: &mut PipelineState<S>,
     k_begin: u32,
@@ -90,15 +91,20 @@ pub(super) unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
     let smem = consumer.smem();
     // Written by each half's first `wgmma` (`_fresh`) before it is read.
     let mut partial: M64n128 = [0.0; M64N128_ACC];
+    let mut full = FullWaits::<S, PROBE>::new();
     for _ in k_begin..k_end {
         let s = state.index();
-        // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
-        unsafe { mbarrier_wait(smem.full(s), state.phase()) };
+        // SAFETY: initialized barriers, this consumer's state.
+        unsafe { full.wait(smem, s, *state) };
         unroll!(2, half => {
             // SAFETY: the whole warpgroup; the stage stays full until this warpgroup
             // releases it below.
             unsafe { issue_half(consumer, s, half as u32, &mut partial) };
             wgmma::commit_group();
+            if half == 1 {
+                // SAFETY: initialized barriers, this consumer's state.
+                unsafe { full.probe_next(smem, *state) };
+            }
             wgmma::wait_group::<0>();
             // The promotion: this half's 64 accumulators take the partial sums.
             promote(acc, half * M64N128_ACC, &partial);
@@ -108,7 +114,7 @@ pub(super) unsafe fn mma_k_tiles_promoted<S: Shape<Acc = M64n256>>(
     }
 }
 
-trimmed_gemm_for!(W15, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted(
+trimmed_gemm_for!(W15, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted::<_, false>(
     consumer, state, 0, k_tiles, acc, release
 ));
 

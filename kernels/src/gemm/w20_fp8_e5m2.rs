@@ -24,7 +24,7 @@ use kernel_macros::kernel;
 hopper::shape!(W20 = w20, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8_e5m2);
 
 // w15's kernel and main loop, on w20's shape.
-trimmed_gemm_for!(W20, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted(
+trimmed_gemm_for!(W20, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted::<_, false>(
     consumer, state, 0, k_tiles, acc, release
 ));
 

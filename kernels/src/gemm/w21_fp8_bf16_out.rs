@@ -26,7 +26,7 @@ use kernel_macros::kernel;
 hopper::shape!(W21 = w21, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8_bf16_out);
 
 // w15's kernel and main loop, on w21's shape.
-trimmed_gemm_for!(W21, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted(
+trimmed_gemm_for!(W21, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted::<_, false>(
     consumer, state, 0, k_tiles, acc, release
 ));
 

@@ -18,10 +18,9 @@
 
 use super::hopper;
 use super::hopper::mainloop::Consumer;
-use super::hopper::pipeline::PipelineState;
+use super::hopper::pipeline::{FullWaits, PipelineState};
 use super::hopper::{ATOM_BYTES, M64n192, Shape, promote};
 use super::w08_latency_trims::trimmed_gemm_for;
-use crate::device::tma::mbarrier_wait;
 use crate::device::wgmma::{
     self, M64N192_ACC, descriptor, mma_m64n192k32_e4m3, mma_m64n192k32_e4m3_fresh, wait_group_for_m64n192,
 };
@@ -34,13 +33,14 @@ hopper::shape!(W22 = w22, hopper::M64n192, hopper::Reallocate<PRODUCER_REGISTERS
 /// The main loop over k tiles `k_begin..k_end` of one tile, into the f32 accumulators `acc`
 /// (zero before a unit's first k tile), promoting each k tile whole: waits until its stage is
 /// full, issues its four `wgmma` m64n192k32 into `partial` (the first overwrites it), waits
-/// for them, releases the stage and adds `partial` into `acc`.
+/// for them, releases the stage and adds `partial` into `acc`. `PROBE`: w23's wait for the
+/// stages ([`FullWaits`]), the next k tile's asked under this one's `wgmma`.
 ///
 /// # Safety
 /// As [`Consumer::mma_k_tiles`]: every thread of the warpgroup calls it, the barriers are
 /// initialized and the producer loads the same k tiles, in order.
 #[inline(always)]
-unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>>(
+pub(super) unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>, const PROBE: bool>(
     consumer: &Consumer<S>,
     state: &mut PipelineState<S>,
     k_begin: u32,
@@ -51,10 +51,11 @@ unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>>(
     let smem = consumer.smem();
     // Written by each k tile's first `wgmma` (`_fresh`) before it is read.
     let mut partial: M64n192 = [0.0; M64N192_ACC];
+    let mut full = FullWaits::<S, PROBE>::new();
     for _ in k_begin..k_end {
         let s = state.index();
-        // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
-        unsafe { mbarrier_wait(smem.full(s), state.phase()) };
+        // SAFETY: initialized barriers, this consumer's state.
+        unsafe { full.wait(smem, s, *state) };
         // The fence keeps these `wgmma` behind the previous k tile's reads of `partial`.
         wgmma::fence();
         unroll!(4, kk => {
@@ -72,6 +73,8 @@ unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>>(
             };
         });
         wgmma::commit_group();
+        // SAFETY: initialized barriers, this consumer's state.
+        unsafe { full.probe_next(smem, *state) };
         // The wait names the partial's registers, so that no addition reads them before it.
         wait_group_for_m64n192::<0>(&mut partial);
         release(s);
@@ -82,7 +85,7 @@ unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>>(
 }
 
 // w08's kernel on w22's shape, with the main loop above; w21's bf16 epilogue.
-trimmed_gemm_for!(W22, |consumer, state, k_tiles, acc, release| mma_k_tiles_full_partial(
+trimmed_gemm_for!(W22, |consumer, state, k_tiles, acc, release| mma_k_tiles_full_partial::<_, false>(
     consumer, state, 0, k_tiles, acc, release
 ));
 

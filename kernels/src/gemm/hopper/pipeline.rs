@@ -14,7 +14,8 @@ use super::{Shape, WARPGROUP};
 use crate::device::cluster::map_shared_to_rank;
 use crate::device::shared::dynamic_shared_aligned;
 use crate::device::tma::{
-    fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_wait,
+    fence_barrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_test_wait,
+    mbarrier_wait,
 };
 use core::marker::PhantomData;
 
@@ -85,6 +86,53 @@ impl<S: Shape> PipelineState<S> {
     #[inline(always)]
     pub fn next(self) -> Self {
         Self { count: self.count + 1, shape: PhantomData }
+    }
+}
+
+/// How a consumer warpgroup learns that its k tiles' stages are full. Without `PROBE` (w08–w22)
+/// it waits on each k tile's "full" barrier before that k tile's `wgmma`. With `PROBE` (w23) it
+/// asks for the next k tile's stage as soon as this one's `wgmma` are committed
+/// (`mbarrier.test_wait`, answered at once) and, at the next k tile, waits only where the answer
+/// was no: the barrier's answer leaves the path between two batches of `wgmma`.
+pub struct FullWaits<S, const PROBE: bool> {
+    /// The probe under the last k tile saw the next one's stage full.
+    landed: bool,
+    shape: PhantomData<S>,
+}
+
+impl<S: Shape, const PROBE: bool> FullWaits<S, PROBE> {
+    /// Before a unit's first k tile: nothing seen yet.
+    #[inline(always)]
+    pub fn new() -> Self {
+        Self { landed: false, shape: PhantomData }
+    }
+
+    /// Before the `wgmma` of the k tile in stage `s` (`state`'s): waits until the stage is
+    /// full, unless the probe under the k tile before saw it so.
+    ///
+    /// # Safety
+    /// The barriers are initialized; `state` is this consumer's and `s` its stage.
+    #[inline(always)]
+    pub unsafe fn wait(&self, smem: &SharedLayout<S>, s: u32, state: PipelineState<S>) {
+        if !(PROBE && self.landed) {
+            // SAFETY: an initialized barrier; this lap's phase is this k tile's arrival.
+            unsafe { mbarrier_wait(smem.full(s), state.phase()) };
+        }
+    }
+
+    /// Once k tile `state`'s `wgmma` are committed (with `PROBE`; else nothing): asks whether
+    /// the next k tile's stage is full. Past a unit's last k tile it asks a barrier that
+    /// exists, and the answer goes unused (a unit starts with [`FullWaits::new`]).
+    ///
+    /// # Safety
+    /// The barriers are initialized; `state` is this consumer's.
+    #[inline(always)]
+    pub unsafe fn probe_next(&mut self, smem: &SharedLayout<S>, state: PipelineState<S>) {
+        if PROBE {
+            let next = state.next();
+            // SAFETY: an initialized barrier.
+            self.landed = unsafe { mbarrier_test_wait(smem.full(next.index()), next.phase()) };
+        }
     }
 }
 

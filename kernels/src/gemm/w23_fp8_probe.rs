@@ -4,7 +4,7 @@
 //!       before, so the barrier's answer lies on the path between two batches of `wgmma`. Here
 //!       it asks for the next k tile as soon as this one's `wgmma` are committed
 //!       (`mbarrier.test_wait`, answered at once), and waits there only if the answer was no.
-//! Changes from w22: its main loop with `PROBE` ([`FullWaits`]); a second kernel runs w15's
+//! Changes from w22: its main loop with `PROBE` (`pipeline::FullWaits`); a second kernel runs w15's
 //!       loop probed on w21's 128 × 256 tile (`w23_wide`), promoted in halves, for small products.
 //! Bottleneck: ncu on w22 (8192³) had 6 % of its consumer warps' samples on the barrier's
 //!       answer; cuBLASLt's promoting kernel asks before its wait for the `wgmma`, as here.
@@ -15,8 +15,6 @@
 //! More: docs/lessons.md#w23
 
 use super::hopper;
-#[cfg(doc)]
-use super::hopper::pipeline::FullWaits;
 use super::w08_latency_trims::trimmed_gemm_for;
 use super::w15_fp8_promoted::mma_k_tiles_promoted;
 use super::w22_fp8_full_partial::mma_k_tiles_full_partial;

@@ -694,3 +694,56 @@ pub fn step_of(kernel: &GemmKernel) -> &'static GemmStep {
         .find(|step| step.kernels.iter().any(|k| k.id == kernel.id))
         .expect("every kernel is a step's")
 }
+
+/// The steps that build on another step than the one before them, for the `step ×` note:
+/// "w08 over w06, w11 over w07, w14 over w08, w17–w21 over w15" (a run of consecutive steps
+/// over one base as a range).
+pub fn builds_on_exceptions() -> String {
+    let short = |name: &str| name.split('_').next().unwrap_or(name).to_string();
+    // (first, last, base) of each run of consecutive exceptions over one base.
+    let mut runs: Vec<(String, String, String)> = Vec::new();
+    let mut previous: Option<&str> = None;
+    let mut run_open = false;
+    for step in GEMM_STEPS {
+        match step.builds_on {
+            Some(base) if Some(base) != previous => {
+                let (name, base) = (short(step.name), short(base));
+                match runs.last_mut() {
+                    Some(run) if run_open && run.2 == base => run.1 = name,
+                    _ => runs.push((name.clone(), name, base)),
+                }
+                run_open = true;
+            }
+            _ => run_open = false,
+        }
+        previous = Some(step.name);
+    }
+    let runs: Vec<String> = runs
+        .into_iter()
+        .map(|(first, last, base)| {
+            if first == last {
+                format!("{first} over {base}")
+            } else {
+                format!("{first}–{last} over {base}")
+            }
+        })
+        .collect();
+    runs.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::builds_on_exceptions;
+
+    #[test]
+    fn the_step_note_names_the_steps_that_skip_their_predecessor() {
+        let note = builds_on_exceptions();
+        for part in ["w08 over w06", "w11 over w07", "w14 over w08", "w17–w21 over w15"] {
+            assert!(note.contains(part), "{part:?} missing from {note:?}");
+        }
+        // Steps over the one before them are not exceptions.
+        for step in ["w07", "w16", "w22", "w23"] {
+            assert!(!note.contains(&format!("{step} over")), "{step} listed in {note:?}");
+        }
+    }
+}

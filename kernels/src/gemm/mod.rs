@@ -45,16 +45,16 @@
 //! | [`w22_fp8_full_partial`] | 128 × 192 tiles, whose partial spans the tile: one wait per k tile, not two |
 //! | [`w23_fp8_probe`] | the next k tile's barrier asked while this one's `wgmma` run (on w22's tile and w21's) |
 //!
-//! w01–w23 run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
+//! The w steps run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
 //! From w06 on each is its predecessor plus one change, on the machinery in [`hopper`]
 //! (the stage pipeline, the producer's and consumers' loops, w05's epilogue, stream-K's
-//! workspace); w08's kernel also serves w09, w10 and w14–w23 (w15–w23 with main loops of their own), and
-//! w12's serves w13.
+//! workspace); w08's kernel also serves w09, w10 and the FP8 steps (w15 on with main loops of
+//! their own), and w12's serves w13.
 //!
 //! Conventions: every M, N, K ≥ 1 works for g01–g11 and t01 (loads past an edge read 0,
 //! stores past an edge are skipped); t02 on and w01–w13 move 16-byte rows of 16-bit values and need K
-//! and N multiples of 8, w14–w23 16-byte rows of 8-bit values and need multiples of 16 (the host
-//! refuses other shapes before launch). Dimensions are
+//! and N multiples of 8, the FP8 steps (w14 on) 16-byte rows of 8-bit values and need
+//! multiples of 16 (the host refuses other shapes before launch). Dimensions are
 //! `u32`, offsets `usize`; FP32 products use `fma.rn.f32` (`mul_add`), as nvcc does by
 //! default.
 

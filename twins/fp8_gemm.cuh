@@ -1,7 +1,8 @@
 // twins/fp8_gemm.cuh: what the FP8 steps' twins share, as their Rust shares it: the constants of
 // w14's 128 x 256 tile of 8-bit inputs (common::gemm::w14, which w15-w20 reuse), and w15's issue of
 // one column half of a k tile into a partial tile (w15_fp8_promoted.rs issue_half, which w17,
-// w19 and w20 reuse) and its promoting main loop (mma_k_tiles_promoted, which w20 reuses). A
+// w19 and w20 reuse), its promoting main loop (mma_k_tiles_promoted, which w20, w21 and w23
+// reuse) and w22's (mma_k_tiles_full_partial, which w23 reuses). A
 // header because NVRTC hands a twin no other file than the headers twins/*.cuh.
 #pragma once
 #include "trimmed_gemm.cuh"
@@ -40,8 +41,7 @@ __device__ __forceinline__ void issue_half(const C& consumer, unsigned s, unsign
 #pragma unroll
     for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
         const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
-        const unsigned long long a_desc =
-            descriptor(smem.a_stage(s) + consumer.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+        const unsigned long long a_desc = consumer.a_descriptor(s, kk);
         // B^T's columns are 128-byte rows: this half starts PARTIAL_COLUMNS rows on.
         const unsigned long long b_desc =
             descriptor(smem.b_stage(s) + half * PARTIAL_COLUMNS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
@@ -53,24 +53,26 @@ __device__ __forceinline__ void issue_half(const C& consumer, unsigned s, unsign
     }
 }
 
-// w15's main loop (mma_k_tiles_promoted, which w20 runs on its shape S) over a unit's k tiles into
-// the f32 accumulators acc, promoting each k tile: wait until its stage is full; for each half of
-// the columns, four wgmma into `partial` (the first overwrites it), a wait, and the additions;
-// then release the stage.
-template <class S>
+// w15's main loop (mma_k_tiles_promoted, which w20 and w21 run on their shapes S, and w23 with
+// PROBE) over a unit's k tiles into the f32 accumulators acc, promoting each k tile: wait until
+// its stage is full (FullWaits); for each half of the columns, four wgmma into `partial` (the
+// first overwrites it), a wait, and the additions; then release the stage.
+template <class S, bool PROBE = false>
 struct PromotedMainLoop {
     template <class C, class State, class Release>
     __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n256& acc,
                                                const Release& release) {
         const auto& smem = consumer.smem;
         M64n128 partial = M64n128::zeroed();  // overwritten by each half's first wgmma
+        FullWaits<S, PROBE> full;
         for (unsigned t = 0; t < k_tiles; ++t) {
             const unsigned s = state.index();
-            mbarrier_wait(smem.full(s), state.phase());
+            full.wait(smem, s, state);
 #pragma unroll
             for (unsigned half = 0; half < 2; ++half) {
                 w15::issue_half<S>(consumer, s, half, partial);
                 wgmma_commit_group();
+                if (half == 1) full.probe_next(smem, state);
                 wgmma_wait_group<0>();
                 // The promotion: this half's 64 accumulators take the partial sums.
 #pragma unroll
@@ -83,3 +85,44 @@ struct PromotedMainLoop {
 };
 
 }  // namespace w15
+
+namespace w22 {
+using namespace hopper;
+
+// w22's main loop (mma_k_tiles_full_partial, which w23 runs with PROBE) over a unit's k tiles into
+// the f32 accumulators acc, each k tile promoted whole: wait until its stage is full (FullWaits);
+// four wgmma m64n192k32 into `partial` (the first overwrites it), one wait; release the stage; add
+// the partial into acc.
+template <class S, bool PROBE = false>
+struct FullPartialMainLoop {
+    template <class C, class State, class Release>
+    __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n192& acc,
+                                               const Release& release) {
+        const auto& smem = consumer.smem;
+        M64n192 partial = M64n192::zeroed();  // overwritten by each k tile's first wgmma
+        FullWaits<S, PROBE> full;
+        for (unsigned t = 0; t < k_tiles; ++t) {
+            const unsigned s = state.index();
+            full.wait(smem, s, state);
+            wgmma_fence();
+#pragma unroll
+            for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
+                const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+                const unsigned long long a_desc = consumer.a_descriptor(s, kk);
+                // B^T's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
+                const unsigned long long b_desc = descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES);
+                mma_m64n192k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
+            }
+            wgmma_commit_group();
+            full.probe_next(smem, state);
+            wgmma_wait_group<0>();
+            release(s);
+            // The promotion: the tile's 96 accumulators take the partial sums.
+#pragma unroll
+            for (unsigned i = 0; i < M64N192_ACC; ++i) acc[i] += partial[i];
+            state.advance();
+        }
+    }
+};
+
+}  // namespace w22

@@ -323,6 +323,28 @@ struct SharedLayout {
     }
 };
 
+// pipeline::FullWaits: how a consumer warpgroup learns that its k tiles' stages are full. Without
+// PROBE (w08-w22) it waits on each k tile's "full" barrier before that k tile's wgmma; with PROBE
+// (w23) it asks for the next k tile's stage once this one's wgmma are committed
+// (mbarrier.test_wait, answered at once) and waits only where the answer was no.
+template <class S, bool PROBE>
+struct FullWaits {
+    bool landed = false;  // the probe under the last k tile saw the next one's stage full
+
+    // Before the wgmma of the k tile in stage s (state's): waits unless the probe saw it full.
+    __device__ __forceinline__ void wait(const SharedLayout<S>& smem, unsigned s, PipelineState<S> state) const {
+        if (!(PROBE && landed)) mbarrier_wait(smem.full(s), state.phase());
+    }
+    // Once k tile state's wgmma are committed (PROBE; else nothing): is the next k tile's stage
+    // full? Past a unit's last k tile it asks a barrier that exists; the answer goes unused.
+    __device__ __forceinline__ void probe_next(const SharedLayout<S>& smem, PipelineState<S> state) {
+        if constexpr (PROBE) {
+            const PipelineState<S> next = state.next();
+            landed = mbarrier_test_wait(smem.full(next.index()), next.phase());
+        }
+    }
+};
+
 // The consumers' release of a stage, as the lambda the main loop and w12's fix-up call with the
 // stage s this warp has finished reading: lane 0 arrives on the stage's "empty" barrier in every
 // block of the cluster (mbarrier.arrive.shared::cluster through mapa), since each block's copies
@@ -436,6 +458,13 @@ struct Consumer {
     __device__ __forceinline__ Consumer(SharedLayout<S> smem_, unsigned tid)
         : smem(smem_), warpgroup(tid / WARPGROUP) {}
 
+    // The descriptor of this warpgroup's 64 rows of stage s's A tile, at the k step kk of the
+    // tile (K-major: a step moves the start by its bytes within the swizzle row).
+    __device__ __forceinline__ unsigned long long a_descriptor(unsigned s, unsigned kk) const {
+        const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+        return descriptor(smem.a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+    }
+
     // The main loop over k tiles k_begin..k_end of one tile, into `acc` (zero before a unit's
     // first k tile): for each, waits until its stage is full (its "full" barrier's phase for
     // this lap), issues MMAS_PER_K_TILE wgmma (k 16 each; A is this warpgroup's 64 rows of the
@@ -455,8 +484,7 @@ struct Consumer {
 #pragma unroll
             for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
                 const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
-                const unsigned long long a_desc =
-                    descriptor(smem.a_stage(s) + warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+                const unsigned long long a_desc = a_descriptor(s, kk);
                 const unsigned long long b_desc =
                     S::B_K_MAJOR ? descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES)
                                  : descriptor(smem.b_stage(s) + kk * S::MMA_K * ROW_BYTES, S::B_PANEL_BYTES, ATOM_BYTES);

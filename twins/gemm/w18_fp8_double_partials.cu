@@ -38,8 +38,7 @@ __device__ __forceinline__ void issue(const C& consumer, State state, M64n128& p
 #pragma unroll
     for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
         const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
-        const unsigned long long a_desc =
-            descriptor(smem.a_stage(s) + consumer.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
+        const unsigned long long a_desc = consumer.a_descriptor(s, kk);
         const unsigned long long b_desc = descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES);
         mma_m64n128k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
     }

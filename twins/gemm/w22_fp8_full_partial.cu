@@ -21,39 +21,7 @@ constexpr unsigned THREADS = Constants::THREADS;
 using W22 = Shape<Constants, M64n192, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3,
                   true>;
 
-// mma_k_tiles_full_partial: over a unit's k tiles into the f32 accumulators acc, each k tile
-// promoted whole: wait until its stage is full; four wgmma m64n192k32 into `partial` (the first
-// overwrites it), one wait; release the stage; add the partial into acc.
-template <class S>
-struct FullPartialMainLoop {
-    template <class C, class State, class Release>
-    __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n192& acc,
-                                               const Release& release) {
-        const auto& smem = consumer.smem;
-        M64n192 partial = M64n192::zeroed();  // overwritten by each k tile's first wgmma
-        for (unsigned t = 0; t < k_tiles; ++t) {
-            const unsigned s = state.index();
-            mbarrier_wait(smem.full(s), state.phase());
-            wgmma_fence();
-#pragma unroll
-            for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
-                const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
-                const unsigned long long a_desc = descriptor(
-                    smem.a_stage(s) + consumer.warpgroup * WARPGROUP_ROWS * ROW_BYTES + step_bytes, 0, ATOM_BYTES);
-                // B^T's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
-                const unsigned long long b_desc = descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES);
-                mma_m64n192k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
-            }
-            wgmma_commit_group();
-            wgmma_wait_group<0>();
-            release(s);
-            // The promotion: the tile's 96 accumulators take the partial sums.
-#pragma unroll
-            for (unsigned i = 0; i < M64N192_ACC; ++i) acc[i] += partial[i];
-            state.advance();
-        }
-    }
-};
+// mma_k_tiles_full_partial: twins/fp8_gemm.cuh (w22::FullPartialMainLoop), which w23 reuses.
 
 }  // namespace w22
 

@@ -1,10 +1,10 @@
 // Twin of kernels/src/gemm/w23_fp8_probe.rs (step w23): w22's main loop with PROBE (FullWaits):
 // a warpgroup asks for the next k tile's "full" barrier (mbarrier.test_wait, answered at once) as
 // soon as this k tile's wgmma are committed, and waits for a k tile's stage only where that probe
-// said "not yet". Two kernels: on w22's 128 x 192 tile, and on w21's 128 x 256 tile (w15's loop,
-// promoted in halves, the probe after the second half's commit).
+// said "not yet". Three kernels: on w22's 128 x 192 tile, on w21's 128 x 256 tile (w15's loop,
+// promoted in halves, the probe after the second half's commit), and on w15's own tile with an f32 C.
 //
-// Launch as the Rust step: as w22 (w23_fp8_probe_e4m3) and as w21 (..._wide_e4m3).
+// Launch as the Rust step: as w22 (w23_fp8_probe_e4m3), as w21 (..._wide_e4m3) and as w15 (..._f32_e4m3).
 #include "fp8_gemm.cuh"
 
 namespace w23 {
@@ -21,6 +21,8 @@ struct WideConstants : w14::Constants {
 constexpr unsigned THREADS = Constants::THREADS;
 using W23 = Shape<Constants, M64n192, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3,
                   true>;
+using W23F32 = Shape<w14::Constants, M64n256,
+                     Reallocate<w14::Constants::PRODUCER_REGISTERS, w14::Constants::CONSUMER_REGISTERS>, E4m3>;
 using W23Wide = Shape<WideConstants, M64n256,
                       Reallocate<WideConstants::PRODUCER_REGISTERS, WideConstants::CONSUMER_REGISTERS>, E4m3, true>;
 
@@ -40,4 +42,12 @@ w23_fp8_probe_wide_e4m3(const void* a_map, const void* b_map, const void* c_map,
                         unsigned k, const float* scales) {
     w08::trimmed_gemm<w23::W23Wide, false, w15::PromotedMainLoop<w23::W23Wide, true>>(a_map, b_map, c_map, m, n, k,
                                                                                       hopper::ScalesAt{scales});
+}
+
+// The same on w15's 128 x 256 tile, f32 C.
+extern "C" __global__ void __launch_bounds__(w23::THREADS)
+w23_fp8_probe_f32_e4m3(const void* a_map, const void* b_map, const void* c_map, unsigned m, unsigned n, unsigned k,
+                       const float* scales) {
+    w08::trimmed_gemm<w23::W23F32, false, w15::PromotedMainLoop<w23::W23F32, true>>(a_map, b_map, c_map, m, n, k,
+                                                                                    hopper::ScalesAt{scales});
 }

@@ -424,6 +424,11 @@ pub mod w23_wide {
     pub use super::w21::*;
 }
 
+/// w23's third kernel: w15's 128 × 256 tile with an f32 C.
+pub mod w23_f32 {
+    pub use super::w15::*;
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

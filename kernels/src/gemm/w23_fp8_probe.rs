@@ -19,11 +19,12 @@ use super::w08_latency_trims::trimmed_gemm_for;
 use super::w15_fp8_promoted::mma_k_tiles_promoted;
 use super::w22_fp8_full_partial::mma_k_tiles_full_partial;
 use common::gemm::w23::{self, CONSUMER_REGISTERS, PRODUCER_REGISTERS, THREADS};
-use common::gemm::w23_wide;
+use common::gemm::{w23_f32, w23_wide};
 use kernel_macros::kernel;
 
 hopper::shape!(W23 = w23, hopper::M64n192, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8_bf16_out);
 hopper::shape!(W23Wide = w23_wide, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8_bf16_out);
+hopper::shape!(W23F32 = w23_f32, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8);
 
 /// The kernel on w22's 128 × 192 tile.
 mod on_full_partial {
@@ -46,5 +47,17 @@ mod on_wide_tile {
     ));
     hopper::fp8_entry_point!(
         trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) => w23_fp8_probe_wide_e4m3
+    );
+}
+
+/// The kernel on w15's 128 × 256 tile with an f32 C.
+mod on_f32_tile {
+    use super::*;
+    // w15's kernel and main loop, probed.
+    trimmed_gemm_for!(W23F32, |consumer, state, k_tiles, acc, release| mma_k_tiles_promoted::<_, true>(
+        consumer, state, 0, k_tiles, acc, release
+    ));
+    hopper::fp8_entry_point!(
+        trimmed_gemm(a_map: *const u8, b_map: *const u8, c_map: *const u8, m: u32, n: u32, k: u32) => w23_fp8_probe_f32_e4m3
     );
 }

@@ -34,8 +34,11 @@ impl Element {
 /// Encodes the map of a row-major `rows × cols` matrix of `element`s at device address
 /// `ptr`, copied in boxes of `box_cols × box_rows` with the 128-byte swizzle (the layout of
 /// `device::wgmma::descriptor`, and of w05's staged C); loads past the matrix's edges fill
-/// zeros, stores past them write nothing.
+/// zeros, stores past them write nothing. The driver checks `ptr` against the context
+/// current on the calling thread, so `gpu`'s is made current first (tests run on threads of
+/// their own).
 pub fn encode(
+    gpu: &Gpu,
     ptr: u64,
     rows: u32,
     cols: u32,
@@ -50,6 +53,7 @@ pub fn encode(
              must be multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
         )));
     }
+    gpu.ctx.bind_to_thread().context("making the device's context current")?;
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
     let dims = [u64::from(cols), u64::from(rows)];
     let row_stride = [u64::from(cols) * u64::from(bytes)];
@@ -88,8 +92,15 @@ pub fn encode(
 /// consecutive indices of dimensions 1 to 3 (any order of sizes: the heads of a
 /// [batch, seq, heads, dim] tensor lie closer than its rows), copied in boxes of `boxes`
 /// with the 128-byte swizzle; loads past any dimension's end fill zeros. Attention's Q, K and
-/// V by (column, row, head, batch): a box is 64 columns of some rows of one head.
-pub fn encode_4d(ptr: u64, dims: [u64; 4], strides: [u64; 3], boxes: [u32; 4]) -> Result<[u64; 16]> {
+/// V by (column, row, head, batch): a box is 64 columns of some rows of one head. As
+/// [`encode`], on `gpu`'s context.
+pub fn encode_4d(
+    gpu: &Gpu,
+    ptr: u64,
+    dims: [u64; 4],
+    strides: [u64; 3],
+    boxes: [u32; 4],
+) -> Result<[u64; 16]> {
     const SWIZZLE_ROW_BYTES: u64 = 128;
     const BYTES: u64 = 2;
     if strides.iter().any(|s| !(s * BYTES).is_multiple_of(16))
@@ -100,6 +111,7 @@ pub fn encode_4d(ptr: u64, dims: [u64; 4], strides: [u64; 3], boxes: [u32; 4]) -
              multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
         )));
     }
+    gpu.ctx.bind_to_thread().context("making the device's context current")?;
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
     let byte_strides = strides.map(|s| s * BYTES);
     let element_strides = [1u32; 4];

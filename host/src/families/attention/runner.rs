@@ -267,6 +267,7 @@ impl<'g> AttentionBench<'g> {
                    strides: common::attention::Strides,
                    rows: u32| {
             encode_4d(
+                self.gpu,
                 buffer.ptr(),
                 [p.head_dim as u64, seq.max(1) as u64, heads as u64, p.batch as u64],
                 [strides.row, strides.head, strides.batch],

@@ -219,12 +219,12 @@ impl<'g> GemmBench<'g> {
         let (element, b_rows, b_cols) =
             if self.inputs.precision.is_fp8() { (Element::Bits8, n, k) } else { (Element::Bits16, k, n) };
         let mut encoded = vec![
-            encode(self.a.ptr(), m, k, element, a_box)?,
-            encode(self.b.ptr(), b_rows, b_cols, element, b_box)?,
+            encode(self.gpu, self.a.ptr(), m, k, element, a_box)?,
+            encode(self.gpu, self.b.ptr(), b_rows, b_cols, element, b_box)?,
         ];
         if let Some(c_box) = c_box {
             let element = if c_bf16 { Element::Bits16 } else { Element::F32 };
-            encoded.push(encode(self.c.ptr(), m, n, element, c_box)?);
+            encoded.push(encode(self.gpu, self.c.ptr(), m, n, element, c_box)?);
         }
         let maps = std::sync::Arc::new(TensorMaps::upload(self.gpu, &encoded)?);
         cache.push((operands, maps.clone()));

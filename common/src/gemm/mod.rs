@@ -413,7 +413,8 @@ pub mod w22 {
 }
 
 /// w23 (the next k tile's barrier probed under the products; sm_90a): w22's tile, stages and
-/// block; [`w23_wide`] the same probe on w21's 128 × 256 tile.
+/// block; [`w23_wide`] the same probe on w21's 128 × 256 tile, [`w23_f32`] and
+/// [`w23_wide_f32`] both with an f32 C.
 pub mod w23 {
     pub use super::w22::*;
 }
@@ -424,8 +425,20 @@ pub mod w23_wide {
     pub use super::w21::*;
 }
 
-/// w23's third kernel: w15's 128 × 256 tile with an f32 C.
+/// w23's third kernel: w22's 128 × 192 tile, stages and block with w15's f32 C (six boxes of
+/// 32 columns per warpgroup, the bytes of w22's three bf16 ones).
 pub mod w23_f32 {
+    pub use super::w15::C_BOX;
+    pub use super::w22::{
+        A_BOX, ALIGN, ALIGN_SLACK, B_BOX, BK, BM, BN, C_BOX_BYTES, C_BUFFERS, C_STAGING_BYTES, CLUSTER_M,
+        CONSUMER_REGISTERS, CONSUMER_WARPGROUPS, GROUP_ROWS, PRODUCER_REGISTERS, SHARED_BYTES, STAGE_BYTES,
+        STAGES, THREADS,
+    };
+    const _: () = assert!(C_BOX_BYTES == C_BOX.0 * C_BOX.1 * 4);
+}
+
+/// w23's fourth kernel: w15's 128 × 256 tile, stages and block, f32 C.
+pub mod w23_wide_f32 {
     pub use super::w15::*;
 }
 

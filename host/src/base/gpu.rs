@@ -196,6 +196,13 @@ impl Gpu {
         })
     }
 
+    /// Makes this GPU's context current on the calling thread. cudarc does so for the calls it
+    /// makes; the driver calls made here directly need it too, as the GPU tests run on threads
+    /// of their own (without it: `CUDA_ERROR_INVALID_CONTEXT`).
+    pub fn make_current(&self) -> Result<()> {
+        self.ctx.bind_to_thread().context("making the device's context current")
+    }
+
     /// The kernel `name` from the PTX (looked up once, then cached).
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
         let mut functions = self.functions.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -277,6 +284,7 @@ impl Gpu {
             numAttrs: 1,
         };
         let mut clusters = 0;
+        self.make_current()?;
         // SAFETY: `config` and its one attribute outlive the call, which only reads them.
         unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, function.cu_function(), &config) }
             .result()
@@ -408,6 +416,7 @@ impl Gpu {
             attrs: &mut attribute,
             numAttrs: 1,
         };
+        self.make_current()?;
         // SAFETY: `params` points at `args`, which outlive the call; the caller guarantees
         // they fit the kernel and the cluster shape.
         unsafe {

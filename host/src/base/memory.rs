@@ -44,7 +44,7 @@ impl DeviceBuffer {
     pub fn fill_words(&self, gpu: &Gpu, value: u32, words: usize) -> Result<()> {
         assert!(words * 4 <= self.bytes, "fill past the end of a buffer");
         // The null stream is the current context's: that of the GPU this buffer is on.
-        gpu.ctx.bind_to_thread().context("making the device's context current")?;
+        gpu.make_current()?;
         // SAFETY: the range lies inside this allocation.
         unsafe { sys::cuMemsetD32Async(self.ptr, value, words, gpu.stream.cu_stream()) }
             .result()
@@ -54,7 +54,7 @@ impl DeviceBuffer {
     /// Sets words `first..first + words` to `value` (`cuMemsetD32Async`), on the stream.
     pub fn fill_words_from(&self, gpu: &Gpu, first: usize, value: u32, words: usize) -> Result<()> {
         assert!((first + words) * 4 <= self.bytes, "fill past the end of a buffer");
-        gpu.ctx.bind_to_thread().context("making the device's context current")?;
+        gpu.make_current()?;
         // SAFETY: the range lies inside this allocation.
         unsafe { sys::cuMemsetD32Async(self.ptr + 4 * first as u64, value, words, gpu.stream.cu_stream()) }
             .result()

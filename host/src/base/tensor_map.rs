@@ -53,7 +53,7 @@ pub fn encode(
              must be multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
         )));
     }
-    gpu.ctx.bind_to_thread().context("making the device's context current")?;
+    gpu.make_current()?;
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
     let dims = [u64::from(cols), u64::from(rows)];
     let row_stride = [u64::from(cols) * u64::from(bytes)];
@@ -111,7 +111,7 @@ pub fn encode_4d(
              multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
         )));
     }
-    gpu.ctx.bind_to_thread().context("making the device's context current")?;
+    gpu.make_current()?;
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
     let byte_strides = strides.map(|s| s * BYTES);
     let element_strides = [1u32; 4];

@@ -89,7 +89,7 @@ pub fn set_peer_access(from: &Gpu, to: &Gpu, on: bool) -> Result<()> {
         from.info.ordinal,
         to.info.ordinal
     );
-    from.ctx.bind_to_thread().context("making a context current")?;
+    from.make_current()?;
     // SAFETY: both contexts are alive; the calls change only the mapping between them.
     let result = unsafe {
         if on {

@@ -6,6 +6,7 @@ use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
     w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w23_f32, w23_wide,
+    w23_wide_f32,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -645,7 +646,7 @@ pub const GEMM_STEPS: &[GemmStep] = &[
     },
     GemmStep {
         name: "w23_fp8_probe",
-        summary: "the next k tile's barrier asked while this one's wgmma run, on w22's tile and w21's",
+        summary: "the next k tile's barrier asked while this one's wgmma run, on w22's tile and w21's, bf16 or f32 C",
         builds_on: Some("w22_fp8_full_partial"),
         kernels: &[
             Launch::wgmma(w23::THREADS, (w23::BM, w23::BN), w23::SHARED_BYTES, FP8_KN_MULTIPLE)
@@ -669,7 +670,7 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             .bf16_out(w23_wide::C_BOX)
             .promoted()
             .kernel(
-                "w23_fp8_probe_wide_e4m3",
+                "w23_fp8_probe_256_e4m3",
                 "the same probe on w21's 128 × 256 tile (fewer waves for small products)",
                 Precision::E4m3,
             ),
@@ -685,7 +686,22 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             .promoted()
             .kernel(
                 "w23_fp8_probe_f32_e4m3",
-                "the same probe on w15's tile, f32 C (beside cuBLASLt's f32-out product)",
+                "the probe on w22's tile with an f32 C (beside cuBLASLt's f32-out product)",
+                Precision::E4m3,
+            ),
+            Launch::wgmma(
+                w23_wide_f32::THREADS,
+                (w23_wide_f32::BM, w23_wide_f32::BN),
+                w23_wide_f32::SHARED_BYTES,
+                FP8_KN_MULTIPLE,
+            )
+            .tma(w23_wide_f32::A_BOX, w23_wide_f32::B_BOX)
+            .persistent(w23_wide_f32::CLUSTER_M)
+            .tma_store(w23_wide_f32::C_BOX)
+            .promoted()
+            .kernel(
+                "w23_fp8_probe_256f32_e4m3",
+                "the probe on w15's 128 × 256 tile, f32 C",
                 Precision::E4m3,
             ),
         ],

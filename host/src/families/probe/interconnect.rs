@@ -63,7 +63,7 @@ struct HostBuffer {
 
 impl HostBuffer {
     fn pinned(gpu: &Gpu, bytes: usize) -> Result<Self> {
-        gpu.ctx.bind_to_thread().context("making a context current")?;
+        gpu.make_current()?;
         let mut ptr = std::ptr::null_mut();
         // SAFETY: the driver writes the address of `bytes` new bytes; PORTABLE makes them
         // pinned for every context, not only the current one.
@@ -137,7 +137,7 @@ impl Path<'_> {
     /// Queues (or, blocking, makes) one transfer of `bytes`.
     fn transfer(&self, bytes: usize) -> Result<()> {
         let stream = self.issuer.stream.cu_stream();
-        self.issuer.ctx.bind_to_thread().context("making a context current")?;
+        self.issuer.make_current()?;
         // SAFETY (all arms): both ends hold at least `bytes` (checked by `Probe::time` and
         // `Probe::verify` against the buffers' sizes); pinned host memory outlives the
         // asynchronous copies, which are waited for before it is freed.

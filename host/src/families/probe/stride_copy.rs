@@ -26,6 +26,7 @@ const POISON: u32 = 0xFFFF_FFFF;
 /// `cuMemcpyDtoDAsync` of `bytes`, timed; GB/s counting the bytes read and written.
 pub fn memcpy_gbs(ctx: &ProbeContext, src: &DeviceBuffer, dst: &DeviceBuffer, bytes: usize) -> Result<f64> {
     let stream = ctx.gpu.stream.cu_stream();
+    ctx.gpu.make_current()?;
     let timing = ctx.timer.measure(ctx.gpu, || {
         // SAFETY: both buffers hold `bytes` bytes and do not overlap.
         unsafe { sys::cuMemcpyDtoDAsync_v2(dst.ptr(), src.ptr(), bytes, stream) }

@@ -158,7 +158,7 @@ impl Cub {
         element: ElementType,
         exclusive: bool,
     ) -> Result<()> {
-        gpu.ctx.bind_to_thread().map_err(|e| Error::new(format!("making the context current: {e}")))?;
+        gpu.make_current()?;
         // SAFETY: as the caller promises; the stream is the GPU's.
         let status = unsafe {
             (self.scan_run)(
@@ -200,7 +200,7 @@ impl Cub {
         count: u64,
         n: usize,
     ) -> Result<()> {
-        gpu.ctx.bind_to_thread().map_err(|e| Error::new(format!("making the context current: {e}")))?;
+        gpu.make_current()?;
         // SAFETY: as the caller promises.
         let status = unsafe {
             (self.select_run)(

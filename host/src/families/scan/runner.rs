@@ -424,6 +424,7 @@ impl<'g> ScanBench<'g> {
     /// bandwidth a scan, which reads and writes every element once, is measured against.
     pub fn time_copy(&self, timer: &Timer) -> Result<Timing> {
         let bytes = self.n * ELEMENT_BYTES;
+        self.gpu.make_current()?;
         timer.measure(self.gpu, || {
             // SAFETY: both buffers hold n elements; the stream is the GPU's.
             unsafe {

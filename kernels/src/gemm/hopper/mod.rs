@@ -413,10 +413,11 @@ macro_rules! entry_points {
 }
 pub(crate) use entry_points;
 
-/// Writes an FP8 step's `#[kernel]` entry point (e4m3 A and Bᵀ, f32 C, and the per-tensor
-/// scales: `scales` points to `scale_a`, `scale_b`, and C = scale_a · scale_b · A · B) around
-/// the body that takes the input type as `const BF16: bool`: false, and unused, since the
-/// shape's 8-bit input decides (`trimmed_gemm::<false>` for w14–w18 and w20), and the scales last:
+/// Writes an FP8 step's `#[kernel]` entry point (8-bit A and Bᵀ, C in the shape's type, f32 or
+/// bf16, and the per-tensor scales: `scales` points to `scale_a`, `scale_b`, and
+/// C = scale_a · scale_b · A · B) around the body that takes the input type as
+/// `const BF16: bool`: false, and unused, since the shape's 8-bit input decides
+/// (`trimmed_gemm::<false>`), and the scales last:
 ///
 /// ```ignore
 /// fp8_entry_point!(trimmed_gemm(a_map: *const u8, …, k: u32) => w15_fp8_promoted_e4m3);
@@ -425,7 +426,7 @@ pub(crate) use entry_points;
 /// As [`entry_points`], with `max_threads = THREADS` (the step's own).
 macro_rules! fp8_entry_point {
     ($body:ident ($($arg:ident: $ty:ty),*) => $name:ident) => {
-        #[doc = concat!("[`", stringify!($body), "`] for e4m3 A and Bᵀ, f32 C, scaled by `scales[0] · scales[1]`.")]
+        #[doc = concat!("[`", stringify!($body), "`] for 8-bit A and Bᵀ, scaled by `scales[0] · scales[1]`.")]
         ///
         /// # Safety
         #[doc = concat!("As `", stringify!($body), "`; `scales` holds two f32.")]

@@ -43,12 +43,50 @@ macro_rules! trimmed_gemm_for {
         );
     };
     // A main loop that also reads the unit's origin and the launch's scales, of type
-    // `$scales_type` (w19's block scales).
+    // `$scales_type` (w19's block scales): each unit's tile summed from zero by `$main_loop`,
+    // then stored.
     (
         $shape:ty,
         $scales_type:ty,
         |$consumer:ident, $state:ident, $k_tiles:ident, $acc:ident, $release:ident, $origin:ident, $scales:ident|
             $main_loop:expr
+    ) => {
+        trimmed_gemm_for!(
+            $shape,
+            $scales_type,
+            units |__consumer, __state, __units, __k_tiles, __release, __epilogue, __factor, __scales| {
+                use $crate::device::cluster::{cluster_count, cluster_idx};
+                use $crate::gemm::hopper::{Accumulator, Shape};
+                let mut unit = cluster_idx();
+                while unit < __units.count() {
+                    let origin = __units.origin(unit);
+                    let mut acc = <$shape as Shape>::Acc::zeroed();
+                    let epilogue = __epilogue();
+                    // SAFETY: the whole warpgroup, in step with the producer; then w05's
+                    // epilogue.
+                    unsafe {
+                        {
+                            let ($consumer, $state, $k_tiles, $acc, $release, $origin, $scales) =
+                                (__consumer, &mut *__state, __k_tiles, &mut acc, __release, origin, __scales);
+                            $main_loop;
+                        }
+                        epilogue.store_scaled_tile(&acc, origin, __factor);
+                    }
+                    unit += cluster_count();
+                }
+            }
+        );
+    };
+    // The kernel around `$units_loop`: what a consumer warpgroup runs over the units this
+    // cluster takes (`$units`, from the cluster's index on, a cluster count apart), with
+    // `$consumer`, its pipeline `$state`, `$k_tiles`, `$release`, `$epilogue()` (a thread's
+    // [`Epilogue`](super::hopper::epilogue::Epilogue)) and the launch's `$factor` and `$scales`
+    // (w24 walks them its own way).
+    (
+        $shape:ty,
+        $scales_type:ty,
+        units |$consumer:ident, $state:ident, $units:ident, $k_tiles:ident, $release:ident, $epilogue:ident,
+            $factor:ident, $scales:ident| $units_loop:expr
     ) => {
         /// `C = A · B` as w06 computes it, with shorter waits at entry and exit.
         ///
@@ -72,7 +110,7 @@ macro_rules! trimmed_gemm_for {
             use $crate::gemm::hopper::pipeline::{
                 PipelineState, SharedLayout, consumer_release, is_producer,
             };
-            use $crate::gemm::hopper::{Accumulator, Registers, Shape};
+            use $crate::gemm::hopper::{Registers, Shape};
             type S = $shape;
 
             let smem = SharedLayout::<S>::new();
@@ -120,22 +158,11 @@ macro_rules! trimmed_gemm_for {
                 let release = consumer_release::<S>(&lane, &empty);
                 let consumer = Consumer::new(&smem, tid);
                 let mut state = PipelineState::start();
-                let mut unit = cluster_idx();
-                while unit < units.count() {
-                    let origin = units.origin(unit);
-                    let mut acc = <S as Shape>::Acc::zeroed();
-                    let epilogue = Epilogue::new(smem, c_map, tid);
-                    // SAFETY: the whole warpgroup, in step with the producer; then w05's
-                    // epilogue.
-                    unsafe {
-                        {
-                            let ($consumer, $state, $k_tiles, $acc, $release, $origin, $scales) =
-                                (&consumer, &mut state, k_tiles, &mut acc, &release, origin, scales);
-                            $main_loop;
-                        }
-                        epilogue.store_scaled_tile(&acc, origin, factor);
-                    }
-                    unit += cluster_count();
+                let epilogue = || Epilogue::new(smem, c_map, tid);
+                {
+                    let ($consumer, $state, $units, $k_tiles, $release, $epilogue, $factor, $scales) =
+                        (&consumer, &mut state, units, k_tiles, &release, epilogue, factor, scales);
+                    $units_loop;
                 }
                 // C's last boxes are read out of shared memory before the block exits.
                 wait_read(tid);

@@ -89,31 +89,39 @@ struct PromotedMainLoop {
 namespace w22 {
 using namespace hopper;
 
-// w22's main loop (mma_k_tiles_full_partial, which w23 runs with PROBE) over a unit's k tiles into
-// the f32 accumulators acc, each k tile promoted whole: wait until its stage is full (FullWaits);
-// four wgmma m64n192k32 into `partial` (the first overwrites it), one wait; release the stage; add
-// the partial into acc.
+// common::gemm::w22: w21's block, boxes of A and C and its four stages; 192 columns, B's boxes
+// of 96 (a cluster pair's halves). F32Constants: the same with w15's f32 boxes of C (w23_f32,
+// w24_f32).
+struct F32Constants : w14::Constants {
+    static constexpr unsigned BN = 192, STAGE_BYTES = BM * BK + BN * BK;
+    static constexpr unsigned B_BOX_Y = BN / CLUSTER_M;
+};
+struct Constants : F32Constants {
+    static constexpr unsigned C_BOX_X = 64;
+    static_assert(C_BOX_X * C_BOX_Y * 2 == C_BOX_BYTES, "a bf16 box has the bytes of an f32 one");
+};
+
+// w22's main loop (mma_k_tiles_full_partial, which w23 runs with PROBE) over k tiles
+// k_begin..k_end of a unit into the f32 accumulators acc, each k tile promoted whole: its four
+// wgmma m64n192k32 issued into `partial` (issue_k_tile), one wait; release the stage; add the
+// partial into acc.
 template <class S, bool PROBE = false>
 struct FullPartialMainLoop {
     template <class C, class State, class Release>
     __device__ __forceinline__ static void run(const C& consumer, State& state, unsigned k_tiles, M64n192& acc,
                                                const Release& release) {
+        run_from(consumer, state, 0, k_tiles, acc, release);
+    }
+
+    template <class C, class State, class Release>
+    __device__ __forceinline__ static void run_from(const C& consumer, State& state, unsigned k_begin,
+                                                    unsigned k_end, M64n192& acc, const Release& release) {
         const auto& smem = consumer.smem;
         M64n192 partial = M64n192::zeroed();  // overwritten by each k tile's first wgmma
         FullWaits<S, PROBE> full;
-        for (unsigned t = 0; t < k_tiles; ++t) {
+        for (unsigned t = k_begin; t < k_end; ++t) {
             const unsigned s = state.index();
-            full.wait(smem, s, state);
-            wgmma_fence();
-#pragma unroll
-            for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
-                const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
-                const unsigned long long a_desc = consumer.a_descriptor(s, kk);
-                // B^T's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
-                const unsigned long long b_desc = descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES);
-                mma_m64n192k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
-            }
-            wgmma_commit_group();
+            issue_k_tile(consumer, state, s, full, partial);
             full.probe_next(smem, state);
             wgmma_wait_group<0>();
             release(s);
@@ -122,6 +130,25 @@ struct FullPartialMainLoop {
             for (unsigned i = 0; i < M64N192_ACC; ++i) acc[i] += partial[i];
             state.advance();
         }
+    }
+
+    // Waits until stage s (k tile `state`'s) is full, as `full` says, then issues its four wgmma
+    // m64n192k32 into `partial`, the first overwriting it, and commits them.
+    template <class C, class State, bool P>
+    __device__ __forceinline__ static void issue_k_tile(const C& consumer, const State& state, unsigned s,
+                                                        const FullWaits<S, P>& full, M64n192& partial) {
+        const auto& smem = consumer.smem;
+        full.wait(smem, s, state);
+        wgmma_fence();
+#pragma unroll
+        for (unsigned kk = 0; kk < MMAS_PER_K_TILE; ++kk) {
+            const unsigned step_bytes = kk * S::MMA_K * S::INPUT_BYTES;
+            const unsigned long long a_desc = consumer.a_descriptor(s, kk);
+            // B^T's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
+            const unsigned long long b_desc = descriptor(smem.b_stage(s) + step_bytes, 0, ATOM_BYTES);
+            mma_m64n192k32_e4m3(partial.r, a_desc, b_desc, kk != 0);
+        }
+        wgmma_commit_group();
     }
 };
 

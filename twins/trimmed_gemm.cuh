@@ -19,11 +19,19 @@ struct PlainMainLoop {
     }
 };
 
+// The consumers' default walk over the units (trimmed_gemm's own loop).
+struct EachUnitFromZero {
+    static constexpr bool OWN = false;
+};
+
 // C = A * B as w06 computes it, with shorter waits at entry and exit, for the shape S (its
 // accumulators and register split included); launched with S's THREADS and SHARED_BYTES.
 // The FP8 steps pass their per-tensor scales (ScalesAt) or block scales (w19), the 16-bit ones
-// none.
-template <class S, bool BF16, class MainLoop = PlainMainLoop, class Scales = NoScales>
+// none. Walk is the consumers' walk over the units: EachUnitFromZero (each unit's tile summed
+// from zero by MainLoop, then stored, written out below) or, as w24's, a Walk::run(consumer,
+// state, units, k_tiles, release, epilogue, factor) of its own.
+template <class S, bool BF16, class MainLoop = PlainMainLoop, class Scales = NoScales,
+          class Walk = EachUnitFromZero>
 __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_map, const void* c_map, unsigned m,
                                              unsigned n, unsigned k, Scales scales = {}) {
     const SharedLayout<S> smem;
@@ -62,17 +70,22 @@ __device__ __forceinline__ void trimmed_gemm(const void* a_map, const void* b_ma
         const auto release = consumer_release(lane, smem);
         const Consumer<S, BF16> consumer(smem, tid);
         PipelineState<S> state;
-        for (unsigned unit = cluster_idx(); unit < units.count(); unit += cluster_count()) {
-            const Origin origin = units.origin(unit);
-            auto acc = S::Acc::zeroed();
+        if constexpr (Walk::OWN) {
             const Epilogue<S> epilogue(smem, c_map, tid);
-            // The whole warpgroup, in step with the producer; then w05's epilogue.
-            if constexpr (Scales::BLOCKS) {
-                MainLoop::run(consumer, state, k_tiles, acc, release, origin, scales);
-            } else {
-                MainLoop::run(consumer, state, k_tiles, acc, release);
+            Walk::run(consumer, state, units, k_tiles, release, epilogue, factor);
+        } else {
+            for (unsigned unit = cluster_idx(); unit < units.count(); unit += cluster_count()) {
+                const Origin origin = units.origin(unit);
+                auto acc = S::Acc::zeroed();
+                const Epilogue<S> epilogue(smem, c_map, tid);
+                // The whole warpgroup, in step with the producer; then w05's epilogue.
+                if constexpr (Scales::BLOCKS) {
+                    MainLoop::run(consumer, state, k_tiles, acc, release, origin, scales);
+                } else {
+                    MainLoop::run(consumer, state, k_tiles, acc, release);
+                }
+                epilogue.store_scaled_tile(acc, origin, factor);
             }
-            epilogue.store_scaled_tile(acc, origin, factor);
         }
         // C's last boxes are read out of shared memory before the block exits.
         wait_read(tid);

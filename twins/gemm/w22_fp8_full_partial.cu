@@ -10,13 +10,7 @@
 namespace w22 {
 using namespace hopper;
 
-// common::gemm::w22: w21's block, boxes of A and C and its four stages; 192 columns, B's boxes
-// of 96 (a cluster pair's halves).
-struct Constants : w14::Constants {
-    static constexpr unsigned BN = 192, STAGE_BYTES = BM * BK + BN * BK;
-    static constexpr unsigned B_BOX_Y = BN / CLUSTER_M, C_BOX_X = 64;
-    static_assert(C_BOX_X * C_BOX_Y * 2 == C_BOX_BYTES, "a bf16 box has the bytes of an f32 one");
-};
+// Constants (common::gemm::w22's shape): twins/fp8_gemm.cuh.
 constexpr unsigned THREADS = Constants::THREADS;
 using W22 = Shape<Constants, M64n192, Reallocate<Constants::PRODUCER_REGISTERS, Constants::CONSUMER_REGISTERS>, E4m3,
                   true>;

@@ -13,13 +13,8 @@ using namespace hopper;
 
 // common::gemm::w23 (w22's), w23_f32 (w22's with w15's f32 boxes of C), w23_wide (w21's) and
 // w23_wide_f32 (w15's): the shapes of the four kernels.
-struct F32Constants : w14::Constants {
-    static constexpr unsigned BN = 192, STAGE_BYTES = BM * BK + BN * BK;
-    static constexpr unsigned B_BOX_Y = BN / CLUSTER_M;
-};
-struct Constants : F32Constants {
-    static constexpr unsigned C_BOX_X = 64;
-};
+using w22::Constants;
+using w22::F32Constants;
 struct WideConstants : w14::Constants {
     static constexpr unsigned C_BOX_X = 64;
 };

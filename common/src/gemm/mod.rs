@@ -442,6 +442,17 @@ pub mod w23_wide_f32 {
     pub use super::w15::*;
 }
 
+/// w24 (a tile's store under the next tile's first k tile; sm_90a): w23's tile, stages and
+/// block, with a bf16 C; [`w24_f32`] with an f32 C.
+pub mod w24 {
+    pub use super::w23::*;
+}
+
+/// w24's second kernel: w23_f32's shape (an f32 C).
+pub mod w24_f32 {
+    pub use super::w23_f32::*;
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

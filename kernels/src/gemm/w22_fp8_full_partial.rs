@@ -31,10 +31,10 @@ use kernel_macros::kernel;
 hopper::shape!(W22 = w22, hopper::M64n192, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8_bf16_out);
 
 /// The main loop over k tiles `k_begin..k_end` of one tile, into the f32 accumulators `acc`
-/// (zero before a unit's first k tile), promoting each k tile whole: waits until its stage is
-/// full, issues its four `wgmma` m64n192k32 into `partial` (the first overwrites it), waits
-/// for them, releases the stage and adds `partial` into `acc`. `PROBE`: w23's wait for the
-/// stages ([`FullWaits`]), the next k tile's asked under this one's `wgmma`.
+/// (zero before a unit's first k tile), promoting each k tile whole: issues its four `wgmma`
+/// ([`issue_k_tile`]), waits for them, releases the stage and adds `partial` into `acc`.
+/// `PROBE`: w23's wait for the stages ([`FullWaits`]), the next k tile's asked under this
+/// one's `wgmma`.
 ///
 /// # Safety
 /// As [`Consumer::mma_k_tiles`]: every thread of the warpgroup calls it, the barriers are
@@ -54,25 +54,8 @@ pub(super) unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>, const PRO
     let mut full = FullWaits::<S, PROBE>::new();
     for _ in k_begin..k_end {
         let s = state.index();
-        // SAFETY: initialized barriers, this consumer's state.
-        unsafe { full.wait(smem, s, *state) };
-        // The fence keeps these `wgmma` behind the previous k tile's reads of `partial`.
-        wgmma::fence();
-        unroll!(4, kk => {
-            let a_desc = consumer.a_descriptor(s, kk as u32);
-            // Bᵀ's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
-            let b_desc = descriptor(smem.b_stage(s) + kk as u32 * S::MMA_K * S::INPUT_BYTES, 0, ATOM_BYTES);
-            // SAFETY: the whole warpgroup, after the fence; the stage stays full until this
-            // warpgroup releases it below, after the wait.
-            unsafe {
-                if kk == 0 {
-                    mma_m64n192k32_e4m3_fresh(&mut partial, a_desc, b_desc)
-                } else {
-                    mma_m64n192k32_e4m3(&mut partial, a_desc, b_desc)
-                }
-            };
-        });
-        wgmma::commit_group();
+        // SAFETY: the caller's.
+        unsafe { issue_k_tile(consumer, *state, s, &full, &mut partial) };
         // SAFETY: initialized barriers, this consumer's state.
         unsafe { full.probe_next(smem, *state) };
         // The wait names the partial's registers, so that no addition reads them before it.
@@ -82,6 +65,41 @@ pub(super) unsafe fn mma_k_tiles_full_partial<S: Shape<Acc = M64n192>, const PRO
         promote(acc, 0, &partial);
         state.advance();
     }
+}
+
+/// Waits until stage `s`, k tile `state`'s, is full (as `full` says), then issues its four
+/// `wgmma` m64n192k32 into `partial`, the first overwriting it, and commits them.
+///
+/// # Safety
+/// As [`mma_k_tiles_full_partial`]; the stage stays full until this warpgroup releases it,
+/// after a wait for these `wgmma`.
+#[inline(always)]
+pub(super) unsafe fn issue_k_tile<S: Shape<Acc = M64n192>, const PROBE: bool>(
+    consumer: &Consumer<S>,
+    state: PipelineState<S>,
+    s: u32,
+    full: &FullWaits<S, PROBE>,
+    partial: &mut M64n192,
+) {
+    let smem = consumer.smem();
+    // SAFETY: initialized barriers, this consumer's state.
+    unsafe { full.wait(smem, s, state) };
+    // The fence keeps these `wgmma` behind the previous reads of `partial`.
+    wgmma::fence();
+    unroll!(4, kk => {
+        let a_desc = consumer.a_descriptor(s, kk as u32);
+        // Bᵀ's 192 columns are 128-byte rows; a k32 step is 32 bytes along each.
+        let b_desc = descriptor(smem.b_stage(s) + kk as u32 * S::MMA_K * S::INPUT_BYTES, 0, ATOM_BYTES);
+        // SAFETY: the whole warpgroup, after the fence; the stage is full.
+        unsafe {
+            if kk == 0 {
+                mma_m64n192k32_e4m3_fresh(partial, a_desc, b_desc)
+            } else {
+                mma_m64n192k32_e4m3(partial, a_desc, b_desc)
+            }
+        };
+    });
+    wgmma::commit_group();
 }
 
 // w08's kernel on w22's shape, with the main loop above; w21's bf16 epilogue.

@@ -6,7 +6,7 @@ use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
     w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w23_f32, w23_wide,
-    w23_wide_f32,
+    w23_wide_f32, w24, w24_f32,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -704,6 +704,34 @@ pub const GEMM_STEPS: &[GemmStep] = &[
                 "the probe on w15's 128 × 256 tile, f32 C",
                 Precision::E4m3,
             ),
+        ],
+    },
+    GemmStep {
+        name: "w24_fp8_overlap",
+        summary: "a tile's store under the next tile's first k tile of products (w23's 128 × 192 tile)",
+        builds_on: Some("w23_fp8_probe"),
+        kernels: &[
+            Launch::wgmma(w24::THREADS, (w24::BM, w24::BN), w24::SHARED_BYTES, FP8_KN_MULTIPLE)
+                .tma(w24::A_BOX, w24::B_BOX)
+                .persistent(w24::CLUSTER_M)
+                .bf16_out(w24::C_BOX)
+                .promoted()
+                .kernel(
+                    "w24_fp8_overlap_e4m3",
+                    "a tile's store under the next tile's first products, bf16 C",
+                    Precision::E4m3,
+                ),
+            Launch::wgmma(
+                w24_f32::THREADS,
+                (w24_f32::BM, w24_f32::BN),
+                w24_f32::SHARED_BYTES,
+                FP8_KN_MULTIPLE,
+            )
+            .tma(w24_f32::A_BOX, w24_f32::B_BOX)
+            .persistent(w24_f32::CLUSTER_M)
+            .tma_store(w24_f32::C_BOX)
+            .promoted()
+            .kernel("w24_fp8_overlap_f32_e4m3", "the same with an f32 C", Precision::E4m3),
         ],
     },
 ];

@@ -13,7 +13,11 @@
 #             K = 1k … 16k), cuBLASLt's beside them
 #   hotspots  ncu's warp-state sampling per SASS instruction of w22 and of cuBLASLt's bf16-out FP8
 #             kernel (one launch each, 8192³): OUTDIR/hotspots-*.csv (ncu's source page) and a
-#             summary by instruction kind (bench/sass-hotspots.py): where each one's warps wait
+#             summary by instruction kind (bench/sass-hotspots.py): where each one's warps wait.
+#             HOTSPOT_STEP (default w22) is the host's -k and HOTSPOT_KERNELS (default
+#             "w22_fp8 nvjet_sm90_qqtst") the kernels' name patterns, e.g. w19 beside the
+#             cuBLASLt kernel the `vendors` part names for its block-scaled product
+#   vendors   the names of the cuBLASLt kernels the host launches beside HOTSPOT_STEP (8192³)
 #   sanitize  memcheck, racecheck, synccheck over the FP8 steps' tests
 #   ncu       one launch each of w14, w21, w22 and cuBLASLt's three FP8 products at 8192³ under
 #             ncu (speed of light, memory and compute workload, warp states): where the promoted
@@ -46,17 +50,21 @@ for part in "$@"; do
            $b/host -k w14,w21,w22 --twins off --gemm 8192 --verify-only > "$out/ncu-fp8.txt" 2>&1
          echo "ncu: exit $?"
          grep -E "^  [a-zA-Z_]|Duration|SM Frequency|Memory Throughput|Shared|Issue Slots|Stall" "$out/ncu-fp8.txt" | head -60 ;;
-    hotspots) for kernel in w22_fp8 nvjet_sm90_qqtst; do
+    hotspots) for kernel in ${HOTSPOT_KERNELS:-w22_fp8 nvjet_sm90_qqtst}; do
                 name="hotspots-$kernel"
                 timeout 240 ncu --clock-control none --launch-count 1 -k "regex:$kernel" \
                   --section WarpStateStats --section SourceCounters -o "$out/$name" -f \
-                  $b/host -k w22 --twins off --gemm 8192 --verify-only > "$out/$name.log" 2>&1
+                  $b/host -k "${HOTSPOT_STEP:-w22}" --twins off --gemm 8192 --verify-only > "$out/$name.log" 2>&1
                 echo "$name: ncu exit $?"
                 ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
                 echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
                 python3 bench/sass-hotspots.py "$out/$name.csv" 25
                 rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
               done ;;
+    vendors) timeout 240 ncu --clock-control none --section LaunchStats -k "regex:nvjet|cutlass|sm90" \
+               $b/host -k "${HOTSPOT_STEP:-w22}" --twins off --gemm 8192 --verify-only > "$out/vendors.txt" 2>&1
+             echo "vendors: ncu exit $?"
+             grep -E "^  [a-zA-Z_].*\(" "$out/vendors.txt" | sort | uniq -c ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck _fp8 \
                 -- --skip cpp_twin 2>&1 | tail -6 ;;
     *) echo "unknown part $part"; exit 2 ;;

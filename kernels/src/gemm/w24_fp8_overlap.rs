@@ -9,7 +9,7 @@
 //! Bottleneck: ncu on w23 (8192³): the tensor pipe's busy cycles equal cuBLASLt's; what is left
 //!       is idle time, and the epilogue held 2.7 % of the consumer warps' samples. At 4096³ the
 //!       192-wide tile's waves (94.5 %; w23's 256-wide kernel stays the one there).
-//! Cost: no register more (the partial is w22's); 96 `mov` per tile.
+//! Cost: no register more (the partial is w22's); a copy of the partial into the sums per tile.
 //! Requires: as w14; K and N multiples of 16.
 //! Result: 100.8 % of cuBLASLt's bf16-out FP8 at 8192³ (1511 TFLOP/s), H200, 2026-11-29.
 //!

@@ -64,7 +64,7 @@ for part in "$@"; do
     vendors) timeout 240 ncu --clock-control none --section LaunchStats -k "regex:nvjet|cutlass|sm90" \
                $b/host -k "${HOTSPOT_STEP:-w22}" --twins off --gemm 8192 --verify-only > "$out/vendors.txt" 2>&1
              echo "vendors: ncu exit $?"
-             grep -E "^  [a-zA-Z_].*\(" "$out/vendors.txt" | sort | uniq -c ;;
+             grep -E "^  [a-zA-Z_][^ ]* \([0-9]+, [0-9]+, [0-9]+\)x" "$out/vendors.txt" | sort | uniq -c ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck _fp8 \
                 -- --skip cpp_twin 2>&1 | tail -6 ;;
     *) echo "unknown part $part"; exit 2 ;;

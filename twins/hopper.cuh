@@ -41,6 +41,13 @@ __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, unsig
     asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %1; cp.async.cg.shared.global [%0], [g], 16, %2; }"
                  :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
+// @p cp.async.ca.shared.global [dst], [src], 4: one 4-byte element, copied only where `copy`
+// holds (a predicated instruction, not a branch).
+__device__ __forceinline__ void cp_async_4_if(bool copy, unsigned dst, const float* src) {
+    asm volatile("{ .reg .pred p; .reg .b64 g; setp.ne.u32 p, %0, 0; cvta.to.global.u64 g, %2; "
+                 "@p cp.async.ca.shared.global [%1], [g], 4; }"
+                 :: "r"((unsigned)copy), "r"(dst), "l"(src) : "memory");
+}
 // cp.async.commit_group: closes this thread's group of copies.
 __device__ __forceinline__ void cp_async_commit() {
     asm volatile("cp.async.commit_group;" ::: "memory");

@@ -287,6 +287,9 @@ struct SharedLayout {
     // barrier (the consumer warps of every block of the cluster).
     __device__ __forceinline__ unsigned full(unsigned s) const { return barriers + s * MBARRIER_BYTES; }
     __device__ __forceinline__ unsigned empty(unsigned s) const { return barriers + (S::STAGES + s) * MBARRIER_BYTES; }
+    // The first byte past the barriers: where a step keeps shared data of its own (its
+    // SHARED_BYTES reserves the room).
+    __device__ __forceinline__ unsigned past_barriers() const { return barriers + 2 * S::STAGES * MBARRIER_BYTES; }
 
     // A pointer C++ can load and store through (ld/st.shared once inlined) to the shared address
     // `address` of this layout: C++ writes the staging boxes and reads w12's chunks with ordinary

@@ -367,6 +367,17 @@ pub mod w19 {
     pub const SCALE_BLOCK: u32 = 128;
     const _: () = assert!(BK == SCALE_BLOCK && PARTIAL_COLUMNS == SCALE_BLOCK);
 
+    /// The scales one consumer warp uses per k tile: its 16 rows' of A, then the tile's two
+    /// column blocks' of B (one per half tile).
+    pub const WARP_SCALES: u32 = 16 + 2;
+    /// Each consumer warp stages its scales in shared memory one k tile ahead (`cp.async`):
+    /// two slots, the k tile's and the next one's.
+    pub const SCALE_SLOTS: u32 = 2;
+    pub const SCALE_STAGING_BYTES: u32 = CONSUMER_WARPGROUPS * 4 * SCALE_SLOTS * WARP_SCALES * 4;
+    /// w15's shared memory, then the scales' slots past the barriers.
+    pub const SHARED_BYTES: u32 = super::w15::SHARED_BYTES + SCALE_STAGING_BYTES;
+    const _: () = assert!(SHARED_BYTES <= 227 * 1024);
+
     /// The scales of an `m × n × k` product: (A's, B's) counts of f32.
     pub const fn scale_counts(m: u32, n: u32, k: u32) -> (u64, u64) {
         let k_blocks = k.div_ceil(SCALE_BLOCK) as u64;

@@ -35,6 +35,22 @@ pub unsafe fn cp_async_4(dst: u32, src: *const f32, src_bytes: u32) {
     }
 }
 
+/// `@p cp.async.ca.shared.global [dst], [src], 4;`: one 4-byte element, copied only where
+/// `copy` holds; a predicated instruction, not a branch, so that a warp's lanes can copy
+/// different counts in code that must stay one basic block.
+///
+/// # Safety
+/// Where `copy` holds, `dst` is a 4-byte aligned shared address and `src` a 4-byte aligned
+/// global address of 4 readable bytes; elsewhere neither is touched.
+#[inline(always)]
+pub unsafe fn cp_async_4_if(copy: bool, dst: u32, src: *const f32) {
+    // SAFETY: the caller guarantees both addresses where `copy` holds.
+    unsafe {
+        asm!("{{ .reg .pred p; .reg .b64 g; setp.ne.u32 p, {c}, 0; cvta.to.global.u64 g, {s}; @p cp.async.ca.shared.global [{d}], [g], 4; }}",
+             c = in(reg32) copy as u32, d = in(reg32) dst, s = in(reg64) src, options(nostack))
+    }
+}
+
 /// `cp.async.commit_group;`: closes the group of this thread's copies issued so far.
 #[inline(always)]
 pub fn cp_async_commit() {

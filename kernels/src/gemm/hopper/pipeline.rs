@@ -202,6 +202,13 @@ impl<S: Shape> SharedLayout<S> {
         self.barriers + (S::STAGES + s) * MBARRIER_BYTES
     }
 
+    /// The first byte past the barriers: where a step keeps shared data of its own (its
+    /// `SHARED_BYTES` reserves the room).
+    #[inline(always)]
+    pub fn past_barriers(&self) -> u32 {
+        self.barriers + 2 * S::STAGES * MBARRIER_BYTES
+    }
+
     /// Initializes every stage's two barriers (`mbarrier.init`; "full" expects the
     /// producer's one arrival, "empty" one per consumer warp of the cluster) and publishes
     /// them to the cluster (`fence.mbarrier_init.release.cluster`). One thread calls it;

@@ -68,6 +68,15 @@ __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, unsig
         : "memory");
 }
 
+// cp.async.cg.shared.global [dst], [src], 16: 16 bytes, all read (cp_async_16 with src_bytes
+// 16, for copies known to lie inside their source: no operand to select).
+__device__ __forceinline__ void cp_async_16_whole(unsigned dst, const void* src) {
+    asm volatile("{ .reg .b64 g; cvta.to.global.u64 g, %1; cp.async.cg.shared.global [%0], [g], 16; }"
+                 :
+                 : "r"(dst), "l"(src)
+                 : "memory");
+}
+
 // cp.async.ca.shared.global [dst], [src], 4, src_bytes: one 4-byte element (0 or 4 bytes
 // copied, zeros otherwise), for rows that are not 16-byte aligned.
 __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, unsigned src_bytes) {

@@ -58,18 +58,27 @@ struct HeadRows {
 };
 
 // Starts (does not commit) the block's copies of rows row0 .. row0 + ROWS of head into tile;
-// rows past the head's last are zero-filled (src_bytes 0, nothing read).
+// rows past the head's last are zero-filled (src_bytes 0, nothing read). A thread's source
+// moves by one add per pass, and a tile whose rows all lie in the head copies with no check.
 template <u32 ROWS, u32 D>
 __device__ __forceinline__ void copy_tile(Tile<D> tile, HeadRows head, u32 row0) {
     constexpr u32 STEP = THREADS / Tile<D>::ROW_CHUNKS;  // rows per pass, a chunk per thread
     static_assert(THREADS % Tile<D>::ROW_CHUNKS == 0 && ROWS % STEP == 0, "whole rows per pass");
+    static_assert(STEP % SWIZZLE_ROWS == 0, "a pass is whole swizzle patterns further");
     const u32 first = threadIdx.x / Tile<D>::ROW_CHUNKS, chunk = threadIdx.x % Tile<D>::ROW_CHUNKS;
+    const u32 dst = tile.chunk(first, chunk), pass_bytes = STEP * Tile<D>::ROW_BYTES;
+    const u16* src = head.start + ((u64)(row0 + first) * head.stride + chunk * CHUNK_VALUES);
+    const u64 pass_stride = STEP * head.stride;
+    if (row0 + ROWS <= head.rows) {
 #pragma unroll
-    for (u32 pass = 0; pass < ROWS / STEP; ++pass) {
-        const u32 r = first + pass * STEP, row = row0 + r;
-        const bool inside = row < head.rows;
-        const u16* src = inside ? head.start + ((u64)row * head.stride + chunk * CHUNK_VALUES) : head.start;
-        cp_async_16(tile.chunk(r, chunk), src, inside ? 16 : 0);
+        for (u32 pass = 0; pass < ROWS / STEP; ++pass, src += pass_stride)
+            cp_async_16_whole(dst + pass * pass_bytes, src);
+    } else {
+#pragma unroll
+        for (u32 pass = 0; pass < ROWS / STEP; ++pass, src += pass_stride) {
+            const bool inside = row0 + first + pass * STEP < head.rows;
+            cp_async_16(dst + pass * pass_bytes, inside ? src : head.start, inside ? 16 : 0);
+        }
     }
 }
 

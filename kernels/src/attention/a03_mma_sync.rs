@@ -10,11 +10,11 @@
 //!       causal block stops at its last key.
 //! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
 //!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
-//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 0 and 36 bytes of spills), 48 or 96
+//! Cost: 255 registers at head dims 64 and 128 (sm_90a; 0 and 24 bytes of spills), 48 or 96
 //!       KB of dynamic shared memory: 2 blocks of 128 threads per SM.
 //! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
 //!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
-//! Result: 326 / 349 TFLOP/s at head dim 64 / 128, 4k, bf16: 107 / 98 % of FA2, H200, 2026-11-29.
+//! Result: 339 / 374 TFLOP/s at head dim 64 / 128, 4k, bf16: 112 / 105 % of FA2, H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#a03
 //!
@@ -53,7 +53,7 @@
 //! chunks of one row that 8 consecutive threads copy land in 8 positions too.
 
 use super::{Bf16, F16, Half};
-use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
+use crate::device::async_copy::{cp_async_16, cp_async_16_whole, cp_async_commit, cp_async_wait_group};
 use crate::device::convert::{exp2_approx, log2_approx};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::load::{I32x4, store_streaming_v4};
@@ -212,7 +212,8 @@ struct HeadRows {
 
 /// Starts (does not commit) the block's copies of rows `row0..row0 + rows` of `head` into
 /// `tile`, a 16-byte chunk per copy; rows past the head's last are zero-filled by the copy
-/// (`src_bytes` = 0, nothing read).
+/// (`src_bytes` = 0, nothing read). A thread's source moves by one add per pass, and a tile
+/// whose rows all lie in the head (every key tile but the last) copies with no check per row.
 ///
 /// # Safety
 /// Every thread of the block calls it; `head` describes readable memory whose rows are
@@ -225,15 +226,28 @@ unsafe fn copy_tile<const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32
     let (chunks, step) = (Tile::<D16>::ROW_CHUNKS, Tile::<D16>::COPY_STEP);
     const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0) };
     let (first, chunk) = (thread_idx() / chunks, thread_idx() % chunks);
-    for pass in 0..rows / step {
-        let r = first + pass * step;
-        let row = row0 + r;
-        let inside = row < head.rows;
-        let offset = row as u64 * head.stride + u64::from(chunk * CHUNK_VALUES);
-        let src = if inside { head.start.wrapping_add(offset as usize) } else { head.start };
-        // SAFETY: 16 aligned readable bytes when inside (the caller's head), none read
-        // otherwise; the destination chunk lies in the tile.
-        unsafe { cp_async_16(tile.chunk(r, chunk), src, if inside { 16 } else { 0 }) };
+    // A pass is a whole number of swizzle patterns (8 rows) further: the same chunk position.
+    const { assert!(Tile::<D16>::COPY_STEP % SWIZZLE_ROWS == 0) };
+    let (dst, pass_bytes) = (tile.chunk(first, chunk), step * Tile::<D16>::ROW_BYTES);
+    let offset = (row0 + first) as u64 * head.stride + u64::from(chunk * CHUNK_VALUES);
+    let mut src = head.start.wrapping_add(offset as usize);
+    let pass_stride = (step as u64 * head.stride) as usize;
+    if row0 + rows <= head.rows {
+        // Every row lies in the head: no check, no operand to select.
+        for pass in 0..rows / step {
+            // SAFETY: 16 aligned readable bytes of the caller's head; the chunk lies in the tile.
+            unsafe { cp_async_16_whole(dst + pass * pass_bytes, src) };
+            src = src.wrapping_add(pass_stride);
+        }
+    } else {
+        for pass in 0..rows / step {
+            let inside = row0 + first + pass * step < head.rows;
+            let from = if inside { src } else { head.start };
+            // SAFETY: 16 aligned readable bytes when inside (the caller's head), none read
+            // otherwise; the destination chunk lies in the tile.
+            unsafe { cp_async_16(dst + pass * pass_bytes, from, if inside { 16 } else { 0 }) };
+            src = src.wrapping_add(pass_stride);
+        }
     }
 }
 

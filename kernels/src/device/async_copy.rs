@@ -20,6 +20,21 @@ pub unsafe fn cp_async_16<T>(dst: u32, src: *const T, src_bytes: u32) {
     }
 }
 
+/// `cp.async.cg.shared.global [dst], [src], 16;`: 16 bytes, all read ([`cp_async_16`] with
+/// `src_bytes` = 16, for copies known to lie inside their source: no operand to select).
+///
+/// # Safety
+/// `dst` is a 16-byte aligned shared address of 16 writable bytes; `src` a 16-byte aligned
+/// global address of 16 readable bytes.
+#[inline(always)]
+pub unsafe fn cp_async_16_whole<T>(dst: u32, src: *const T) {
+    // SAFETY: the caller guarantees both ranges.
+    unsafe {
+        asm!("{{ .reg .b64 g; cvta.to.global.u64 g, {s}; cp.async.cg.shared.global [{d}], [g], 16; }}",
+             d = in(reg32) dst, s = in(reg64) src, options(nostack))
+    }
+}
+
 /// `cp.async.ca.shared.global [dst], [src], 4, src_bytes;`: one 4-byte element (0 or 4
 /// bytes copied, zeros otherwise), for rows that are not 16-byte aligned.
 ///

@@ -52,6 +52,7 @@ hopper::shape!(W19 = w19, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS
 /// between a thread's two rows in it.
 const WARP_ROWS: u32 = 16;
 const HALF_ROWS: u32 = 8;
+const _: () = assert!(WARP_SCALES == WARP_ROWS + 2, "a warp's rows of A, then two blocks of B");
 
 /// The per-block scales of one product, as the launch passes them (layouts in the module
 /// header). No per-tensor factor: the epilogue multiplies by nothing.
@@ -72,10 +73,10 @@ impl TensorScales for BlockScales {
 }
 
 impl BlockScales {
-    /// The scale lane `lane` of a warp copies into its slot for k block `kb`: lanes 0–15 the
-    /// scales of A's rows `warp_row + lane` (a row past M reads the last row's: its outputs
+    /// Which scale lane `lane` of a warp copies into the warp's slot, in every k block: lanes
+    /// 0–15 those of A's rows `warp_row + lane` (a row past M reads the last row's: its outputs
     /// are clipped by the store), lanes 16 and 17 those of B's column blocks `block` and
-    /// `block + 1` (a block past N reads the last one's); none for the other lanes.
+    /// `block + 1` (a block past N reads the last one's); the other lanes none.
     ///
     /// Returns (whether the lane copies, its source at k block 0, the step from one k block to
     /// the next, in f32): every address is a select, not a branch, since the copies run between

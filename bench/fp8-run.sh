@@ -37,12 +37,12 @@ for part in "$@"; do
              echo "tests $filter: exit $?"
            done
            grep -E "^test |^test result|FAILED|panicked" "$out/tests.log" | head -40 ;;
-    ptxas) for e in w14_fp8_e4m3 w15_fp8_promoted_e4m3 w16_fp8_a_registers_e4m3 w17_fp8_turns_e4m3 w18_fp8_double_partials_e4m3 w19_fp8_block_scales_e4m3 w20_fp8_e5m2_e4m3_e5m2 w21_fp8_bf16_out_e4m3 w22_fp8_full_partial_e4m3 w23_fp8_probe_e4m3 w23_fp8_probe_256_e4m3 w23_fp8_probe_f32_e4m3 w23_fp8_probe_256f32_e4m3 w24_fp8_overlap_e4m3 w24_fp8_overlap_f32_e4m3 ceiling_wgmma_e4m3; do
+    ptxas) for e in w14_fp8_e4m3 w15_fp8_promoted_e4m3 w16_fp8_a_registers_e4m3 w17_fp8_turns_e4m3 w18_fp8_double_partials_e4m3 w19_fp8_block_scales_e4m3 w20_fp8_e5m2_e4m3_e5m2 w21_fp8_bf16_out_e4m3 w22_fp8_full_partial_e4m3 w23_fp8_probe_e4m3 w23_fp8_probe_256_e4m3 w23_fp8_probe_f32_e4m3 w23_fp8_probe_256f32_e4m3 w24_fp8_overlap_e4m3 w24_fp8_overlap_f32_e4m3 w25_fp8_in_order_f32_e4m3 w25_fp8_in_order_256f32_e4m3 ceiling_wgmma_e4m3; do
              ptxas -arch=sm_90a -v --entry "$e" -o /dev/null "$b/ptx/sm_90a/kernels.ptx" 2>&1 | grep -E "registers|spill|C75" | head -5
            done ;;
-    bench) $b/host -k p8,w08,w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24 --gemm 4096,8192 --json "$out/fp8.json" > "$out/fp8.txt" 2> "$out/fp8.progress"
-           echo "bench: host exit $?"; grep -E "ceiling,|cuBLAS|w08|w14|w15|w16|w17|w18|w19|w20|w21|w22|w23|w24|WRONG" "$out/fp8.txt" | head -40 ;;
-    error) $b/host -k w14,w15,w16,w17,w18,w19,w20,w22,w23,w24 --twins off --verify-only --gemm 4096x4096x1024,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
+    bench) $b/host -k p8,w08,w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24,w25 --gemm 4096,8192 --json "$out/fp8.json" > "$out/fp8.txt" 2> "$out/fp8.progress"
+           echo "bench: host exit $?"; grep -E "ceiling,|cuBLAS|w08|w14|w15|w16|w17|w18|w19|w20|w21|w22|w23|w24|w25|WRONG" "$out/fp8.txt" | head -40 ;;
+    error) $b/host -k w14,w15,w16,w17,w18,w19,w20,w22,w23,w24,w25 --twins off --verify-only --gemm 4096x4096x1024,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
              --json "$out/fp8-error.json" > "$out/fp8-error.txt" 2>&1
            echo "error: host exit $?"; grep -E "^(w1|cuBLASLt)" "$out/fp8-error.txt" | head -20 ;;
     ncu) timeout 500 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \

@@ -2,8 +2,9 @@
 // w14's 128 x 256 tile of 8-bit inputs (common::gemm::w14, which w15-w20 reuse), and w15's issue of
 // one column half of a k tile into a partial tile (w15_fp8_promoted.rs issue_half, which w17,
 // w19 and w20 reuse), its promoting main loop (mma_k_tiles_promoted, which w20, w21 and w23
-// reuse) and w22's (mma_k_tiles_full_partial, which w23 reuses). A
-// header because NVRTC hands a twin no other file than the headers twins/*.cuh.
+// reuse), w22's (mma_k_tiles_full_partial, which w23 reuses) and w24's walk over the units with
+// each tile's store under the next tile's first k tile (units_with_overlapped_stores, which w25
+// reuses). A header because NVRTC hands a twin no other file than the headers twins/*.cuh.
 #pragma once
 #include "trimmed_gemm.cuh"
 
@@ -153,3 +154,71 @@ struct FullPartialMainLoop {
 };
 
 }  // namespace w22
+
+namespace w24 {
+using namespace hopper;
+
+// units_with_overlapped_stores: k tiles 1... of each unit into acc (which holds k tile 0's
+// sums); where a next unit exists, its k tile 0 issued into the partial, this tile stored, the
+// wait, the stage released, the partial taken as the next tile's sums. With K = 0 every tile is
+// stored as zeros.
+template <class S>
+struct OverlappedStores {
+    static constexpr bool OWN = true;
+    using Loop = w22::FullPartialMainLoop<S, true>;
+
+    template <class C, class State, class Release>
+    __device__ __forceinline__ static void run(const C& consumer, State& state, const Units<S>& units,
+                                               unsigned k_tiles, const Release& release, const Epilogue<S>& epilogue,
+                                               Factor factor) {
+        unsigned unit = cluster_idx();
+        if (k_tiles == 0) {
+            for (; unit < units.count(); unit += cluster_count()) {
+                epilogue.store_scaled_tile(M64n192::zeroed(), units.origin(unit), factor);
+            }
+            return;
+        }
+        if (unit >= units.count()) return;
+        // The first unit's k tile 0, with nothing to store under it.
+        M64n192 partial = M64n192::zeroed();
+        unsigned s = issue_first_k_tile(consumer, state, partial);
+        M64n192 acc = land(state, s, partial, release);
+        for (;;) {
+            const Origin origin = units.origin(unit);
+            Loop::run_from(consumer, state, 1, k_tiles, acc, release);
+            const unsigned next = unit + cluster_count();
+            if (next >= units.count()) {
+                epilogue.store_scaled_tile(acc, origin, factor);
+                return;
+            }
+            // The next unit's k tile 0 runs on the tensor cores while this tile is stored.
+            s = issue_first_k_tile(consumer, state, partial);
+            epilogue.store_scaled_tile(acc, origin, factor);
+            acc = land(state, s, partial, release);
+            unit = next;
+        }
+    }
+
+    // Issues the wgmma of k tile `state` (a unit's first) into `partial` once its stage is full;
+    // returns the stage.
+    template <class C, class State>
+    __device__ __forceinline__ static unsigned issue_first_k_tile(const C& consumer, const State& state,
+                                                                  M64n192& partial) {
+        const unsigned s = state.index();
+        Loop::issue_k_tile(consumer, state, s, FullWaits<S, false>{}, partial);
+        return s;
+    }
+
+    // Waits for the wgmma into `partial`, releases stage s and moves the pipeline on: `partial`
+    // is then a tile's sums.
+    template <class State, class Release>
+    __device__ __forceinline__ static M64n192 land(State& state, unsigned s, const M64n192& partial,
+                                                   const Release& release) {
+        wgmma_wait_group<0>();
+        release(s);
+        state.advance();
+        return partial;
+    }
+};
+
+}  // namespace w24

@@ -158,10 +158,14 @@ struct KeepRegisters {
 // C_STAGING_BYTES, CLUSTER_M, CONSUMER_WARPGROUPS, GROUP_ROWS, ALIGN_SLACK, THREADS, and for
 // stream-K MAX_SPLIT and PARTIAL_FLOATS), the accumulator type of its tile width and its register
 // split. What follows from those is derived here, and what the pieces assume is checked.
-// C_BF16_: C stored as bf16 (w21's boxes of 64 columns) rather than f32.
-template <class Constants, class Acc_, class Registers_, class Input = Bits16, bool C_BF16_ = false>
+// C_BF16_: C stored as bf16 (w21's boxes of 64 columns) rather than f32. C_ROW_ORDER_: an f32
+// C's epilogue gives each row its own order of its column groups (w05's, free of bank conflicts)
+// rather than one order for all rows (w25: fewer instructions, a 2-way conflict per store).
+template <class Constants, class Acc_, class Registers_, class Input = Bits16, bool C_BF16_ = false,
+          bool C_ROW_ORDER_ = true>
 struct Shape : Constants {
     static constexpr bool C_BF16 = C_BF16_;
+    static constexpr bool C_ROW_ORDER = C_ROW_ORDER_;
     static constexpr unsigned C_BYTES = C_BF16 ? 2 : F32_BYTES;
     // The wgmma accumulators of one consumer thread for a WARPGROUP_ROWS x BN piece.
     using Acc = Acc_;
@@ -616,8 +620,10 @@ struct Epilogue {
                 // An 8-byte store is served in two half-warp phases: rows g and g ^ 1 of a half
                 // would XOR the same column group onto the same two chunks (a 2-way conflict per
                 // phase), so each row takes the groups in its own order, q = step ^ gray(g % 4),
-                // which keeps the four rows of a half on four different pairs of chunks.
-                const unsigned q = step ^ row_order;
+                // which keeps the four rows of a half on four different pairs of chunks. That
+                // order is a run-time index into the accumulators (pick's selects); a shape without
+                // C_ROW_ORDER (w25) takes the groups in one order and the conflict.
+                const unsigned q = S::C_ROW_ORDER ? step ^ row_order : step;
 #pragma unroll
                 for (unsigned half = 0; half < 2; ++half) {
                     const unsigned row = warp * WARP_ROWS + g + HALF_ROWS * half;

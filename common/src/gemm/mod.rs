@@ -464,6 +464,17 @@ pub mod w24_f32 {
     pub use super::w23_f32::*;
 }
 
+/// w25 (an f32 C's column groups in one order; sm_90a): w24_f32's tile, stages and block;
+/// [`w25_wide`] w23_wide_f32's.
+pub mod w25 {
+    pub use super::w24_f32::*;
+}
+
+/// w25's second kernel: w23_wide_f32's 128 × 256 tile (w15's).
+pub mod w25_wide {
+    pub use super::w23_wide_f32::*;
+}
+
 /// w16 (FP8 promotion with A from registers; sm_90a): w15's tiles, stages and block.
 pub mod w16 {
     pub use super::w15::*;

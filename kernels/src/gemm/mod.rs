@@ -45,6 +45,7 @@
 //! | [`w22_fp8_full_partial`] | 128 × 192 tiles, whose partial spans the tile: one wait per k tile, not two |
 //! | [`w23_fp8_probe`] | the next k tile's barrier asked while this one's `wgmma` run (on w22's tile and w21's) |
 //! | [`w24_fp8_overlap`] | a tile's store under the next tile's first k tile of products |
+//! | [`w25_fp8_in_order`] | an f32 C's column groups stored in one order: fewer instructions, a 2-way bank conflict |
 //!
 //! The w steps run on Hopper only (`wgmma`, TMA, clusters) and exist in the sm_90a build only.
 //! From w06 on each is its predecessor plus one change, on the machinery in [`hopper`]
@@ -126,3 +127,5 @@ pub mod w22_fp8_full_partial;
 pub mod w23_fp8_probe;
 #[cfg(target_feature = "sm_90a")]
 pub mod w24_fp8_overlap;
+#[cfg(target_feature = "sm_90a")]
+pub mod w25_fp8_in_order;

@@ -29,7 +29,8 @@ hopper::shape!(W23F32 = w23_f32, hopper::M64n192, hopper::Reallocate<PRODUCER_RE
 hopper::shape!(W23WideF32 = w23_wide_f32, hopper::M64n256, hopper::Reallocate<PRODUCER_REGISTERS, CONSUMER_REGISTERS>, fp8);
 
 /// A kernel `$name` in a module of its own: w08's kernel on `$shape` with `$main_loop`
-/// (w22's on the 192-wide tiles, w15's on the 256-wide ones) probed.
+/// (w22's on the 192-wide tiles, w15's on the 256-wide ones) probed. (w25 writes it for its
+/// shape, with `trimmed_gemm_for`, `hopper` and `$main_loop` in scope.)
 macro_rules! probed {
     ($module:ident: $shape:ty, $main_loop:ident => $name:ident) => {
         mod $module {
@@ -49,3 +50,5 @@ probed!(on_full_partial: W23, mma_k_tiles_full_partial => w23_fp8_probe_e4m3);
 probed!(on_wide_tile: W23Wide, mma_k_tiles_promoted => w23_fp8_probe_256_e4m3);
 probed!(on_full_partial_f32: W23F32, mma_k_tiles_full_partial => w23_fp8_probe_f32_e4m3);
 probed!(on_wide_tile_f32: W23WideF32, mma_k_tiles_promoted => w23_fp8_probe_256f32_e4m3);
+
+pub(crate) use probed;

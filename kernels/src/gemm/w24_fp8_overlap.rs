@@ -40,7 +40,7 @@ hopper::shape!(W24F32 = w24_f32, hopper::M64n192, hopper::Reallocate<PRODUCER_RE
 /// # Safety
 /// As [`mma_k_tiles_full_partial`] over every unit the producer loads for this cluster.
 #[inline(always)]
-unsafe fn units_with_overlapped_stores<S: Shape<Acc = M64n192>>(
+pub(crate) unsafe fn units_with_overlapped_stores<S: Shape<Acc = M64n192>>(
     consumer: &Consumer<S>,
     state: &mut PipelineState<S>,
     units: Units<S>,
@@ -112,7 +112,8 @@ fn land<S: Shape>(state: &mut PipelineState<S>, s: u32, mut partial: M64n192, re
     partial
 }
 
-/// The kernel on w22's tile with w21's bf16 C and with w15's f32 C.
+/// The kernel on w22's tile with w21's bf16 C and with w15's f32 C. (w25 writes it for its
+/// shape, with `trimmed_gemm_for`, `hopper` and [`units_with_overlapped_stores`] in scope.)
 macro_rules! overlapped {
     ($module:ident: $shape:ty => $name:ident) => {
         mod $module {
@@ -134,3 +135,5 @@ macro_rules! overlapped {
 
 overlapped!(bf16_c: W24 => w24_fp8_overlap_e4m3);
 overlapped!(f32_c: W24F32 => w24_fp8_overlap_f32_e4m3);
+
+pub(crate) use overlapped;

@@ -6,7 +6,7 @@ use crate::ceilings::TensorInstruction;
 use common::gemm::{
     TILE, g04, g05, g06, g07, g08, g09, g10, g11, t01, t02, t03, t04, t05, w01, w02, w03, w04, w05, w06, w07,
     w08, w09, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w23_f32, w23_wide,
-    w23_wide_f32, w24, w24_f32,
+    w23_wide_f32, w24, w24_f32, w25, w25_wide,
 };
 
 /// K and N of an 8-bit product: multiples of 16 (16-byte rows of Bᵀ and A).
@@ -732,6 +732,38 @@ pub const GEMM_STEPS: &[GemmStep] = &[
             .tma_store(w24_f32::C_BOX)
             .promoted()
             .kernel("w24_fp8_overlap_f32_e4m3", "the same with an f32 C", Precision::E4m3),
+        ],
+    },
+    GemmStep {
+        name: "w25_fp8_in_order",
+        summary: "an f32 C's column groups stored in one order: no selects, a 2-way bank conflict",
+        builds_on: Some("w24_fp8_overlap"),
+        kernels: &[
+            Launch::wgmma(w25::THREADS, (w25::BM, w25::BN), w25::SHARED_BYTES, FP8_KN_MULTIPLE)
+                .tma(w25::A_BOX, w25::B_BOX)
+                .persistent(w25::CLUSTER_M)
+                .tma_store(w25::C_BOX)
+                .promoted()
+                .kernel(
+                    "w25_fp8_in_order_f32_e4m3",
+                    "w24's f32 kernel with the column groups in one order (128 × 192)",
+                    Precision::E4m3,
+                ),
+            Launch::wgmma(
+                w25_wide::THREADS,
+                (w25_wide::BM, w25_wide::BN),
+                w25_wide::SHARED_BYTES,
+                FP8_KN_MULTIPLE,
+            )
+            .tma(w25_wide::A_BOX, w25_wide::B_BOX)
+            .persistent(w25_wide::CLUSTER_M)
+            .tma_store(w25_wide::C_BOX)
+            .promoted()
+            .kernel(
+                "w25_fp8_in_order_256f32_e4m3",
+                "w23's 128 × 256 f32 kernel with the column groups in one order",
+                Precision::E4m3,
+            ),
         ],
     },
 ];

@@ -137,8 +137,10 @@ impl<S: Shape> Epilogue<S> {
                     // of a half would XOR the same column group onto the same two chunks
                     // (a 2-way conflict per phase), so each row takes the groups in its
                     // own order, q = step ^ gray(g % 4), which keeps the four rows of a
-                    // half on four different pairs of chunks.
-                    let q = step as u32 ^ self.row_order;
+                    // half on four different pairs of chunks. That order is a run-time
+                    // index into the accumulators (`pick`'s selects); a shape without
+                    // `C_ROW_ORDER` (w25) takes the groups in one order and the conflict.
+                    let q = if S::C_ROW_ORDER { step as u32 ^ self.row_order } else { step as u32 };
                     unroll!(2, half => {
                         let row = warp * WARP_ROWS + g + HALF_ROWS * half as u32;
                         let chunk = (2 * q + t4 / 2) ^ g;

@@ -113,6 +113,10 @@ pub trait Shape {
     /// the bytes of one value of C.
     const C_BF16: bool = false;
     const C_BYTES: u32 = if Self::C_BF16 { 2 } else { F32_BYTES };
+    /// Whether an f32 C's epilogue gives each row its own order of its column groups (w05's,
+    /// free of bank conflicts) rather than one order for all rows (w25: fewer instructions, a
+    /// 2-way conflict per store).
+    const C_ROW_ORDER: bool = true;
 
     /// Bytes of A's tile in a stage (one box), and of each of B's panels (one box each:
     /// `B_PANEL_COLUMNS` columns of the tile, 64 N-major, more K-major).
@@ -158,7 +162,8 @@ pub trait Shape {
 /// with the accumulator type of its tile width and its register split. A fourth argument,
 /// `stream_k`, also implements [`stream_k::StreamKShape`] from the same module; `fp8` makes
 /// the inputs e4m3 and B K-major, `fp8_e5m2` the same with B's values e5m2, `fp8_bf16_out`
-/// the same as `fp8` with a bf16 C.
+/// the same as `fp8` with a bf16 C, `fp8_in_order` the same as `fp8` with the f32 C's
+/// column groups in one order (w25).
 macro_rules! shape {
     ($name:ident = $step:ident, $acc:ty, $registers:ty) => {
         $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {});
@@ -176,6 +181,14 @@ macro_rules! shape {
             const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
             const B_K_MAJOR: bool = true;
             const C_BF16: bool = true;
+        });
+    };
+    ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_in_order) => {
+        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
+            const INPUT_BYTES: u32 = 1;
+            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
+            const B_K_MAJOR: bool = true;
+            const C_ROW_ORDER: bool = false;
         });
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_e5m2) => {

@@ -42,9 +42,9 @@ for part in "$@"; do
            done ;;
     bench) $b/host -k p8,w08,w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24,w25 --gemm 4096,8192 --json "$out/fp8.json" > "$out/fp8.txt" 2> "$out/fp8.progress"
            echo "bench: host exit $?"; grep -E "ceiling,|cuBLAS|w08|w14|w15|w16|w17|w18|w19|w20|w21|w22|w23|w24|w25|WRONG" "$out/fp8.txt" | head -40 ;;
-    error) $b/host -k w14,w15,w16,w17,w18,w19,w20,w22,w23,w24,w25 --twins off --verify-only --gemm 4096x4096x1024,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
+    error) $b/host -k w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24,w25 --twins off --verify-only --gemm 4096x4096x1024,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
              --json "$out/fp8-error.json" > "$out/fp8-error.txt" 2>&1
-           echo "error: host exit $?"; grep -E "^(w1|cuBLASLt)" "$out/fp8-error.txt" | head -20 ;;
+           echo "error: host exit $?"; grep -E "^(w[12]|cuBLASLt)" "$out/fp8-error.txt" | head -80 ;;
     ncu) timeout 500 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
            --section ComputeWorkloadAnalysis --section WarpStateStats -k "regex:w14_fp8|w21_fp8|w22_fp8|nvjet|gemm" \
            $b/host -k w14,w21,w22 --twins off --gemm 8192 --verify-only > "$out/ncu-fp8.txt" 2>&1

@@ -27,7 +27,10 @@ halved under the causal mask (the records' `details.flops` where present).
 Sequential mode (the default) times backend after backend. --interleave alternates them
 sample by sample instead (one round = one call of each backend, the order flipped every
 round), after a 1.5 s warm-up under that load: at the power cap a hot GPU clocks lower, and
-whichever backend runs first on a cool GPU would get the better clock.
+whichever backend runs first on a cool GPU would get the better clock. --heat S warms every
+case (interleaved: every shape's cases together) for at least S seconds first, as the host's
+--heat does its kernels: a backend that drives the GPU to its power cap is then timed at the
+clock it holds under steady load in either mode.
 
 A backend that refuses a shape (dtype, head dim, mask, not built in) gets its reason
 instead of a figure, and the run goes on. Into each attention step record it writes
@@ -42,7 +45,7 @@ bshd, optionally :bhsd) and only prints. --self-test checks the parts that need 
 torch nor a GPU (records in and out, percentages, the table).
 
 Usage: bench/attention-sdpa.py RECORDS.json [--out OUT.json] [--backends cudnn,flash]
-                               [--interleave] [--min-time 0.2]
+                               [--interleave] [--min-time 0.2] [--heat 2]
        bench/attention-sdpa.py --shapes bf16:16x16x1024x128:none,bf16:16x16x4096x128:causal
        bench/attention-sdpa.py --self-test
 """
@@ -654,13 +657,15 @@ def entry_of(case, shape):
     return entry
 
 
-def bench(shapes, backends, interleave, min_time):
-    """Times every backend on every shape: ({shape: {backend: entry}}, meta, any_wrong)."""
+def bench(shapes, backends, interleave, min_time, heat=0.0):
+    """Times every backend on every shape, each warmed for at least `heat` seconds first:
+    ({shape: {backend: entry}}, meta, any_wrong)."""
     torch = import_torch()
     gqa_kwarg = torch_version(torch) >= (2, 5)
     cudnn_version = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     meta = {
         "mode": "interleaved" if interleave else "sequential",
+        "heat_s": heat,
         "torch": torch.__version__,
         "cudnn_version": cudnn_version,
         "device": torch.cuda.get_device_name(),
@@ -681,11 +686,11 @@ def bench(shapes, backends, interleave, min_time):
                 else:
                     cases.append(case)
             if interleave and cases:
-                timer.warm(cases, WARMUP_FIRST_S if index == 0 else WARMUP_NEXT_S)
+                timer.warm(cases, max(heat, WARMUP_FIRST_S if index == 0 else WARMUP_NEXT_S))
                 timer.measure(cases)
             else:
                 for case in cases:
-                    timer.warm([case], WARMUP_SEQUENTIAL_S)
+                    timer.warm([case], max(heat, WARMUP_SEQUENTIAL_S))
                     timer.measure([case])
             for case in cases:
                 entries[case.backend] = entry_of(case, shape)
@@ -696,12 +701,18 @@ def bench(shapes, backends, interleave, min_time):
     return results, meta, wrong
 
 
+def heated(meta):
+    """The header's words for the heating, if any."""
+    heat = meta.get("heat_s") or 0
+    return f" after {heat:g} s of heating per case" if heat > 0 else ""
+
+
 def header_lines(device, date, meta, min_time):
     cudnn = meta.get("cudnn_version")
     return [
         f"{device}, {date}",
         f"PyTorch {meta['torch']} scaled_dot_product_attention, cuDNN {cudnn if cudnn is not None else 'none'}; "
-        f"{meta['mode']} timing, median of >= {MIN_SAMPLES} samples and >= {min_time:g} s of GPU time each, "
+        f"{meta['mode']} timing{heated(meta)}, median of >= {MIN_SAMPLES} samples and >= {min_time:g} s of GPU time each, "
         f"L2 flushed before each sample",
     ]
 
@@ -835,6 +846,8 @@ def main():
     parser.add_argument("--backends", default="cudnn,flash", help="cudnn, flash or both (default: cudnn,flash)")
     parser.add_argument("--interleave", action="store_true", help="alternate the backends sample by sample")
     parser.add_argument("--min-time", type=float, default=0.2, help="GPU seconds per figure, at least (0.2)")
+    parser.add_argument("--heat", type=float, default=0.0,
+                        help="seconds each case runs untimed before its samples, as the host's --heat (0)")
     parser.add_argument("--shapes", help="time these shapes instead of a records file, print only")
     parser.add_argument("--self-test", action="store_true", help="check the torch-free parts and exit")
     args = parser.parse_args()
@@ -849,6 +862,8 @@ def main():
     backends = list(dict.fromkeys(backends))
     if args.min_time <= 0:
         parser.error("--min-time must be positive")
+    if not args.heat >= 0:
+        parser.error("--heat must be a number of seconds >= 0")
     if (args.records is None) == (args.shapes is None):
         parser.error("give RECORDS.json or --shapes (one of them)")
 
@@ -857,7 +872,7 @@ def main():
             shapes = parse_shapes(args.shapes)
         except ValueError as e:
             parser.error(f"--shapes: {e}")
-        results, meta, wrong = bench(list(dict.fromkeys(shapes)), backends, args.interleave, args.min_time)
+        results, meta, wrong = bench(list(dict.fromkeys(shapes)), backends, args.interleave, args.min_time, args.heat)
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         header = header_lines(meta["device"], date, meta, args.min_time)
         print("\n".join(table_lines(list(results), {}, results, backends, header)))
@@ -867,7 +882,7 @@ def main():
     shapes, steps = collect_shapes(doc)
     if not shapes:
         sys.exit(f"attention-sdpa: {args.records} has no attention records with a usable shape")
-    results, meta, wrong = bench(shapes, backends, args.interleave, args.min_time)
+    results, meta, wrong = bench(shapes, backends, args.interleave, args.min_time, args.heat)
     device = (doc.get("device") or {}).get("name") or meta["device"]
     if device != meta["device"]:
         note(f"warning: the records are from {device!r}, this GPU is {meta['device']!r}: "

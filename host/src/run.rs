@@ -57,15 +57,21 @@ pub fn run(options: &Options) -> Result<bool> {
         max_noise_percent: options.max_noise,
         budget: Duration::from_secs_f64(options.timeout),
         warmup: options.warmup as usize,
+        heat: Duration::from_secs_f64(options.heat),
         flush_l2: !options.no_flush,
     };
     if options.verify_only {
         println!("seed {seed}; verification only, no timing");
     } else {
         let method = format!(
-            "seed {seed}; CUDA-event timing after {} warm-up, L2 {}: each figure the median of at least {} \
+            "seed {seed}; CUDA-event timing after {} warm-up{}, L2 {}: each figure the median of at least {} \
              repetitions and {} of GPU time, more until its noise is under {} %, within {} per kernel",
             timing.warmup,
+            if timing.heat.is_zero() {
+                String::new()
+            } else {
+                format!(" and {} of heating", progress::duration(timing.heat))
+            },
             if timing.flush_l2 { "flushed before each repetition" } else { "not flushed" },
             timing.min_samples,
             progress::duration(timing.min_time),
@@ -103,6 +109,7 @@ pub fn run(options: &Options) -> Result<bool> {
             "max_noise_percent": timing.max_noise_percent,
             "budget_s": timing.budget.as_secs_f64(),
             "warmup": timing.warmup,
+            "heat_s": timing.heat.as_secs_f64(),
             "l2_flushed": timing.flush_l2,
         },
         "twins": match &twin_mode {

@@ -34,6 +34,7 @@ pub const DEFAULT_MIN_TIME: Duration = Duration::from_millis(10);
 pub const DEFAULT_MAX_NOISE_PERCENT: f64 = 0.5;
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
 pub const DEFAULT_WARMUP: usize = 3;
+pub const DEFAULT_HEAT: Duration = Duration::ZERO;
 
 /// Warm-up launches take at most this share of the budget.
 const WARMUP_SHARE_OF_BUDGET: f64 = 0.1;
@@ -56,6 +57,11 @@ pub struct TimingOptions {
     /// Wall-clock time one kernel's timing may take, warm-up included.
     pub budget: Duration,
     pub warmup: usize,
+    /// Wall-clock time the work runs untimed after the warm-up, before its repetitions: long
+    /// enough and a kernel that drives the GPU to its power cap is timed at the clock it holds
+    /// under steady load, not at the higher one a cool GPU starts with (zero: no heating).
+    /// Not counted in the budget.
+    pub heat: Duration,
     pub flush_l2: bool,
 }
 
@@ -67,6 +73,7 @@ impl Default for TimingOptions {
             max_noise_percent: DEFAULT_MAX_NOISE_PERCENT,
             budget: DEFAULT_BUDGET,
             warmup: DEFAULT_WARMUP,
+            heat: DEFAULT_HEAT,
             flush_l2: true,
         }
     }
@@ -248,7 +255,11 @@ impl Timer {
             work()?;
         }
         gpu.sync("warming up")?;
-        self.sample(started, || self.repetition(gpu, &mut work))
+        let heated = run_for(self.options.heat, || {
+            work()?;
+            gpu.sync("heating the GPU")
+        })?;
+        self.sample(started + heated, || self.repetition(gpu, &mut work))
     }
 
     /// The stopping rule of [`Timer::measure`] over repetitions timed by the caller
@@ -263,7 +274,8 @@ impl Timer {
         for _ in 0..warmups {
             repetition()?;
         }
-        self.sample(started, repetition)
+        let heated = run_for(self.options.heat, || repetition().map(drop))?;
+        self.sample(started + heated, repetition)
     }
 
     /// Warm-up runs after a first one of `first_ms`, or `None` when that one showed the
@@ -303,6 +315,17 @@ impl Timer {
         gpu.wait_for(&self.stop, "waiting for a repetition")?;
         Ok(f64::from(self.start.elapsed_ms(&self.stop).context("timing a repetition")?))
     }
+}
+
+/// Calls `launch` (which runs the work and waits for it) until `duration` of wall time has
+/// passed (not at all for zero); returns the time it took.
+fn run_for(duration: Duration, mut launch: impl FnMut() -> Result<()>) -> Result<Duration> {
+    let begin = Instant::now();
+    while begin.elapsed() < duration {
+        crate::base::interrupt::check()?;
+        launch()?;
+    }
+    Ok(begin.elapsed())
 }
 
 /// When a measurement whose first run took `first_ms` began: its time counts in the budget.
@@ -401,8 +424,40 @@ mod tests {
             max_noise_percent: 0.5,
             budget: Duration::from_secs(2),
             warmup: 3,
+            heat: Duration::ZERO,
             flush_l2: true,
         }
+    }
+
+    #[test]
+    fn heating_runs_the_work_for_its_duration_and_not_at_all_for_zero() {
+        let mut calls = 0;
+        let took = run_for(Duration::ZERO, || {
+            calls += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(calls, 0);
+        assert!(took < Duration::from_millis(5));
+        let took = run_for(Duration::from_millis(30), || {
+            calls += 1;
+            std::thread::sleep(Duration::from_millis(2));
+            Ok(())
+        })
+        .unwrap();
+        assert!(took >= Duration::from_millis(30), "stopped after {took:?}");
+        assert!((1..=16).contains(&calls), "{calls} calls of 2 ms in 30 ms");
+    }
+
+    #[test]
+    fn heating_stops_at_the_first_error() {
+        let mut calls = 0;
+        let result = run_for(Duration::from_secs(5), || {
+            calls += 1;
+            if calls == 3 { Err(crate::base::error::Error::new("a launch failed")) } else { Ok(()) }
+        });
+        assert!(result.is_err());
+        assert_eq!(calls, 3);
     }
 
     /// Feeds `sampler` repetitions of `ms` (cycling), each `step` of wall time apart,

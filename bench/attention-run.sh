@@ -2,7 +2,7 @@
 # The attention ladder on a GPU machine, from the bundle (`cargo xtask bundle`, carried as
 # dist/gpu-bundle): the family's GPU tests, the ladder with cuDNN and FlashAttention-2 timed
 # beside it by PyTorch (bench/attention-sdpa.py), and the sanitizers on every attention kernel.
-# Usage (from the repository root): bench/attention-run.sh OUTDIR PART...
+# Usage (from the repository root): [HEAT=SECONDS] bench/attention-run.sh OUTDIR PART...
 #   info        the GPU, its driver, clocks and power now
 #   tests       the attention family's GPU tests (every step and twin, past 2^31 elements)
 #   tests-small the same but the test past 2^31 elements (14 GiB)
@@ -61,14 +61,17 @@ set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
+# Seconds each timed kernel (ours and PyTorch's) runs untimed first: HEAT=2 times the long
+# launches at the clock they hold under steady load (see docs/records.md); 0 by default.
+heat=${HEAT:-0}
 mkdir -p "$out"
 # Steps STEPS with their C++ twins and cuDNN (or the SDPA backends BACKENDS), into the record
 # OUTDIR/NAME.json and its tables.
 record() { # steps name, then host options
   local steps=$1 name=$2 backends=${BACKENDS:-cudnn}; shift 2
-  $b/host -k "$steps" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.progress"
+  $b/host --heat "$heat" -k "$steps" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.progress"
   echo "$name: host exit $?"; grep -h "WRONG" "$out/$name.txt" | head
-  python3 bench/attention-sdpa.py --backends "$backends" "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
+  python3 bench/attention-sdpa.py --heat "$heat" --backends "$backends" "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
   echo "$name sdpa: exit $?"; grep -v "^\[\|cuDNN:" "$out/$name-sdpa.txt"
 }
 
@@ -79,11 +82,11 @@ against() { # old new dir seqs rounds
   mkdir -p "$dir"
   for round in $(seq 1 "$rounds"); do
     if [ $((round % 2)) = 1 ]; then order=$old,$new; else order=$new,$old; fi
-    $b/host -k $order --twins off --seq "$seqs" --json "$dir/$round.json" > "$dir/$round.txt" 2> "$dir/$round.progress"
+    $b/host --heat "$heat" -k $order --twins off --seq "$seqs" --json "$dir/$round.json" > "$dir/$round.txt" 2> "$dir/$round.progress"
     echo "round $round ($order): host exit $?"
   done
   grep -h "WRONG" "$dir"/*.txt | head
-  python3 bench/attention-sdpa.py --backends cudnn "$dir/1.json" > "$dir/1-sdpa.txt" 2>&1
+  python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn "$dir/1.json" > "$dir/1-sdpa.txt" 2>&1
   echo "sdpa: exit $?"
   python3 - "$dir" "$old" "$new" <<'PY'
 import json, statistics, sys
@@ -118,14 +121,14 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     tests) $b/tests/gpu --test-threads=1 attention/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
-    quick) $b/host -k a02-a09 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
+    quick) $b/host --heat "$heat" -k a02-a09 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
     ladder|ladder-bf16|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
             run() { # name, then host options
               local name=$1; shift
-              $b/host --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
+              $b/host --heat "$heat" --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
               echo "$name: host exit $?"
-              python3 bench/attention-sdpa.py "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
+              python3 bench/attention-sdpa.py --heat "$heat" "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
             case $part in ladder|ladder-bf16) run bf16 -k a02-a09 --seq 512,1k,2k,4k,8k,16k ;; esac
@@ -164,9 +167,9 @@ for part in "$@"; do
               done ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do
-              $b/host -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \
+              $b/host --heat "$heat" -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \
                 > "$out/interleave/$round.txt" 2> /dev/null
-              python3 bench/attention-sdpa.py --backends cudnn "$out/interleave/$round.json" \
+              python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn "$out/interleave/$round.json" \
                 > "$out/interleave/$round-sdpa.txt" 2>&1
               echo "round $round: $(grep -c '' "$out/interleave/$round-sdpa.txt") lines"
             done
@@ -187,13 +190,13 @@ for key, pairs in sorted(rows.items()):
     print(key, " ".join(f"{a:.0f}/{c:.0f}" for a, c in pairs), f"{100 * ratio:.1f} %")
 PY
             ;;
-    batch1) $b/host -k a03-a09 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
+    batch1) $b/host --heat "$heat" -k a03-a09 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
               > "$out/batch1.txt" 2> "$out/batch1.progress"
             echo "batch1: host exit $?"
-            python3 bench/attention-sdpa.py "$out/batch1.json" 2>&1 | tail -30 ;;
-    a07) $b/host -k a06,a07 --twins off --seq 512,1k,2k,4k,16k --json "$out/a07.json" > "$out/a07.txt" 2> "$out/a07.progress"
+            python3 bench/attention-sdpa.py --heat "$heat" "$out/batch1.json" 2>&1 | tail -30 ;;
+    a07) $b/host --heat "$heat" -k a06,a07 --twins off --seq 512,1k,2k,4k,16k --json "$out/a07.json" > "$out/a07.txt" 2> "$out/a07.progress"
          echo "a07: host exit $?"; grep -h "WRONG" "$out/a07.txt" | head
-         python3 bench/attention-sdpa.py --backends cudnn "$out/a07.json" > "$out/a07-sdpa.txt" 2>&1
+         python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn "$out/a07.json" > "$out/a07-sdpa.txt" 2>&1
          echo "a07 sdpa: exit $?"
          python3 - "$out/a07.json" <<'PY'
 import json, sys
@@ -216,7 +219,7 @@ PY
                for d in 64 128; do
                  echo "=== cuDNN d$d" >> "$out/cudnn-ncu.txt"
                  timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
-                   --metrics $metrics python3 bench/attention-sdpa.py --backends cudnn \
+                   --metrics $metrics python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn \
                    --shapes bf16:4x$((2048 / d))x4096x$d:none --min-time 0.01 >> "$out/cudnn-ncu.txt" 2>&1
                  echo "=== a08 d$d" >> "$out/cudnn-ncu.txt"
                  timeout 120 ncu --clock-control none --launch-count 1 -k "regex:a08_tma_store" --metrics $metrics \

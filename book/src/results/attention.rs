@@ -477,6 +477,11 @@ impl Figure<'_> {
         backend(self.record)
     }
 
+    /// [`clock_fell`] of its record.
+    fn clock_fell(&self) -> Option<&'static str> {
+        clock_fell(self.record)
+    }
+
     /// Why `backend` has no figure in its run, as the script recorded it in a step's
     /// details.
     fn why_no(&self, backend: &Backend) -> Option<String> {
@@ -690,10 +695,63 @@ fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
     text
 }
 
-/// The notes under a panel's table of `rows` at `lengths`: each check that failed, each
-/// backend left out, and why a backend has no figure where the script said.
+/// Whose median, of `record`'s and (for a step) of the cuDNN figure its % is of, was taken
+/// while the clock fell ([`CLOCK_FELL`]): "its own", "cuDNN's", "both", or none.
+fn clock_fell(record: &Record) -> Option<&'static str> {
+    let fell = |median: Option<f64>, min: Option<f64>| match (median, min) {
+        (Some(median), Some(min)) if min > 0.0 => median >= HEATING_US && median / min > CLOCK_FELL,
+        _ => false,
+    };
+    let own = fell(record.median_us, record.min_us);
+    let sdpa = record.details.as_ref().and_then(|d| d.get("sdpa"));
+    let cudnn = backend(record).is_none()
+        && sdpa.and_then(|s| s.get(CUDNN.key)).is_some_and(|entry| {
+            fell(entry.get("median_us").and_then(Value::as_f64), entry.get("min_us").and_then(Value::as_f64))
+        });
+    match (own, cudnn) {
+        (true, true) => Some("both"),
+        (true, false) => Some("its own"),
+        (false, true) => Some("cuDNN's"),
+        (false, false) => None,
+    }
+}
+
+/// A median over its run's fastest repetition past this ratio was taken while the clock fell:
+/// a launch of milliseconds that drives the GPU to its power cap lowers the clock within its
+/// first repetitions, runs on, and its median lands at the lower clock (at one clock the two
+/// lie within about 1.5 %). Only of launches of [`HEATING_US`] or more: a short one's
+/// repetitions scatter that much for other reasons, and it does not heat the GPU alone.
+const CLOCK_FELL: f64 = 1.03;
+const HEATING_US: f64 = 500.0;
+
+/// The notes under a panel's table of `rows` at `lengths`: each check that failed, the
+/// figures whose median (or whose cuDNN's) was taken while the clock fell, each backend left
+/// out, and why a backend has no figure where the script said.
 fn notes(grid: &Grid, rows: &[Row], lengths: &[u64], links: &Links) -> String {
     let mut out = String::new();
+    let mut fell = vec![];
+    for row in rows {
+        for &n in lengths {
+            let Some(whose) = grid.get(row.kernel(), n).filter(Figure::counts).and_then(|f| f.clock_fell())
+            else {
+                continue;
+            };
+            fell.push(match row {
+                Row::Step(_) => format!("{} at seq {} ({whose})", row.name(links), length_text(n)),
+                Row::Backend(_) => format!("{} at seq {}", row.name(links), length_text(n)),
+            });
+        }
+    }
+    if !fell.is_empty() {
+        out += &format!(
+            "- Timed while the clock fell (a launch of {:.1} ms or more whose median lies over {:.0} % \
+             above its fastest repetition: the power cap lowered the clock during the timing, so the % \
+             compares two clocks; `docs/records.md` says more): {}.\n",
+            HEATING_US / 1000.0,
+            100.0 * (CLOCK_FELL - 1.0),
+            fell.join(", ")
+        );
+    }
     for row in rows.iter().filter(|r| matches!(r, Row::Step(_))) {
         for &n in lengths {
             let Some(figure) = grid.get(row.kernel(), n).filter(|f| f.record.passed == Some(false)) else {
@@ -1036,6 +1094,28 @@ mod tests {
     use host::twins::TwinResult;
     use serde_json::json;
     use std::path::PathBuf;
+
+    #[test]
+    fn a_median_taken_while_the_clock_fell_is_told_apart() {
+        let record = |kernel: &str, median: f64, min: f64, cudnn: Option<(f64, f64)>| -> Record {
+            let mut value = json!({ "family": NAME, "kernel": kernel, "median_us": median, "min_us": min });
+            if let Some((median, min)) = cudnn {
+                value["details"] = json!({ "sdpa": { "cudnn": { "median_us": median, "min_us": min } } });
+            }
+            serde_json::from_value(value).unwrap()
+        };
+        let step = "a09_softmax_chains";
+        // a09 at head dim 128, 16k keys on an H200: 3446 µs at the capped clock, 3015 at the first.
+        assert_eq!(clock_fell(&record(step, 3446.0, 3015.0, Some((3120.0, 3100.0)))), Some("its own"));
+        assert_eq!(clock_fell(&record(step, 3087.0, 3082.0, Some((3425.0, 3120.0)))), Some("cuDNN's"));
+        assert_eq!(clock_fell(&record(step, 3446.0, 3015.0, Some((3425.0, 3120.0)))), Some("both"));
+        assert_eq!(clock_fell(&record(step, 3446.0, 3015.0, None)), Some("its own"));
+        // At one clock the two lie within 1.5 %; a short launch scatters for other reasons.
+        assert_eq!(clock_fell(&record(step, 3033.0, 3022.0, Some((3130.0, 3120.0)))), None);
+        assert_eq!(clock_fell(&record(step, 120.0, 100.0, Some((130.0, 100.0)))), None);
+        // A backend's own record: its median alone.
+        assert_eq!(clock_fell(&record(CUDNN.kernel, 3425.0, 3120.0, None)), Some("its own"));
+    }
 
     /// The fixture's device: the H100 of `docs/results/h100/`.
     fn h100() -> DeviceInfo {

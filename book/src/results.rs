@@ -561,6 +561,39 @@ const REGS: &str = "C++ µs and Rust ÷ C++ are the step's CUDA C++ twin, run be
                     buffers (above 1: the Rust is slower); regs are registers per thread, Rust/C++.";
 
 /// A note under a table of a run whose twins did not run.
+/// A median over its run's fastest repetition past this ratio was taken while the clock fell:
+/// a launch of milliseconds that drives the GPU to its power cap lowers the clock within its
+/// first repetitions, runs on, and its median lands at the lower clock (at one clock the two
+/// lie within about 1.5 %). Only of launches of [`HEATING_US`] or more: a short one's
+/// repetitions scatter that much for other reasons, and it does not heat the GPU alone.
+const CLOCK_FELL: f64 = 1.03;
+const HEATING_US: f64 = 500.0;
+
+/// Whether a median and a fastest repetition, in µs, show the clock falling during the
+/// timing ([`CLOCK_FELL`]).
+pub fn timed_while_the_clock_fell(median_us: Option<f64>, min_us: Option<f64>) -> bool {
+    match (median_us, min_us) {
+        (Some(median), Some(min)) if min > 0.0 => median >= HEATING_US && median / min > CLOCK_FELL,
+        _ => false,
+    }
+}
+
+/// The note under a table that names the figures `fell` ([`timed_while_the_clock_fell`]);
+/// empty for none.
+pub fn clock_fell_note(fell: &[String]) -> String {
+    if fell.is_empty() {
+        return String::new();
+    }
+    format!(
+        "- Timed while the clock fell (a launch of {:.1} ms or more whose median lies over {:.0} % above its \
+         fastest repetition: the power cap lowered the clock during the timing, so a % that involves it compares \
+         two clocks; `docs/records.md` says more): {}.\n",
+        HEATING_US / 1000.0,
+        100.0 * (CLOCK_FELL - 1.0),
+        fell.join(", ")
+    )
+}
+
 fn twins_note(run: &Run) -> String {
     if run.twins_ran { String::new() } else { format!("\nC++ twins: {}.\n", run.twins) }
 }
@@ -665,6 +698,21 @@ fn gemm_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         }
         out += &format!("#### {} {} (`{}`)\n\n", precision_name(&precision.1), size_text(first), run.file);
         out += &gemm_table(&records, links).render();
+        let fell: Vec<String> = records
+            .iter()
+            .filter(|r| timed_while_the_clock_fell(r.median_us, r.min_us))
+            .map(|r| {
+                if is_vendor(r) {
+                    r.vendor.clone().unwrap_or_else(|| "cuBLAS".into())
+                } else {
+                    step_name(&r.kernel, links)
+                }
+            })
+            .collect();
+        if !fell.is_empty() {
+            out += "\n";
+            out += &clock_fell_note(&fell);
+        }
         out += &twins_note(run);
         out += "\n";
         let chart = format!(
@@ -1040,6 +1088,23 @@ fn problem(record: &Record) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_launch_whose_median_left_its_fastest_repetition_behind_is_named() {
+        // t04 at 8192³ in f16 on an H200: 1.107 × its fastest repetition.
+        assert!(timed_while_the_clock_fell(Some(1720.0), Some(1554.0)));
+        // One clock: within 1.5 %; a short launch: scatter, not the clock; no figure: nothing.
+        assert!(!timed_while_the_clock_fell(Some(1420.0), Some(1410.0)));
+        assert!(!timed_while_the_clock_fell(Some(120.0), Some(100.0)));
+        assert!(!timed_while_the_clock_fell(None, Some(100.0)));
+        assert!(!timed_while_the_clock_fell(Some(1720.0), None));
+        assert_eq!(clock_fell_note(&[]), "");
+        let note = clock_fell_note(&["`t04_warp_tile_f16`".into(), "cuBLAS".into()]);
+        assert!(
+            note.starts_with("- Timed while the clock fell")
+                && note.ends_with(": `t04_warp_tile_f16`, cuBLAS.\n")
+        );
+    }
 
     /// A GEMM record of `kernel` at 4096³ in f16, at `tflops`, read against `limit`.
     fn gemm(kernel: &str, tflops: f64, limit: &str, passed: bool) -> Record {

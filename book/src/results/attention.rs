@@ -19,7 +19,10 @@
 //! the records with the host's line chart, since SDPA's figures arrive after the host's run)
 //! and a chapter's tables ([`step_tables`]).
 
-use super::{Links, StepOrder, capitalised, fitting, list_or_range, percent, step_name};
+use super::{
+    Links, StepOrder, capitalised, clock_fell_note, fitting, list_or_range, percent, step_name,
+    timed_while_the_clock_fell,
+};
 use crate::markdown::{Align, Table, one_decimal};
 use crate::records::{DRAWN_IN, GpuResults, Run, precision_name};
 use host::families::attention::NAME;
@@ -696,12 +699,10 @@ fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
 }
 
 /// Whose median, of `record`'s and (for a step) of the cuDNN figure its % is of, was taken
-/// while the clock fell ([`CLOCK_FELL`]): "its own", "cuDNN's", "both", or none.
+/// while the clock fell ([`timed_while_the_clock_fell`]): "its own", "cuDNN's", "both", or
+/// none.
 fn clock_fell(record: &Record) -> Option<&'static str> {
-    let fell = |median: Option<f64>, min: Option<f64>| match (median, min) {
-        (Some(median), Some(min)) if min > 0.0 => median >= HEATING_US && median / min > CLOCK_FELL,
-        _ => false,
-    };
+    let fell = timed_while_the_clock_fell;
     let own = fell(record.median_us, record.min_us);
     let sdpa = record.details.as_ref().and_then(|d| d.get("sdpa"));
     let cudnn = backend(record).is_none()
@@ -715,14 +716,6 @@ fn clock_fell(record: &Record) -> Option<&'static str> {
         (false, false) => None,
     }
 }
-
-/// A median over its run's fastest repetition past this ratio was taken while the clock fell:
-/// a launch of milliseconds that drives the GPU to its power cap lowers the clock within its
-/// first repetitions, runs on, and its median lands at the lower clock (at one clock the two
-/// lie within about 1.5 %). Only of launches of [`HEATING_US`] or more: a short one's
-/// repetitions scatter that much for other reasons, and it does not heat the GPU alone.
-const CLOCK_FELL: f64 = 1.03;
-const HEATING_US: f64 = 500.0;
 
 /// The notes under a panel's table of `rows` at `lengths`: each check that failed, the
 /// figures whose median (or whose cuDNN's) was taken while the clock fell, each backend left
@@ -742,16 +735,7 @@ fn notes(grid: &Grid, rows: &[Row], lengths: &[u64], links: &Links) -> String {
             });
         }
     }
-    if !fell.is_empty() {
-        out += &format!(
-            "- Timed while the clock fell (a launch of {:.1} ms or more whose median lies over {:.0} % \
-             above its fastest repetition: the power cap lowered the clock during the timing, so the % \
-             compares two clocks; `docs/records.md` says more): {}.\n",
-            HEATING_US / 1000.0,
-            100.0 * (CLOCK_FELL - 1.0),
-            fell.join(", ")
-        );
-    }
+    out += &clock_fell_note(&fell);
     for row in rows.iter().filter(|r| matches!(r, Row::Step(_))) {
         for &n in lengths {
             let Some(figure) = grid.get(row.kernel(), n).filter(|f| f.record.passed == Some(false)) else {

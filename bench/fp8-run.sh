@@ -2,7 +2,7 @@
 # The FP8 GEMM on a GPU machine (Hopper), from the bundle (`cargo xtask bundle`, carried as
 # dist/gpu-bundle): the GPU tests of what the FP8 work adds, the FP8 ceiling, w14 beside
 # cuBLASLt FP8 and w08, and the sanitizers on w14 and p8's 8-bit kernel.
-# Usage (from the repository root): bench/fp8-run.sh OUTDIR PART...
+# Usage (from the repository root): [HEAT=SECONDS] bench/fp8-run.sh OUTDIR PART...
 #   info      the GPU, its driver, clocks and power now
 #   tests     the GPU tests of p8's ceilings, w14–w24 (and their twins) and cuBLASLt FP8
 #             (per-tensor and per-block scales)
@@ -26,6 +26,9 @@ set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
+# Seconds each timed kernel runs untimed first (bench): HEAT=2 times the 8192³ products at the
+# clock they hold under steady load (see docs/records.md); 0 by default.
+heat=${HEAT:-0}
 mkdir -p "$out"
 for part in "$@"; do
   echo "===== $part"
@@ -40,7 +43,7 @@ for part in "$@"; do
     ptxas) for e in w14_fp8_e4m3 w15_fp8_promoted_e4m3 w16_fp8_a_registers_e4m3 w17_fp8_turns_e4m3 w18_fp8_double_partials_e4m3 w19_fp8_block_scales_e4m3 w20_fp8_e5m2_e4m3_e5m2 w21_fp8_bf16_out_e4m3 w22_fp8_full_partial_e4m3 w23_fp8_probe_e4m3 w23_fp8_probe_256_e4m3 w23_fp8_probe_f32_e4m3 w23_fp8_probe_256f32_e4m3 w24_fp8_overlap_e4m3 w24_fp8_overlap_f32_e4m3 w25_fp8_in_order_f32_e4m3 w25_fp8_in_order_256f32_e4m3 ceiling_wgmma_e4m3; do
              ptxas -arch=sm_90a -v --entry "$e" -o /dev/null "$b/ptx/sm_90a/kernels.ptx" 2>&1 | grep -E "registers|spill|C75" | head -5
            done ;;
-    bench) $b/host -k p8,w08,w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24,w25 --gemm 4096,8192 --json "$out/fp8.json" > "$out/fp8.txt" 2> "$out/fp8.progress"
+    bench) $b/host --heat "$heat" -k p8,w08,w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24,w25 --gemm 4096,8192 --json "$out/fp8.json" > "$out/fp8.txt" 2> "$out/fp8.progress"
            echo "bench: host exit $?"; grep -E "ceiling,|cuBLAS|w08|w14|w15|w16|w17|w18|w19|w20|w21|w22|w23|w24|w25|WRONG" "$out/fp8.txt" | head -40 ;;
     error) $b/host -k w14,w15,w16,w17,w18,w19,w20,w21,w22,w23,w24,w25 --twins off --verify-only --gemm 4096x4096x1024,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
              --json "$out/fp8-error.json" > "$out/fp8-error.txt" 2>&1

@@ -16,6 +16,10 @@
 #               three times over under steady load (each at the power cap; the one timed first on a
 #               cool GPU would get the better clock)
 #   batch1      batch 1, 16 heads of 128, seq 512 to 16k: launch and tail effects
+#   heat-check  a09 at head dim 128, no mask, seq 16k (a 3 ms launch at the power cap) in eight
+#               processes, alternately with --heat 0 and --heat ${HEAT_CHECK:-2}: each one's
+#               TFLOP/s, median and fastest repetition, repetitions and SM clock at the end
+#               (OUTDIR/heat-check/); heated, every process should report the capped clock's figure
 #   a07         a07 against a06, the step it extends, with cuDNN beside both: bf16, seq 512 to
 #               16k, head dims 64 and 128, both masks; OUTDIR/a07.json, and a table of a07 / a06
 #               and of each / cuDNN
@@ -188,6 +192,25 @@ print("head dim, mask, seq: a06 TFLOP/s and cuDNN TFLOP/s per round (a06 first, 
 for key, pairs in sorted(rows.items()):
     ratio = statistics.median(a / c for a, c in pairs if a and c)
     print(key, " ".join(f"{a:.0f}/{c:.0f}" for a, c in pairs), f"{100 * ratio:.1f} %")
+PY
+            ;;
+    heat-check)
+            mkdir -p "$out/heat-check"
+            for i in 1 2 3 4 5 6 7 8; do
+              if [ $((i % 2)) = 1 ]; then h=0; else h=${HEAT_CHECK:-2}; fi
+              $b/host --heat "$h" -k a09 --twins off --head-dim 128 --mask none --seq 16k \
+                --json "$out/heat-check/$i.json" > "$out/heat-check/$i.txt" 2>&1
+              echo "process $i (--heat $h): host exit $?"
+            done
+            python3 - "$out/heat-check" <<'PY'
+import json, sys
+for i in range(1, 9):
+    d = json.load(open(f"{sys.argv[1]}/{i}.json"))
+    r = [x for x in d["records"] if x.get("figure")][0]
+    end = (d.get("conditions") or {}).get("end", {})
+    print(f"process {i}: heat {d['timing'].get('heat_s', 0):g} s, {r['figure']:.0f} TFLOP/s, median "
+          f"{r['median_us']:.0f} µs, fastest {r['min_us']:.0f} µs, {r['repetitions']} repetitions, "
+          f"SM {end.get('sm_mhz')} MHz at the end, {', '.join(end.get('throttle') or []) or 'no clock event'}")
 PY
             ;;
     batch1) $b/host --heat "$heat" -k a03-a09 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \

@@ -53,38 +53,14 @@ pub fn encode(
              must be multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
         )));
     }
-    gpu.make_current()?;
-    let mut map = sys::CUtensorMap { opaque: [0; 16] };
-    let dims = [u64::from(cols), u64::from(rows)];
-    let row_stride = [u64::from(cols) * u64::from(bytes)];
-    let boxes = [box_cols, box_rows];
-    let element_strides = [1u32, 1];
     let data_type = match element {
         Element::Bits8 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         Element::Bits16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
         Element::F32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     };
-    // SAFETY: every pointer names a local array of the rank (2) the call is told, the
-    // output a CUtensorMap; the driver only reads `ptr`'s value.
-    unsafe {
-        sys::cuTensorMapEncodeTiled(
-            &mut map,
-            data_type,
-            2,
-            ptr as *mut std::ffi::c_void,
-            dims.as_ptr(),
-            row_stride.as_ptr(),
-            boxes.as_ptr(),
-            element_strides.as_ptr(),
-            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-        )
-    }
-    .result()
-    .context("encoding a TMA tensor map (cuTensorMapEncodeTiled)")?;
-    Ok(map.opaque)
+    let dims = [u64::from(cols), u64::from(rows)];
+    let row_stride = [u64::from(cols) * u64::from(bytes)];
+    encode_tiled(gpu, data_type, ptr, &dims, &row_stride, &[box_cols, box_rows], "a TMA tensor map")
 }
 
 /// Encodes the map of a 4-dimensional tensor of 16-bit values at `ptr`: `dims` elements
@@ -111,17 +87,52 @@ pub fn encode_4d(
              multiples of 16 bytes and boxes at most one 128-byte swizzle row wide"
         )));
     }
+    let data_type = sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    encode_tiled(
+        gpu,
+        data_type,
+        ptr,
+        &dims,
+        &strides.map(|s| s * BYTES),
+        &boxes,
+        "a 4-dimensional TMA tensor map",
+    )
+}
+
+/// The driver's `cuTensorMapEncodeTiled` for a tensor of `dims.len()` dimensions (1 to 5) at
+/// `ptr`: `dims` innermost first, `byte_strides` between consecutive indices of dimensions 1
+/// on (one fewer), boxes of `boxes`, every element of a box taken (element strides 1), the
+/// 128-byte swizzle, L2 promotion by 256 bytes, zeros for loads out of bounds; on `gpu`'s
+/// context (made current first). `what` names the map in an error.
+fn encode_tiled(
+    gpu: &Gpu,
+    data_type: sys::CUtensorMapDataType,
+    ptr: u64,
+    dims: &[u64],
+    byte_strides: &[u64],
+    boxes: &[u32],
+    what: &str,
+) -> Result<[u64; 16]> {
+    /// The most dimensions the tiled encoding takes.
+    const MAX_RANK: usize = 5;
+    let rank = dims.len();
+    assert!(
+        (1..=MAX_RANK).contains(&rank) && byte_strides.len() + 1 == rank && boxes.len() == rank,
+        "encode_tiled: {rank} dims, {} strides, {} boxes",
+        byte_strides.len(),
+        boxes.len()
+    );
     gpu.make_current()?;
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
-    let byte_strides = strides.map(|s| s * BYTES);
-    let element_strides = [1u32; 4];
-    // SAFETY: every pointer names a local array of the rank (4) the call is told (3 strides),
-    // the output a CUtensorMap; the driver only reads `ptr`'s value.
+    let element_strides = [1u32; MAX_RANK];
+    // SAFETY: `dims`, `boxes` and `element_strides` hold at least `rank` values and
+    // `byte_strides` `rank - 1` (asserted above), the rank the call is told; the output is a
+    // CUtensorMap; the driver only reads `ptr`'s value.
     unsafe {
         sys::cuTensorMapEncodeTiled(
             &mut map,
-            sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-            4,
+            data_type,
+            rank as u32,
             ptr as *mut std::ffi::c_void,
             dims.as_ptr(),
             byte_strides.as_ptr(),
@@ -134,7 +145,7 @@ pub fn encode_4d(
         )
     }
     .result()
-    .context("encoding a 4-dimensional TMA tensor map (cuTensorMapEncodeTiled)")?;
+    .context(&format!("encoding {what} (cuTensorMapEncodeTiled)"))?;
     Ok(map.opaque)
 }
 

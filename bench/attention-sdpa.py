@@ -806,6 +806,9 @@ def self_test():
     assert "WRONG" in text and "FA2 at 1024/4096 (2×8/2): No available kernel." in text
     row = next(line for line in lines if line.startswith("1024/4096"))
     assert row.split() == ["1024/4096", "(2×8/2)", "50.0", "12", "300.0", "75", "400.0", "n/a"], row
+    assert "heating" not in header_lines("GPU", "today", meta, 0.2)[1]
+    heated_header = header_lines("GPU", "today", dict(meta, heat_s=2.0), 0.2)[1]
+    assert "interleaved timing after 2 s of heating per case, median" in heated_header, heated_header
 
     class Caught:
         def __init__(self, message):

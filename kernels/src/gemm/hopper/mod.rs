@@ -169,34 +169,24 @@ macro_rules! shape {
         $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {});
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8) => {
-        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
-            const INPUT_BYTES: u32 = 1;
-            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
-            const B_K_MAJOR: bool = true;
-        });
+        $crate::gemm::hopper::shape!(@fp8 $name = $step, $acc, $registers, {});
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_bf16_out) => {
-        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
-            const INPUT_BYTES: u32 = 1;
-            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
-            const B_K_MAJOR: bool = true;
-            const C_BF16: bool = true;
-        });
+        $crate::gemm::hopper::shape!(@fp8 $name = $step, $acc, $registers, { const C_BF16: bool = true; });
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_in_order) => {
-        $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
-            const INPUT_BYTES: u32 = 1;
-            const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
-            const B_K_MAJOR: bool = true;
-            const C_ROW_ORDER: bool = false;
-        });
+        $crate::gemm::hopper::shape!(@fp8 $name = $step, $acc, $registers, { const C_ROW_ORDER: bool = false; });
     };
     ($name:ident = $step:ident, $acc:ty, $registers:ty, fp8_e5m2) => {
+        $crate::gemm::hopper::shape!(@fp8 $name = $step, $acc, $registers, { const B_E5M2: bool = true; });
+    };
+    // 8-bit inputs (`wgmma` k32) with B K-major, and what the step adds.
+    (@fp8 $name:ident = $step:ident, $acc:ty, $registers:ty, { $($extra:tt)* }) => {
         $crate::gemm::hopper::shape!(@impl $name = $step, $acc, $registers, {
             const INPUT_BYTES: u32 = 1;
             const MMA_K: u32 = $crate::device::wgmma::FP8_MMA_K;
             const B_K_MAJOR: bool = true;
-            const B_E5M2: bool = true;
+            $($extra)*
         });
     };
     (@impl $name:ident = $step:ident, $acc:ty, $registers:ty, { $($extra:tt)* }) => {

@@ -7,7 +7,9 @@ What it measures: the forward pass softmax(Q·Kᵀ/√d + mask)·V, bf16 or f16,
 the host ran on, in the same device call. Q, K and V lie in memory as the Rust kernel reads
 them: `bshd` records get [batch, seq, heads, head dim] buffers passed as `.transpose(1, 2)`
 views, `bhsd` records contiguous [batch, heads, seq, head dim]; values uniform in [-1, 1)
-on the 1/128 grid, as the host's. The causal mask is the host's, aligned at the bottom
+as the host's: on the 1/128 grid in bf16 (8 significant bits), the 1/1024 grid in f16 (11), so
+that the tensor cores toggle as many bits for cuDNN as for the Rust kernel (under the power
+cap, the bits they toggle set the clock). The causal mask is the host's, aligned at the bottom
 right: `is_causal=True` when seq_q == seq_k, `causal_lower_right(seq_q, seq_k)` otherwise.
 Grouped-query shapes use `enable_gqa=True` (PyTorch >= 2.5); where that is missing or a
 backend refuses it, K and V are repeated to the query heads before timing, and the note
@@ -83,6 +85,9 @@ BUDGET_S = 60.0  # past this, a case stops at MIN_SAMPLES whatever its GPU time
 CHUNK_ROUNDS = 8  # rounds queued between synchronizations
 BATCH_BELOW_US = 50.0  # without a spin kernel, cases faster than this are timed in batches
 CHECK_ROWS = 128
+# The inputs' grid per precision: the host's random_bf16_value and random_f16_value (k / 128 for
+# k in [-128, 127], and k / 1024 for k in [-1024, 1023]), every value exact.
+INPUT_GRID = {"bf16": 128, "f16": 1024}
 TOLERANCE = {"bf16": 2.0**-5, "f16": 2.0**-7}  # max |O - ref| / max |ref|
 
 
@@ -422,8 +427,9 @@ class Inputs:
     def tensor(self, heads, seq, generator):
         torch, s = self.torch, self.shape
         dims = (s.batch, seq, heads, s.head_dim) if s.layout == "bshd" else (s.batch, heads, seq, s.head_dim)
-        t = torch.randint(-128, 128, dims, generator=generator, device=DEVICE, dtype=torch.int16)
-        t = t.to(self.dtype).div_(128)  # uniform in [-1, 1) on the 1/128 grid, exact in f16 and bf16
+        grid = INPUT_GRID[s.precision]
+        t = torch.randint(-grid, grid, dims, generator=generator, device=DEVICE, dtype=torch.int16)
+        t = t.to(self.dtype).div_(grid)  # uniform in [-1, 1) on the 1/grid grid: exact, as the host's
         return t.transpose(1, 2) if s.layout == "bshd" else t
 
     def repeated(self, t):

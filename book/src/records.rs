@@ -31,6 +31,10 @@ pub struct Run {
     pub twins: String,
     /// Whether the twins ran beside their steps in this run.
     pub twins_ran: bool,
+    /// Seconds each kernel ran untimed before its repetitions (`host --heat`): above zero, the
+    /// run was timed under steady load, at the clock the power cap holds; zero, from a cool
+    /// start.
+    pub heat_s: f64,
     pub records: Vec<Record>,
 }
 
@@ -42,6 +46,11 @@ impl Run {
             Some((day, time)) => format!("{day} {} UTC", time.get(..5).unwrap_or(time)),
             None => self.date_utc.clone(),
         }
+    }
+
+    /// Whether its kernels were timed under steady load (`host --heat`).
+    pub fn heated(&self) -> bool {
+        self.heat_s > 0.0
     }
 
     /// The day alone: `2026-11-24`.
@@ -153,6 +162,7 @@ fn read_run(path: &Path, shown: &str) -> Result<Run> {
     let header: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let driver = header.pointer("/device/driver_version").and_then(Value::as_u64).map(cuda_version);
     let bandwidth_gbs = header.pointer("/device/theoretical_bandwidth_gbs").and_then(Value::as_f64);
+    let heat_s = header.pointer("/timing/heat_s").and_then(Value::as_f64).unwrap_or(0.0);
     let twins = &header["twins"];
     let (twins, twins_ran) = match (twins.get("compiler").and_then(Value::as_str), twins.get("not_run")) {
         (Some(compiler), _) => {
@@ -172,6 +182,7 @@ fn read_run(path: &Path, shown: &str) -> Result<Run> {
         bandwidth_gbs,
         twins,
         twins_ran,
+        heat_s,
         records: results.records,
     })
 }

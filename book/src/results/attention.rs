@@ -563,10 +563,18 @@ impl<'a> Grid<'a> {
 
     /// The best step at `length`: the highest figure of a step whose check did not fail; of
     /// equal figures, the first in ladder order.
+    /// Where any step's figure at `length` was timed under steady load (`host --heat`), the
+    /// best is chosen among those alone: a cool start's clock is higher than the one the
+    /// power cap holds, so a cool figure would win by its clock, not by its kernel.
     fn best(&self, length: u64, order: &StepOrder) -> Option<Figure<'a>> {
+        let counted: Vec<Figure> = self
+            .steps(order)
+            .into_iter()
+            .filter_map(|s| self.get(s, length).filter(Figure::counts))
+            .collect();
+        let heated = counted.iter().any(|f| f.run.heated());
         let mut best: Option<Figure> = None;
-        for step in self.steps(order) {
-            let Some(figure) = self.get(step, length).filter(Figure::counts) else { continue };
+        for figure in counted.into_iter().filter(|f| f.run.heated() || !heated) {
             if best.is_none_or(|b| figure.record.figure > b.record.figure) {
                 best = Some(figure);
             }
@@ -676,15 +684,19 @@ fn lengths_tables(grid: &Grid, rows: &[Row], lengths: &[u64], links: &Links) -> 
 
 /// `file` (`date`), for the line above a table.
 fn run_name(run: &Run) -> String {
-    format!("`{}` ({})", run.file, run.date())
+    match run.heated() {
+        true => format!("`{}` ({}, heated {} s)", run.file, run.date(), run.heat_s),
+        false => format!("`{}` ({})", run.file, run.date()),
+    }
 }
 
 /// The line above a panel's table of `rows` at `lengths`: the runs its figures are of, and
 /// the ceiling.
 fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
     let shown = grid.shown(rows, lengths);
-    let runs: Vec<String> = runs(shown.iter().copied()).iter().map(|r| run_name(r)).collect();
-    let mut text = match runs.as_slice() {
+    let shown_runs = runs(shown.iter().copied());
+    let names: Vec<String> = shown_runs.iter().map(|r| run_name(r)).collect();
+    let mut text = match names.as_slice() {
         [one] => format!("From {one}."),
         [earlier @ .., last] => format!(
             "From {} and {last}, each cell the latest run's; a step's % is of cuDNN in its own run.",
@@ -692,6 +704,11 @@ fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
         ),
         [] => String::new(),
     };
+    if shown_runs.iter().any(|r| r.heated()) && shown_runs.iter().any(|r| !r.heated()) {
+        text += " The heated runs timed each kernel under steady load (`host --heat`), at the clock the power cap \
+                 holds; the others from a cool start, at a higher clock: compare a step with cuDNN by its % (of \
+                 cuDNN in its own run), and a step with another only within one run.";
+    }
     if let Some((ceiling, run)) = ceiling(shown.into_iter()) {
         text += &format!(" The tensor-core ceiling p8 measured in `{}`: {ceiling:.0} TFLOP/s.", run.file);
     }
@@ -922,7 +939,10 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
                 percent(best.percent_of(&CUDNN)),
                 percent(best.percent_of(&FLASH)),
                 percent(best.record.percent_of_limit),
-                format!("`{}`", best.run.file),
+                match best.run.heated() {
+                    true => format!("`{}` *heated*", best.run.file),
+                    false => format!("`{}`", best.run.file),
+                },
             ]);
         }
     }
@@ -930,7 +950,8 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     for (setting, table) in tables.into_iter().filter(|(_, t)| !t.is_empty()) {
         out += &format!(
             "Attention forward, {} (TFLOP/s; % of cuDNN and of FlashAttention-2 in the same run where it \
-             timed them, % of the tensor-core ceiling p8):\n\n",
+             timed them, % of the tensor-core ceiling p8; where a length has figures timed under steady load, \
+             `host --heat`, the best is chosen among those, and its file's name is marked *heated*):\n\n",
             setting.describe()
         );
         out += &table.without_empty_columns().with_blank_cells(MISSING).render();
@@ -1646,6 +1667,40 @@ mod tests {
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         assert_eq!(cells[6], "–", "FlashAttention-2 refused it: {row}");
         assert!(best.contains("Attention forward, batch 1, hidden 2048"), "{best}");
+    }
+
+    #[test]
+    fn where_a_length_has_heated_figures_the_best_is_one_of_them() {
+        let fixture = Fixture::new("best-heated");
+        let mut gpu = fixture.gpu();
+        let order = StepOrder::new();
+        let cool: Vec<(Panel, u64, String)> = figures(&gpu)
+            .iter()
+            .flat_map(|(panel, grid)| {
+                grid.lengths()
+                    .into_iter()
+                    .map(|n| (panel.clone(), n, grid.best(n, &order).unwrap().run.file.clone()))
+            })
+            .collect();
+        gpu.runs.iter_mut().filter(|r| r.file == "a01.json").for_each(|r| r.heat_s = 0.5);
+        let mut moved = 0;
+        for (panel, grid) in &figures(&gpu) {
+            for n in grid.lengths() {
+                let best = grid.best(n, &order).unwrap();
+                let heated_here =
+                    grid.steps(&order).iter().any(|s| grid.get(s, n).is_some_and(|f| f.run.heated()));
+                assert_eq!(best.run.heated(), heated_here, "{panel:?} at {n}: {}", best.run.file);
+                let before = cool.iter().find(|(p, m, _)| p == panel && *m == n).map(|(_, _, f)| f.as_str());
+                moved += usize::from(before != Some(best.run.file.as_str()));
+            }
+        }
+        assert!(
+            moved > 0,
+            "the fixture should have a length where the heated run's figure is not the highest"
+        );
+        let text = page(&gpu, &order, &committed_links());
+        assert!(text.contains("`a01.json` *heated*"), "the best table marks the heated file");
+        assert!(text.contains("heated 0.5 s)"), "the panels' sources name the heating");
     }
 
     fn panel_of(head_dim: u64, mask: &str) -> Panel {

@@ -344,6 +344,7 @@ mod tests {
             bandwidth_gbs: None,
             twins: "not run".into(),
             twins_ran: false,
+            heat_s: 0.0,
             records,
         }
     }

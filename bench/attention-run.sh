@@ -17,7 +17,7 @@
 #               cool GPU would get the better clock)
 #   batch1      batch 1, 16 heads of 128, seq 512 to 16k: launch and tail effects
 #   heat-check  a09 at head dim 128, no mask, seq 16k (a 3 ms launch at the power cap) in eight
-#               processes, alternately with --heat 0 and --heat ${HEAT_CHECK:-2}: each one's
+#               processes, alternately with --heat 0 and --heat ${HEAT_CHECK:-0.5}: each one's
 #               TFLOP/s, median and fastest repetition, repetitions and SM clock at the end
 #               (OUTDIR/heat-check/); heated, every process should report the capped clock's figure
 #   a07         a07 against a06, the step it extends, with cuDNN beside both: bf16, seq 512 to
@@ -65,9 +65,10 @@ set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
-# Seconds each timed kernel (ours and PyTorch's) runs untimed first: HEAT=2 times the long
-# launches at the clock they hold under steady load (see docs/records.md); 0 by default.
-heat=${HEAT:-0}
+# Seconds each timed kernel (ours and PyTorch's) runs untimed first, so that it is timed at the
+# clock it holds under steady load, where the power cap sets it (see docs/records.md): 0.5 by
+# default, enough on an H200; HEAT=0 times from a cool start, as the records before 2026-11-29.
+heat=${HEAT:-0.5}
 mkdir -p "$out"
 # Steps STEPS with their C++ twins and cuDNN (or the SDPA backends BACKENDS), into the record
 # OUTDIR/NAME.json and its tables.
@@ -197,7 +198,7 @@ PY
     heat-check)
             mkdir -p "$out/heat-check"
             for i in 1 2 3 4 5 6 7 8; do
-              if [ $((i % 2)) = 1 ]; then h=0; else h=${HEAT_CHECK:-2}; fi
+              if [ $((i % 2)) = 1 ]; then h=0; else h=${HEAT_CHECK:-0.5}; fi
               $b/host --heat "$h" -k a09 --twins off --head-dim 128 --mask none --seq 16k \
                 --json "$out/heat-check/$i.json" > "$out/heat-check/$i.txt" 2>&1
               echo "process $i (--heat $h): host exit $?"

@@ -61,6 +61,11 @@
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
 #   sanitize-hopper  the same for the Hopper steps alone, a09 first, then a08, a07, a06 and a05
+#   power       the clock and power each kernel holds at the power cap: the steps ${POWER_STEPS:-a05-a09}
+#               in one process, each heated ${POWER_HEAT:-3} s, then cuDNN the same, bf16 at
+#               ${POWER_SHAPE:-128 none 1k} (head dim, mask, seq), nvidia-smi every 50 ms;
+#               OUTDIR/power/ (the trace, the stamped progress) and bench/power-trace.py's table:
+#               two kernels that take the same cycles can differ in the clock the cap leaves them
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -266,6 +271,20 @@ PY
                      done ;;
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck attention/ \
                 -- --skip cpp_twin --skip past_2 2>&1 | tail -16 ;;
+    power) mkdir -p "$out/power"; set -- ${POWER_SHAPE:-128 none 1k}
+           seqs=${3%k}; seqs=$((seqs * 1024)); pheat=${POWER_HEAT:-3}
+           stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
+           nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
+             -lms 50 > "$out/power/smi.csv" & smi=$!
+           $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a09}" --twins off --attn-type bf16 --head-dim $1 --mask $2 \
+             --seq $3 --json "$out/power/steps.json" 2>&1 | stamp > "$out/power/steps.progress"
+           echo "power steps: host exit ${PIPESTATUS[0]}"
+           python3 bench/attention-sdpa.py --backends cudnn --heat "$pheat" \
+             --shapes bf16:$((16384 / seqs))x$((2048 / $1))x${seqs}x$1:$2 2>&1 | stamp > "$out/power/sdpa.progress"
+           echo "$(date +%s.%N) done" >> "$out/power/sdpa.progress"
+           kill $smi
+           python3 bench/power-trace.py "$out/power/smi.csv" "$out/power/steps.progress" "$out/power/sdpa.progress" \
+             | tee "$out/power/power.txt" ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done

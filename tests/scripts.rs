@@ -1,6 +1,7 @@
-//! The bench scripts' own checks: each Python script that talks to PyTorch on the GPU machine
-//! (`bench/attention-sdpa.py`, `bench/allreduce-torch.py`) has a `--self-test` of the parts
-//! that need neither torch nor a GPU (records in and out, percentages, tables, headers). Run
+//! The bench scripts' own checks: each Python script the GPU machine's runs call
+//! (`bench/attention-sdpa.py`, `bench/allreduce-torch.py`, `bench/power-trace.py`) has a
+//! `--self-test` of the parts that need neither torch nor a GPU (records in and out,
+//! percentages, tables, headers, an nvidia-smi trace read against the kernels' windows). Run
 //! here with the machine's `python3`; where there is none, each is reported as ignored with
 //! the reason (the harness is libtest-mimic, so that this is decided at run time).
 
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The scripts with a `--self-test`, relative to the repository's root.
-const SCRIPTS: &[&str] = &["bench/attention-sdpa.py", "bench/allreduce-torch.py"];
+const SCRIPTS: &[&str] = &["bench/attention-sdpa.py", "bench/allreduce-torch.py", "bench/power-trace.py"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

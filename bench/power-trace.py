@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""The clock and power each kernel held under steady load, from an nvidia-smi trace.
+
+Two kernels at the GPU's power cap run at the clocks their power buys: the one that spends
+more energy per cycle is held lower, and times slower, though it may take no more cycles.
+`bench/attention-run.sh OUT power` records what this reads:
+
+- TRACE: `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu
+  --format=csv,noheader,nounits -lms 50` (local time, as nvidia-smi writes it);
+- PROGRESS...: lines `UNIX_SECONDS TEXT`, the host's progress or attention-sdpa.py's output,
+  each line stamped as it was written. A kernel's window opens at its `timing NAME, …` line
+  (the host) or `[i/n] …` line (the script: the case's heating and timing) and closes at the
+  next stamped line.
+
+For each window past its first SETTLE seconds (the clock still falling from a cool start),
+it prints the kernel, its TFLOP/s where the progress names it, and the SM clock's mean and
+range, the mean power and temperature over the window's samples. Usage:
+
+    bench/power-trace.py TRACE PROGRESS... [--settle 1.5]
+    bench/power-trace.py --self-test
+"""
+
+import argparse
+import datetime
+import re
+import sys
+
+SETTLE_S = 1.5  # seconds of a window left out: the clock still settling
+MIN_SAMPLES = 3  # fewer samples than this in a window: no figure
+
+
+def parse_trace(lines):
+    """nvidia-smi's CSV lines -> [(unix seconds, SM MHz, W, °C)], unreadable lines skipped."""
+    rows = []
+    for line in lines:
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < 4:
+            continue
+        try:
+            t = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            rows.append((t, float(parts[1]), float(parts[2]), float(parts[3])))
+        except ValueError:
+            continue
+    return rows
+
+
+HOST_TIMING = re.compile(r"^timing (\S+), (.*?) \.\.\.$")
+SDPA_CASE = re.compile(r"^\[\d+/\d+\] (.*)$")
+HOST_ROW = re.compile(r"^(a\d\d_\w+)\s.*?\s(\d+\.\d+)\s+\d+\.\d+\s+ok$")
+SDPA_FIGURE = re.compile(r"^\s*(cuDNN|FA2): [\d.]+ µs, ([\d.]+) TFLOP/s$")
+
+
+def parse_progress(lines):
+    """Stamped lines -> [(name, start, end, figure text)]: the host's steps, named by id, with
+    the TFLOP/s of their table row; the script's cases, with each backend's TFLOP/s."""
+    stamped = []
+    for line in lines:
+        head, _, text = line.rstrip("\n").partition(" ")
+        try:
+            stamped.append((float(head), text))
+        except ValueError:
+            continue
+    windows, host_rows = [], {}
+    for i, (t, text) in enumerate(stamped):
+        end = stamped[i + 1][0] if i + 1 < len(stamped) else None
+        if (m := HOST_TIMING.match(text)) and end is not None:
+            windows.append([m.group(1), t, end, ""])
+        elif (m := SDPA_CASE.match(text)) and end is not None:
+            # The script heats and times its backends one after the other inside the case's
+            # window, and prints their figures as it closes.
+            windows.append(["SDPA " + m.group(1), t, end, ""])
+        elif m := SDPA_FIGURE.match(text):
+            case = next((w for w in reversed(windows) if w[0].startswith("SDPA ") and w[1] <= t), None)
+            if case is not None:
+                case[3] += f"{', ' if case[3] else ''}{m.group(1)} {float(m.group(2)):.1f}"
+        elif m := HOST_ROW.match(text):
+            host_rows[m.group(1)] = float(m.group(2))
+    for w in windows:
+        if w[0] in host_rows:
+            w[3] = f"{host_rows[w[0]]:.1f}"
+    return [tuple(w) for w in windows]
+
+
+def summary(rows, windows, settle=SETTLE_S):
+    """One line per window: the kernel, its TFLOP/s if known, clock, power, temperature."""
+    out = []
+    for name, start, end, figure in windows:
+        seen = [r for r in rows if start + settle <= r[0] < end]
+        if len(seen) < MIN_SAMPLES:
+            out.append(f"{name}: {len(seen)} samples past its first {settle:g} s, too few")
+            continue
+        mean = lambda i: sum(r[i] for r in seen) / len(seen)
+        clocks = [r[1] for r in seen]
+        out.append(
+            f"{name}: {figure + ' TFLOP/s, ' if figure else ''}SM {mean(1):.0f} MHz "
+            f"({min(clocks):.0f}–{max(clocks):.0f}), {mean(2):.0f} W, {mean(3):.0f} °C, "
+            f"{len(seen)} samples over {end - start - settle:.1f} s"
+        )
+    return out
+
+
+def self_test():
+    base = datetime.datetime(2026, 11, 29, 14, 0, 0)
+    trace = ["garbage line"]
+    for i in range(200):  # 10 s at 50 ms: 1980 MHz cool, then 1700 for a09's window, 1850 for cuDNN's
+        t = base + datetime.timedelta(milliseconds=50 * i)
+        clock, watts = (1980, 300) if i < 20 else (1700, 690) if i < 100 else (1850, 688)
+        trace.append(f"{t.strftime('%Y/%m/%d %H:%M:%S.%f')[:-3]}, {clock}, {watts}.5, 60")
+    rows = parse_trace(trace)
+    assert len(rows) == 200, len(rows)
+    t0 = base.timestamp()
+    progress = [
+        f"{t0 + 0.5} checking a09_softmax_chains, bf16 d128 none seq 1024 ...",
+        f"{t0 + 1.0} timing a09_softmax_chains, bf16 d128 none seq 1024 ...",
+        f"{t0 + 5.0} a09_softmax_chains      251.8  -                -    545.9       60.8  ok",
+        f"{t0 + 5.0} [1/1] bf16 1024 (16×16) bshd d=128 none",
+        f"{t0 + 9.9}   cuDNN: 227.8 µs, 603.3 TFLOP/s",
+        "not stamped",
+    ]
+    windows = parse_progress(progress)
+    assert [w[0] for w in windows] == ["a09_softmax_chains", "SDPA bf16 1024 (16×16) bshd d=128 none"], windows
+    lines = summary(rows, windows)
+    assert lines[0].startswith("a09_softmax_chains: 545.9 TFLOP/s, SM 1700 MHz (1700–1700), 690 W"), lines[0]
+    assert lines[1].startswith("SDPA bf16 1024 (16×16) bshd d=128 none: cuDNN 603.3 TFLOP/s, SM 1850 MHz"), lines[1]
+    short = summary(rows, [("x", t0 + 9.0, t0 + 9.1, "")])
+    assert "too few" in short[0], short
+    print("self-test: ok")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trace", nargs="?")
+    parser.add_argument("progress", nargs="*")
+    parser.add_argument("--settle", type=float, default=SETTLE_S, help="seconds of each window left out (1.5)")
+    parser.add_argument("--self-test", action="store_true", help="check the parsing and the summary, and exit")
+    args = parser.parse_args()
+    if args.self_test:
+        self_test()
+        return 0
+    if not args.trace or not args.progress:
+        parser.error("a trace and at least one progress file are needed")
+    try:
+        with open(args.trace) as f:
+            rows = parse_trace(f)
+        windows = []
+        for path in args.progress:
+            with open(path) as f:
+                windows += parse_progress(f)
+    except OSError as e:
+        print(f"power-trace: {e}", file=sys.stderr)
+        return 2
+    if not rows:
+        print(f"power-trace: no samples in {args.trace} (is it nvidia-smi's CSV?)", file=sys.stderr)
+        return 1
+    if not windows:
+        print("power-trace: no kernel's window in the progress files", file=sys.stderr)
+        return 1
+    for line in summary(rows, windows, args.settle):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,10 +16,11 @@
 #                 load: before, after, before, after (a GEMM at the power cap favours whichever
 #                 runs on the cooler GPU), then compare of each pair
 #   attention:S   attention steps S (a host `-k` list, e.g. a08 or a07,a08) at seq 1k, 4k and
-#                 16k, both head dims and masks, bf16, twins off, in the order before, after,
-#                 after, before (an attention kernel at 16k runs at the power cap), then
-#                 `host compare` of each pair: a change to shared code that must leave these
-#                 steps' speed alone
+#                 16k, both head dims and masks, bf16, twins off, each kernel heated ${HEAT:-0.5} s
+#                 (so that both builds are timed at the clock the power cap leaves them, and one
+#                 that draws more power shows it), in the order before, after, after, before,
+#                 then `host compare` of each pair: a change to shared code that must leave
+#                 these steps' speed alone; both bundles must be from 2026-11-29 on (--heat)
 #   sanitize:F    the later bundle's GPU tests that match F (a test-name filter) under
 #                 memcheck, racecheck and synccheck (host sanitize)
 set -uo pipefail
@@ -53,7 +54,7 @@ for part in "$@"; do
       steps=${part#attention:}
       run() { # side round
         local b=$old; [ "$1" = after ] && b=$new
-        $b/host -k "$steps" --twins off --seq 1k,4k,16k --json "$out/attention-$1-$2.json" \
+        $b/host -k "$steps" --twins off --heat "${HEAT:-0.5}" --seq 1k,4k,16k --json "$out/attention-$1-$2.json" \
           > "$out/attention-$1-$2.txt" 2> /dev/null
         echo "$1 round $2: exit $?; $(grep -c 'WRONG' "$out/attention-$1-$2.txt") WRONG lines"
       }

@@ -644,16 +644,30 @@ fn rows<'a>(grid: &Grid, steps: &[&'a str]) -> Vec<Row<'a>> {
 /// A cell of a lengths table: the TFLOP/s and the % of cuDNN in its run, rounded (`612.3
 /// (98%)`); cuDNN's TFLOP/s alone; `WRONG` where the check failed; empty where there is no
 /// figure.
-fn cell(figure: Option<Figure>) -> String {
+/// `mark_heated`: a panel whose figures come from heated runs and cool ones marks the heated
+/// figures with [`HEATED_MARK`].
+fn cell(figure: Option<Figure>, mark_heated: bool) -> String {
     let Some(figure) = figure else { return String::new() };
     if figure.record.passed == Some(false) {
         return "WRONG".into();
     }
+    let mark = if mark_heated && figure.run.heated() { HEATED_MARK } else { "" };
     match (figure.record.figure, figure.percent_of(&CUDNN)) {
-        (Some(tflops), Some(of_cudnn)) => format!("{} ({})", one_decimal(tflops), rounded_percent(of_cudnn)),
-        (Some(tflops), None) => one_decimal(tflops),
+        (Some(tflops), Some(of_cudnn)) => {
+            format!("{} ({}){mark}", one_decimal(tflops), rounded_percent(of_cudnn))
+        }
+        (Some(tflops), None) => format!("{}{mark}", one_decimal(tflops)),
         (None, _) => String::new(),
     }
+}
+
+/// What follows a figure timed under steady load in a panel that mixes heated and cool runs.
+const HEATED_MARK: &str = "*";
+
+/// Whether the figures shown of `rows` at `lengths` come from heated runs and cool ones both.
+fn mixes_heat(grid: &Grid, rows: &[Row], lengths: &[u64]) -> bool {
+    let shown = runs(grid.shown(rows, lengths).into_iter());
+    shown.iter().any(|r| r.heated()) && shown.iter().any(|r| !r.heated())
 }
 
 /// A percentage in a cell: whole from 10 % up (`98%`), with a decimal below (`0.2%`), where
@@ -666,6 +680,7 @@ fn rounded_percent(percent: f64) -> String {
 /// [`cell`], [`MISSING`] where a row has no figure; the lengths shared out over as few
 /// tables as fit the page.
 fn lengths_tables(grid: &Grid, rows: &[Row], lengths: &[u64], links: &Links) -> Vec<Table> {
+    let mark_heated = mixes_heat(grid, rows, lengths);
     let build = |range: Range<usize>| -> Table {
         let headers: Vec<String> =
             lengths[range.clone()].iter().map(|&n| format!("seq {}", length_text(n))).collect();
@@ -674,7 +689,8 @@ fn lengths_tables(grid: &Grid, rows: &[Row], lengths: &[u64], links: &Links) -> 
         let mut table = Table::new(&columns);
         for row in rows {
             let mut cells = vec![row.name(links)];
-            cells.extend(lengths[range.clone()].iter().map(|&n| cell(grid.get(row.kernel(), n))));
+            cells
+                .extend(lengths[range.clone()].iter().map(|&n| cell(grid.get(row.kernel(), n), mark_heated)));
             table.row(cells);
         }
         table.with_blank_cells(MISSING)
@@ -694,8 +710,7 @@ fn run_name(run: &Run) -> String {
 /// the ceiling.
 fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
     let shown = grid.shown(rows, lengths);
-    let shown_runs = runs(shown.iter().copied());
-    let names: Vec<String> = shown_runs.iter().map(|r| run_name(r)).collect();
+    let names: Vec<String> = runs(shown.iter().copied()).iter().map(|r| run_name(r)).collect();
     let mut text = match names.as_slice() {
         [one] => format!("From {one}."),
         [earlier @ .., last] => format!(
@@ -704,10 +719,12 @@ fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
         ),
         [] => String::new(),
     };
-    if shown_runs.iter().any(|r| r.heated()) && shown_runs.iter().any(|r| !r.heated()) {
-        text += " The heated runs timed each kernel under steady load (`host --heat`), at the clock the power cap \
-                 holds; the others from a cool start, at a higher clock: compare a step with cuDNN by its % (of \
-                 cuDNN in its own run), and a step with another only within one run.";
+    if mixes_heat(grid, rows, lengths) {
+        text += &format!(
+            " The heated runs' figures, marked {HEATED_MARK}, were timed under steady load (`host --heat`), at \
+             the clock the power cap holds; the others from a cool start, at a higher clock: compare a step with \
+             cuDNN by its % (of cuDNN in its own run), and a step with another only within one run."
+        );
     }
     if let Some((ceiling, run)) = ceiling(shown.into_iter()) {
         text += &format!(" The tensor-core ceiling p8 measured in `{}`: {ceiling:.0} TFLOP/s.", run.file);
@@ -1701,6 +1718,13 @@ mod tests {
         let text = page(&gpu, &order, &committed_links());
         assert!(text.contains("`a01.json` *heated*"), "the best table marks the heated file");
         assert!(text.contains("heated 0.5 s)"), "the panels' sources name the heating");
+        assert!(
+            text.lines().any(|l| l
+                .split('|')
+                .map(str::trim)
+                .any(|c| { c.ends_with(HEATED_MARK) && c.starts_with(|ch: char| ch.is_ascii_digit()) })),
+            "a panel that mixes runs marks the heated cells"
+        );
     }
 
     fn panel_of(head_dim: u64, mask: &str) -> Panel {

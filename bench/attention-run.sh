@@ -54,6 +54,11 @@
 #   cudnn-ncu   ncu on cuDNN's own kernel (PyTorch's SDPA, bench/attention-sdpa.py --shapes) and on
 #               a08, bf16, seq 4k, no mask, head dims 64 and 128: each one's launch (grid, block,
 #               registers, shared memory), pipes and stalls side by side; OUTDIR/cudnn-ncu.txt
+#   traffic     ncu on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a09} (bf16, head dim 128, no
+#               mask, 1k keys, one launch each): time, cycles, `wgmma` issued, bytes through L2 (read,
+#               written) and from DRAM, instructions by pipe (uniform, FMA, ALU, XU), the tensor
+#               pipe's busy share: what each moves per launch, which costs energy that cycles do not
+#               show (the power cap turns it into clock); OUTDIR/traffic.txt
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
 #               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
 #               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that
@@ -256,8 +261,21 @@ PY
                    >> "$out/cudnn-ncu.txt" 2>&1
                done
                grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|launch__" "$out/cudnn-ncu.txt" ;;
+    traffic) metrics=gpu__time_duration.sum,sm__cycles_active.avg,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_bytes.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_uniform.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_xu.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic
+             : > "$out/traffic.txt"
+             echo "=== cuDNN" >> "$out/traffic.txt"
+             timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
+               --metrics $metrics python3 bench/attention-sdpa.py --backends cudnn \
+               --shapes bf16:16x16x1024x128:none --min-time 0.01 >> "$out/traffic.txt" 2>&1
+             for step in $(echo "${TRAFFIC_STEPS:-a09}" | tr , ' '); do
+               echo "=== $step" >> "$out/traffic.txt"
+               timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" --metrics $metrics \
+                 $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
+                 >> "$out/traffic.txt" 2>&1
+             done
+             grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|lts__|dram__|launch__" "$out/traffic.txt" ;;
     sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"
-          for e in $(grep -Eo 'entry a0[5-9]_[a-z0-9_]+_bf16_d(64|128)' "$p" | cut -d' ' -f2); do
+          for e in $(grep -Eo 'entry a(0[5-9]|[1-9][0-9])_[a-z0-9_]+_bf16_d(64|128)' "$p" | cut -d' ' -f2); do
             ( ptxas -arch=sm_90a -v -e "$e" "$p" -o "$out/sass/$e.cubin" > "$out/sass/$e.log" 2>&1
               echo "$e: $(grep -Eo 'Used [0-9]+ registers' "$out/sass/$e.log" | head -1)," \
                    "$(grep -Eo '[0-9]+ bytes spill stores' "$out/sass/$e.log" | head -1)," \

@@ -290,7 +290,7 @@ PY
     sanitize) SANITIZE_LOGS="$out/sanitize" $b/run.sh --sanitize --tool memcheck,racecheck,synccheck attention/ \
                 -- --skip cpp_twin --skip past_2 2>&1 | tail -16 ;;
     power) mkdir -p "$out/power"; set -- ${POWER_SHAPE:-128 none 1k}
-           seqs=${3%k}; seqs=$((seqs * 1024)); pheat=${POWER_HEAT:-3}
+           case $3 in *k) seqs=$((${3%k} * 1024)) ;; *) seqs=$3 ;; esac; pheat=${POWER_HEAT:-3}
            stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
            nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
              -lms 50 > "$out/power/smi.csv" & smi=$!

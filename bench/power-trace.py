@@ -14,7 +14,8 @@ more energy per cycle is held lower, and times slower, though it may take no mor
 
 For each window past its first SETTLE seconds (the clock still falling from a cool start),
 it prints the kernel, its TFLOP/s where the progress names it, and the SM clock's mean and
-range, the mean power and temperature over the window's samples. Usage:
+range, the mean power and temperature over the window's samples; with one figure, the TFLOP a
+joule buys (the figure over the mean power). Usage:
 
     bench/power-trace.py TRACE PROGRESS... [--settle 1.5]
     bench/power-trace.py --self-test
@@ -81,6 +82,15 @@ def parse_progress(lines):
     return [tuple(w) for w in windows]
 
 
+def per_joule(figure, watts):
+    """`, 0.79 TFLOP/J` for a window with one figure (TFLOP/s over the mean power: the work a
+    joule buys, which is what the power cap rations), else nothing."""
+    try:
+        return f", {float(figure) / watts:.2f} TFLOP/J" if figure and watts > 0 else ""
+    except ValueError:
+        return ""
+
+
 def summary(rows, windows, settle=SETTLE_S):
     """One line per window: the kernel, its TFLOP/s if known, clock, power, temperature."""
     out = []
@@ -94,7 +104,7 @@ def summary(rows, windows, settle=SETTLE_S):
         out.append(
             f"{name}: {figure + ' TFLOP/s, ' if figure else ''}SM {mean(1):.0f} MHz "
             f"({min(clocks):.0f}–{max(clocks):.0f}), {mean(2):.0f} W, {mean(3):.0f} °C, "
-            f"{len(seen)} samples over {end - start - settle:.1f} s"
+            f"{len(seen)} samples over {end - start - settle:.1f} s{per_joule(figure, mean(2))}"
         )
     return out
 
@@ -121,6 +131,8 @@ def self_test():
     assert [w[0] for w in windows] == ["a09_softmax_chains", "SDPA bf16 1024 (16×16) bshd d=128 none"], windows
     lines = summary(rows, windows)
     assert lines[0].startswith("a09_softmax_chains: 545.9 TFLOP/s, SM 1700 MHz (1700–1700), 690 W"), lines[0]
+    assert lines[0].endswith(", 0.79 TFLOP/J"), lines[0]
+    assert "TFLOP/J" not in lines[1], "two backends' figures: no one per joule"
     assert lines[1].startswith("SDPA bf16 1024 (16×16) bshd d=128 none: cuDNN 603.3 TFLOP/s, SM 1850 MHz"), lines[1]
     short = summary(rows, [("x", t0 + 9.0, t0 + 9.1, "")])
     assert "too few" in short[0], short

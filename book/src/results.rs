@@ -385,7 +385,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
                 record.vendor.clone(),
             );
             let slot = best.entry(key).or_insert((run, record));
-            if record.figure > slot.1.figure {
+            if better((run, record), *slot) {
                 *slot = (run, record);
             }
         }
@@ -404,7 +404,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
             figure(record),
             percent(record.percent_of_vendor),
             vendor.map(figure).unwrap_or_default(),
-            format!("`{}`", run.file),
+            best_file(run),
         ]);
     }
     let portable = best_portable_gemm(gpu, links);
@@ -422,15 +422,21 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         out += "\n";
     }
     if !gemm.is_empty() {
-        out += "GEMM (TFLOP/s; % of cuBLAS in the same run, and cuBLAS's TFLOP/s; FP8: cuBLASLt in the \
-                step's accumulation, fast or promoted into f32):\n\n";
+        out += &format!(
+            "GEMM (TFLOP/s; % of cuBLAS in the same run, and cuBLAS's TFLOP/s; FP8: cuBLASLt in the step's \
+             accumulation, fast or promoted into f32{}):\n\n",
+            heated_rule(gpu, "gemm")
+        );
         out += &gemm.render();
         out += "\n";
     }
     if !portable.is_empty() {
-        out += "GEMM on any GPU since Ampere: the best of the `mma.sync` steps, which are all an A100 \
-                or an RTX 30xx/40xx runs (TFLOP/s; % of the `mma.sync` ceiling p8 measured in the same \
-                run, and of cuBLAS, which on a Hopper uses `wgmma`):\n\n";
+        out += &format!(
+            "GEMM on any GPU since Ampere: the best of the `mma.sync` steps, which are all an A100 or an RTX \
+             30xx/40xx runs (TFLOP/s; % of the `mma.sync` ceiling p8 measured in the same run, and of cuBLAS, \
+             which on a Hopper uses `wgmma`{}):\n\n",
+            heated_rule(gpu, "gemm")
+        );
         out += &portable.render();
         out += "\n";
     }
@@ -463,7 +469,7 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> Table {
         }) {
             let key = (precision_rank(record.precision.as_deref().unwrap_or("")), size_rank(record));
             let slot = best.entry(key).or_insert((run, record));
-            if record.figure > slot.1.figure {
+            if better((run, record), *slot) {
                 *slot = (run, record);
             }
         }
@@ -476,10 +482,42 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> Table {
             figure(record),
             percent(record.percent_of_limit),
             percent(record.percent_of_vendor),
-            format!("`{}`", run.file),
+            best_file(run),
         ]);
     }
     table
+}
+
+/// Whether `candidate` should replace `kept` as the best step of a problem: a figure timed under
+/// steady load (`host --heat`) wins over one from a cool start whatever the two figures (the
+/// cool start's clock is higher than the one the power cap holds, so the cool figure would win
+/// by its clock, not its kernel); between two of a kind, the higher figure.
+pub fn better(candidate: (&Run, &Record), kept: (&Run, &Record)) -> bool {
+    match (candidate.0.heated(), kept.0.heated()) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => candidate.1.figure > kept.1.figure,
+    }
+}
+
+/// The file column of a best-step table: the file, marked *heated* where its run was.
+pub fn best_file(run: &Run) -> String {
+    match run.heated() {
+        true => format!("`{}` *heated*", run.file),
+        false => format!("`{}`", run.file),
+    }
+}
+
+/// What a best-step table's heading adds where a run of `gpu` with records of `family` was
+/// heated: the rule above.
+pub fn heated_rule(gpu: &GpuResults, family: &str) -> &'static str {
+    match gpu.runs.iter().any(|r| r.heated() && r.records.iter().any(|x| x.family == family)) {
+        true => {
+            "; a figure timed under steady load (`host --heat`) is preferred to a cool start's, and its file \
+                 marked *heated*"
+        }
+        false => "",
+    }
 }
 
 /// The reduction ladder of each file and size.
@@ -1129,6 +1167,30 @@ mod tests {
             heat_s: 0.0,
             records,
         }
+    }
+
+    #[test]
+    fn a_heated_figure_is_the_best_over_a_cool_one() {
+        const MMA: &str = "mma.sync f16 ceiling (p8)";
+        let mut heated = run("heated.json", vec![gemm("t03_pipeline_f16", 330.0, MMA, true)]);
+        heated.heat_s = 0.5;
+        let cool = run("cool.json", vec![gemm("t05_fragment_pipeline_f16", 373.0, MMA, true)]);
+        let (h, c) = (&heated.records[0], &cool.records[0]);
+        assert!(better((&heated, h), (&cool, c)) && !better((&cool, c), (&heated, h)));
+        let level = run("level.json", vec![gemm("t05_fragment_pipeline_f16", 373.0, MMA, true)]);
+        assert!(!better((&level, &level.records[0]), (&cool, c)), "of equal figures, the first stays");
+        let gpu = GpuResults {
+            kind: "h200".into(),
+            runs: vec![cool, heated],
+            charts: Vec::new(),
+            drawn: BTreeMap::new(),
+        };
+        let text = best_portable_gemm(&gpu, &committed_links()).render();
+        let row = text.lines().nth(2).unwrap();
+        assert!(row.contains("`t03_pipeline_f16`") && row.ends_with("| `heated.json` *heated* |"), "{text}");
+        assert!(heated_rule(&gpu, "gemm").contains("*heated*") && heated_rule(&gpu, "attention").is_empty());
+        let cool_only = GpuResults { runs: vec![run("cool.json", vec![])], ..gpu };
+        assert_eq!(heated_rule(&cool_only, "gemm"), "");
     }
 
     #[test]

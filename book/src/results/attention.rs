@@ -25,6 +25,7 @@ use super::{
 };
 use crate::markdown::{Align, Table, one_decimal};
 use crate::records::{DRAWN_IN, GpuResults, Run, precision_name};
+use crate::results;
 use host::families::attention::NAME;
 use host::families::attention::problem::Mask;
 use host::families::attention::registry::PRECISIONS;
@@ -563,19 +564,13 @@ impl<'a> Grid<'a> {
 
     /// The best step at `length`: the highest figure of a step whose check did not fail; of
     /// equal figures, the first in ladder order.
-    /// Where any step's figure at `length` was timed under steady load (`host --heat`), the
-    /// best is chosen among those alone: a cool start's clock is higher than the one the
-    /// power cap holds, so a cool figure would win by its clock, not by its kernel.
+    /// A figure timed under steady load comes before any from a cool start
+    /// ([`results::better`]).
     fn best(&self, length: u64, order: &StepOrder) -> Option<Figure<'a>> {
-        let counted: Vec<Figure> = self
-            .steps(order)
-            .into_iter()
-            .filter_map(|s| self.get(s, length).filter(Figure::counts))
-            .collect();
-        let heated = counted.iter().any(|f| f.run.heated());
         let mut best: Option<Figure> = None;
-        for figure in counted.into_iter().filter(|f| f.run.heated() || !heated) {
-            if best.is_none_or(|b| figure.record.figure > b.record.figure) {
+        for figure in self.steps(order).into_iter().filter_map(|s| self.get(s, length).filter(Figure::counts))
+        {
+            if best.is_none_or(|b| results::better((figure.run, figure.record), (b.run, b.record))) {
                 best = Some(figure);
             }
         }
@@ -956,10 +951,7 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
                 percent(best.percent_of(&CUDNN)),
                 percent(best.percent_of(&FLASH)),
                 percent(best.record.percent_of_limit),
-                match best.run.heated() {
-                    true => format!("`{}` *heated*", best.run.file),
-                    false => format!("`{}`", best.run.file),
-                },
+                results::best_file(best.run),
             ]);
         }
     }
@@ -967,9 +959,9 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     for (setting, table) in tables.into_iter().filter(|(_, t)| !t.is_empty()) {
         out += &format!(
             "Attention forward, {} (TFLOP/s; % of cuDNN and of FlashAttention-2 in the same run where it \
-             timed them, % of the tensor-core ceiling p8; where a length has figures timed under steady load, \
-             `host --heat`, the best is chosen among those, and its file's name is marked *heated*):\n\n",
-            setting.describe()
+             timed them, % of the tensor-core ceiling p8{}):\n\n",
+            setting.describe(),
+            results::heated_rule(gpu, NAME)
         );
         out += &table.without_empty_columns().with_blank_cells(MISSING).render();
         out += "\n";

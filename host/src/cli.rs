@@ -141,7 +141,7 @@ pub struct Options {
     /// Seconds each kernel runs untimed after its warm-up, before its repetitions (0: none).
     /// A kernel of milliseconds that drives the GPU to its power cap lowers the clock within
     /// its first repetitions on a cool GPU, and its median then lands at either clock from one
-    /// process to the next; heated for a second or two, it is timed at the clock it holds
+    /// process to the next; heated for half a second or more, it is timed at the clock it holds
     /// under steady load. Compare figures measured the same way.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds)]
     pub heat: f64,

@@ -30,10 +30,13 @@
 #               figures run at the power cap, where the one timed first gets the better clock);
 #               OUTDIR/a08-long/*.json and the same table
 #   a09, a09-long  the same for a09 against a08
+#   a10         the same for a10 against a09, at head dim 128 (a10's only one), in four rounds
 #   a08-record  a07 and a08 with their C++ twins and cuDNN, bf16, seq 512 to 16k, head dims 64 and
 #               128, both masks: the record OUTDIR/attention-a08.json (docs/results/<gpu>/)
 #   a09-record  a08 and a09 the same way (OUTDIR/attention-a09.json), and in f16 at seq 1k, 4k,
 #               16k (OUTDIR/attention-a09-f16.json)
+#   a10-record  a09 and a10 with their C++ twins and cuDNN at head dim 128, bf16 at seq 512 to 16k
+#               (OUTDIR/attention-a10.json) and f16 at 1k, 4k, 16k (OUTDIR/attention-a10-f16.json)
 #   a03-record  the portable step a03 with its C++ twin, cuDNN and FlashAttention-2 (its goal's
 #               baseline), bf16 at seq 512 to 16k (OUTDIR/attention-a03.json), f16 at 1k, 4k, 16k
 #               (OUTDIR/attention-a03-f16.json)
@@ -65,8 +68,8 @@
 #               loses ptxas's uniform datapath shows it here first); OUTDIR/sass.txt
 #   sanitize    the attention family's GPU tests of the Rust steps (less the 14 GiB one and the
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
-#   sanitize-hopper  the same for the Hopper steps alone, a09 first, then a08, a07, a06 and a05
-#   power       the clock and power each kernel holds at the power cap: the steps ${POWER_STEPS:-a05-a09}
+#   sanitize-hopper  the same for the Hopper steps alone, a10 first, then a09, a08, a07, a06 and a05
+#   power       the clock and power each kernel holds at the power cap: the steps ${POWER_STEPS:-a05-a10}
 #               in one process, each heated ${POWER_HEAT:-3} s, then cuDNN the same, bf16 at
 #               ${POWER_SHAPE:-128 none 1k} (head dim, mask, seq), nvidia-smi every 50 ms;
 #               OUTDIR/power/ (the trace, the stamped progress) and bench/power-trace.py's table:
@@ -153,10 +156,13 @@ for part in "$@"; do
     a08) against a07 a08 "$out/a08" 1k,2k,4k,16k 2 ;;
     a08-long) against a07 a08 "$out/a08-long" 16k 4 ;;
     a09) against a08 a09 "$out/a09" 1k,2k,4k,16k 2 ;;
+    a10) against a09 a10 "$out/a10" 1k,2k,4k,16k 4 ;;
     a09-long) against a08 a09 "$out/a09-long" 16k 4 ;;
     a08-record) record a07,a08 attention-a08 --seq 512,1k,2k,4k,8k,16k ;;
     a09-record) record a08,a09 attention-a09 --seq 512,1k,2k,4k,8k,16k
                 record a08,a09 attention-a09-f16 --seq 1k,4k,16k --attn-type f16 ;;
+    a10-record) record a09,a10 attention-a10 --seq 512,1k,2k,4k,8k,16k --head-dim 128
+                record a09,a10 attention-a10-f16 --seq 1k,4k,16k --head-dim 128 --attn-type f16 ;;
     a03-record) BACKENDS=cudnn,flash record a03 attention-a03 --seq 512,1k,2k,4k,8k,16k
                 BACKENDS=cudnn,flash record a03 attention-a03-f16 --seq 1k,4k,16k --attn-type f16 ;;
     pipes) : > "$out/pipes.txt"
@@ -283,7 +289,7 @@ PY
               rm -f "$out/sass/$e.cubin" ) &
           done > "$out/sass.unsorted"; wait
           sort "$out/sass.unsorted" > "$out/sass.txt"; rm -rf "$out/sass.unsorted" "$out/sass"; cat "$out/sass.txt" ;;
-    sanitize-hopper) for step in a09 a08 a07 a06 a05; do
+    sanitize-hopper) for step in a10 a09 a08 a07 a06 a05; do
                        SANITIZE_LOGS="$out/sanitize-$step" timeout 280 $b/run.sh --sanitize --tool memcheck,racecheck,synccheck \
                          attention/$step -- --skip cpp_twin --skip past_2 2>&1 | tail -5
                      done ;;
@@ -294,7 +300,7 @@ PY
            stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
            nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
              -lms 50 > "$out/power/smi.csv" & smi=$!
-           $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a09}" --twins off --attn-type bf16 --head-dim $1 --mask $2 \
+           $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type bf16 --head-dim $1 --mask $2 \
              --seq $3 --json "$out/power/steps.json" 2>&1 | stamp > "$out/power/steps.progress"
            echo "power steps: host exit ${PIPESTATUS[0]}"
            python3 bench/attention-sdpa.py --backends cudnn --heat "$pheat" \

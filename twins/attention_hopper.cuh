@@ -112,6 +112,21 @@ constexpr u32 M64N128_ACC = 64, M64N64_ACC = 32;
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1u)                           \
         : "memory")
 
+// wgmma.mma_async.sync.aligned.m64n128k16.f32.TY.TY with A in registers: as the m64n64k16 above,
+// B (16 × 128) N-major by descriptor over two 64-column panels (a10, head dim 128).
+#define ATTENTION_WGMMA_M64N128K16_A_REGS(TY)                                                    \
+    asm volatile(                                                                               \
+        "{ .reg .pred keep; setp.ne.b32 keep, %69, 0; "                                         \
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {"                           \
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                \
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "      \
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "      \
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"        \
+        "}, {%64, %65, %66, %67}, %68, keep, 1, 1, 1; }"                                        \
+        : ATTENTION_N8_X8(d, 0), ATTENTION_N8_X8(d, 8)                                          \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1u)                           \
+        : "memory")
+
 __device__ __forceinline__ void mma_m64n128k16_b_k_major_f16(float (&d)[M64N128_ACC / 4][4], u64 a, u64 b,
                                                              bool accumulate) {
     ATTENTION_WGMMA_M64N128K16_B_K_MAJOR("f16");
@@ -126,8 +141,16 @@ __device__ __forceinline__ void mma_m64n64k16_a_regs_f16(float (&d)[M64N64_ACC /
 __device__ __forceinline__ void mma_m64n64k16_a_regs_bf16(float (&d)[M64N64_ACC / 4][4], const u32 (&a)[4], u64 b) {
     ATTENTION_WGMMA_M64N64K16_A_REGS("bf16");
 }
+__device__ __forceinline__ void mma_m64n128k16_a_regs_f16(float (&d)[M64N128_ACC / 4][4], const u32 (&a)[4], u64 b) {
+    ATTENTION_WGMMA_M64N128K16_A_REGS("f16");
+}
+__device__ __forceinline__ void mma_m64n128k16_a_regs_bf16(float (&d)[M64N128_ACC / 4][4], const u32 (&a)[4],
+                                                           u64 b) {
+    ATTENTION_WGMMA_M64N128K16_A_REGS("bf16");
+}
 #undef ATTENTION_WGMMA_M64N128K16_B_K_MAJOR
 #undef ATTENTION_WGMMA_M64N64K16_A_REGS
+#undef ATTENTION_WGMMA_M64N128K16_A_REGS
 #undef ATTENTION_N8_X8
 #undef ATTENTION_N8
 
@@ -313,7 +336,8 @@ template <u32 PANELS>
 using Output = float[PANELS][PANEL_N8][4];
 
 // The wgmma forms of a 16-bit type (the Rust's trait Wgmma): the scores, m64n128k16, A and B
-// K-major by descriptor; one output panel, m64n64k16, A from registers, B N-major.
+// K-major by descriptor; one output panel, m64n64k16, A from registers, B N-major; both panels
+// of head dim 128 at once, m64n128k16, the same way (a10).
 template <class T>
 struct Wgmma;
 template <>
@@ -324,6 +348,9 @@ struct Wgmma<F16> {
     static __device__ __forceinline__ void output(float (&acc)[PANEL_N8][4], const u32 (&a)[4], u64 b) {
         mma_m64n64k16_a_regs_f16(acc, a, b);
     }
+    static __device__ __forceinline__ void output_both(float (&acc)[2 * PANEL_N8][4], const u32 (&a)[4], u64 b) {
+        mma_m64n128k16_a_regs_f16(acc, a, b);
+    }
 };
 template <>
 struct Wgmma<Bf16> {
@@ -332,6 +359,9 @@ struct Wgmma<Bf16> {
     }
     static __device__ __forceinline__ void output(float (&acc)[PANEL_N8][4], const u32 (&a)[4], u64 b) {
         mma_m64n64k16_a_regs_bf16(acc, a, b);
+    }
+    static __device__ __forceinline__ void output_both(float (&acc)[2 * PANEL_N8][4], const u32 (&a)[4], u64 b) {
+        mma_m64n128k16_a_regs_bf16(acc, a, b);
     }
 };
 
@@ -404,16 +434,28 @@ __device__ __forceinline__ void pack_probabilities(Probabilities& a, const Score
     for (u32 kk = 0; kk < KEY_K16; ++kk) fragments::p_fragment<T>(a[kk], p, kk);
 }
 
+// The N of P·V's wgmma: a panel at a time (m64n64k16, a04–a09), or, at head dim 128, both
+// panels at once (m64n128k16, a10).
+constexpr u32 PV_PANEL = 64, PV_BOTH_PANELS = 128;
+
 // Issues (does not wait for) O += P·V for one key tile: P's k16 slices from registers, V's
-// panels from shared memory. The whole warpgroup calls it; V's tile and p stay unchanged, and
-// out unread, until a wait_group has seen the group finish.
-template <class T, u32 PANELS>
+// panels from shared memory, PV_N columns per wgmma. The whole warpgroup calls it; V's tile and
+// p stay unchanged, and out unread, until a wait_group has seen the group finish.
+template <class T, u32 PANELS, u32 PV_N = PV_PANEL>
 __device__ __forceinline__ void issue_output(Output<PANELS>& out, const Probabilities& p, Panels<KEYS, PANELS> v) {
+    static_assert(PV_N == PV_PANEL || (PV_N == PV_BOTH_PANELS && PANELS == 2), "a panel, or both of two");
     wgmma_fence();
+    if constexpr (PV_N == PV_BOTH_PANELS) {
+        // The two panels' accumulators are the m64n128's n8 tiles 0–7 and 8–15, in order.
+        auto& both = reinterpret_cast<float (&)[2 * PANEL_N8][4]>(out);
 #pragma unroll
-    for (u32 kk = 0; kk < KEY_K16; ++kk)
+        for (u32 kk = 0; kk < KEY_K16; ++kk) Wgmma<T>::output_both(both, p[kk], v.n_major(0, kk));
+    } else {
 #pragma unroll
-        for (u32 panel = 0; panel < PANELS; ++panel) Wgmma<T>::output(out[panel], p[kk], v.n_major(panel, kk));
+        for (u32 kk = 0; kk < KEY_K16; ++kk)
+#pragma unroll
+            for (u32 panel = 0; panel < PANELS; ++panel) Wgmma<T>::output(out[panel], p[kk], v.n_major(panel, kk));
+    }
     wgmma_commit_group();
 }
 
@@ -704,7 +746,7 @@ struct Turns {
 // then serialized the wgmma (info C7514: the softmax might read S_j before it lands). So the twin
 // tests once: with the P·V, the arrival and wait_group 1; without, the arrival and wait_group 0:
 // the Rust's instructions in the Rust's order on each path.
-template <class T, u32 PANELS, u32 CHAINS = 1>
+template <class T, u32 PANELS, u32 CHAINS = 1, u32 PV_N = hopper::PV_PANEL>
 __device__ __forceinline__ void attend(SharedTiles<PANELS> tiles, const Turns& turns, const hopper::LaneRows& lane,
                                        float scale_log2, u32 first, u32 count, bool release_q,
                                        hopper::Output<PANELS>& out, fragments::RowStats& stats) {
@@ -734,7 +776,7 @@ __device__ __forceinline__ void attend(SharedTiles<PANELS> tiles, const Turns& t
             // P and O untouched until the wait for this group.
             const StagePhase previous = stage_of(first + j - 1);
             mbarrier_wait(barrier(V_FULL + previous.stage), previous.parity);
-            hopper::issue_output<T, PANELS>(out, p, tiles.v(previous.stage));
+            hopper::issue_output<T, PANELS, PV_N>(out, p, tiles.v(previous.stage));
             turns.hand_over();
             wgmma_wait_group<1>();
         } else {
@@ -753,7 +795,7 @@ __device__ __forceinline__ void attend(SharedTiles<PANELS> tiles, const Turns& t
     if (count > 0) {
         const StagePhase last = stage_of(first + count - 1);
         mbarrier_wait(barrier(V_FULL + last.stage), last.parity);
-        hopper::issue_output<T, PANELS>(out, p, tiles.v(last.stage));
+        hopper::issue_output<T, PANELS, PV_N>(out, p, tiles.v(last.stage));
         wgmma_wait_group<0>();
         release(barrier(V_EMPTY + last.stage), lane_id);
     }

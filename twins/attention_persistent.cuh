@@ -1,4 +1,4 @@
-// twins/attention_persistent.cuh: the persistent kernel of a07, a08 and a09 (the twins of
+// twins/attention_persistent.cuh: the persistent kernel of a07–a10 (the twins of
 // kernels/src/attention/a07_persistent.rs's Work, Schedule, produce, consume, TileOutput's
 // DirectStores and flash_persistent): a06's block, producer, stages and consumer loop
 // (attention_hopper.cuh, namespaces a05 and a06), in a grid of one block per SM whose blocks
@@ -120,7 +120,7 @@ __device__ __forceinline__ void produce(SharedTiles<PANELS> tiles, const u8* map
 // StagedStores: E(maps, warpgroup), E::store<T, PANELS>(tiles, out, stats, lane, d, w, o, lse)
 // per tile, E::finish() after the last). Every thread of consumer warpgroup `warpgroup` calls
 // it, after the barriers were initialized, with the producer running.
-template <class T, class E, u32 PANELS, u32 CHAINS = 1>
+template <class T, class E, u32 PANELS, u32 CHAINS = 1, u32 PV_N = hopper::PV_PANEL>
 __device__ __forceinline__ void consume(SharedTiles<PANELS> tiles, const u8* maps, const Dims& d, u32 warpgroup,
                                         u16* o, float* lse) {
     const E output(maps, warpgroup);
@@ -141,7 +141,7 @@ __device__ __forceinline__ void consume(SharedTiles<PANELS> tiles, const u8* map
         Output<PANELS> out;
         hopper::clear(out);
         if (w.key_tiles > 0) {
-            attend<T, PANELS, CHAINS>(tiles, turns, lane, scale_log2, key_loads, w.key_tiles, true, out, stats);
+            attend<T, PANELS, CHAINS, PV_N>(tiles, turns, lane, scale_log2, key_loads, w.key_tiles, true, out, stats);
             key_loads += w.key_tiles;
         }
         // A tile without keys releases Q here, by a predicated arrival (see the Rust).
@@ -169,7 +169,7 @@ struct DirectStores {
 
 // The whole forward pass, head dim 64·PANELS, 16-bit type T, by a grid of persistent blocks
 // whose consumers store each tile's output as E does.
-template <class T, class E, u32 PANELS, u32 CHAINS = 1>
+template <class T, class E, u32 PANELS, u32 CHAINS = 1, u32 PV_N = hopper::PV_PANEL>
 __device__ __forceinline__ void flash_persistent(const u8* maps, u16* o, float* lse, const Dims* dims, u32* counter) {
     static_assert(PANELS == 1 || PANELS == 2, "head dim 64 or 128");
     const Dims d = *dims;
@@ -184,6 +184,6 @@ __device__ __forceinline__ void flash_persistent(const u8* maps, u16* o, float* 
         return;
     }
     claim_registers<CONSUMER_REGISTERS>();
-    consume<T, E, PANELS, CHAINS>(tiles, maps, d, warpgroup, o, lse);
+    consume<T, E, PANELS, CHAINS, PV_N>(tiles, maps, d, warpgroup, o, lse);
 }
 }  // namespace a07

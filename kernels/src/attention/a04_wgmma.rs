@@ -25,7 +25,7 @@
 //! in the swizzled panels of [`super::hopper`], which the copies write chunk by chunk.
 
 use super::fragments::{ONE_CHAIN, RowStats};
-use super::hopper::{self, KEYS, LaneRows, Output, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
+use super::hopper::{self, KEYS, LaneRows, Output, PV_PANEL, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, BlockHeads, F16, HeadRows};
 use crate::device::async_copy::{cp_async_16, cp_async_commit, cp_async_wait_group};
 use crate::device::index::{block_idx, block_idx_y, thread_idx};
@@ -171,7 +171,7 @@ unsafe fn flash_wgmma<T: Wgmma, const PANELS: usize>(
             hopper::rescale(&mut out, alpha);
             let p = hopper::pack_probabilities::<T>(&s);
         // SAFETY: the whole warpgroup; the stage's V tile landed; waited for at once.
-        unsafe { hopper::issue_output::<T, PANELS>(&mut out, &p, tiles.v(stage)) };
+        unsafe { hopper::issue_output::<T, PANELS, PV_PANEL>(&mut out, &p, tiles.v(stage)) };
         wgmma::wait_group::<0>();
     }
 

@@ -27,7 +27,7 @@
 //! engine (the tensor maps are [column, row, head, batch]).
 
 use super::fragments::{ONE_CHAIN, RowStats};
-use super::hopper::{self, KEYS, LaneRows, Output, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
+use super::hopper::{self, KEYS, LaneRows, Output, PV_PANEL, Panels, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::shared::{SharedArray, dynamic_shared_aligned};
@@ -337,7 +337,7 @@ unsafe fn flash_tma<T: Wgmma, const PANELS: usize>(maps: *const u8, o: *mut u16,
             hopper::rescale(&mut out, alpha);
             let p = hopper::pack_probabilities::<T>(&s);
             // SAFETY: the whole warpgroup; the stage's V tile landed; waited for at once.
-            unsafe { hopper::issue_output::<T, PANELS>(&mut out, &p, tiles.v(stage)) };
+            unsafe { hopper::issue_output::<T, PANELS, PV_PANEL>(&mut out, &p, tiles.v(stage)) };
             wgmma::wait_group::<0>();
         }
         release(barrier(V_EMPTY + stage), lane_id);

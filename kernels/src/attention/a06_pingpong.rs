@@ -34,7 +34,9 @@ use super::a05_tma_producer::{
     barrier, init_barriers, produce, release, stage_of,
 };
 use super::fragments::{ONE_CHAIN, RowStats};
-use super::hopper::{self, KEYS, LaneRows, Output, Probabilities, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma};
+use super::hopper::{
+    self, KEYS, LaneRows, Output, PV_PANEL, Probabilities, Scores, WARPGROUP, WARPGROUP_ROWS, Wgmma,
+};
 use super::{Bf16, F16};
 use crate::device::index::{WARP_SIZE, block_idx, block_idx_y, thread_idx};
 use crate::device::tma::mbarrier_wait;
@@ -68,7 +70,7 @@ pub(super) type Turns = crate::device::sync::Turns<TURN>;
 /// same tiles between `turns.open()` and `turns.close()`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize, const CHAINS: usize>(
+pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize, const CHAINS: usize, const PV_N: usize>(
     tiles: SharedTiles<PANELS>,
     turns: Turns,
     lane: &LaneRows,
@@ -99,7 +101,7 @@ pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize, const CHAINS: usize>(
             // SAFETY: as above; P and O untouched until the wait for this group.
             unsafe {
                 mbarrier_wait(barrier(V_FULL + previous), previous_parity);
-                hopper::issue_output::<T, PANELS>(out, &p, tiles.v(previous));
+                hopper::issue_output::<T, PANELS, PV_N>(out, &p, tiles.v(previous));
             }
         }
         turns.hand_over();
@@ -126,7 +128,7 @@ pub(super) unsafe fn attend<T: Wgmma, const PANELS: usize, const CHAINS: usize>(
         // SAFETY: as above.
         unsafe {
             mbarrier_wait(barrier(V_FULL + last), parity);
-            hopper::issue_output::<T, PANELS>(out, &p, tiles.v(last));
+            hopper::issue_output::<T, PANELS, PV_N>(out, &p, tiles.v(last));
         }
         wgmma::wait_group::<0>();
         release(barrier(V_EMPTY + last), lane_id);
@@ -158,7 +160,7 @@ unsafe fn consume<T: Wgmma, const PANELS: usize>(
     // `attend`, met by both warpgroups.
     unsafe {
         mbarrier_wait(barrier(Q_FULL), 0);
-        attend::<T, PANELS, ONE_CHAIN>(tiles, turns, &lane, d.scale * LOG2_E, 0, key_tiles, false, &mut out, &mut stats);
+        attend::<T, PANELS, ONE_CHAIN, PV_PANEL>(tiles, turns, &lane, d.scale * LOG2_E, 0, key_tiles, false, &mut out, &mut stats);
     }
     turns.close();
     // SAFETY: the whole warp; this head's O and log-sum-exps.

@@ -41,7 +41,7 @@ use super::a05_tma_producer::{
 };
 use super::a06_pingpong::{LOG2_E, Turns, attend};
 use super::fragments::{ONE_CHAIN, RowStats};
-use super::hopper::{self, LaneRows, Output, WARPGROUP, WARPGROUP_ROWS, Wgmma};
+use super::hopper::{self, LaneRows, Output, PV_PANEL, WARPGROUP, WARPGROUP_ROWS, Wgmma};
 use super::{Bf16, F16};
 use crate::device::atomic::{atomic_add_acq_rel_u32, atomic_add_relaxed_u32};
 use crate::device::index::{ALL_LANES, WARP_SIZE, block_idx, grid_dim, thread_idx};
@@ -269,7 +269,7 @@ unsafe fn produce<const PANELS: usize>(
 /// Every thread of consumer warpgroup `warpgroup` calls it, after the barriers were
 /// initialized, with the producer running; `maps` the host's; `o`, `lse` the whole output's.
 #[inline(always)]
-unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: usize>(
+unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: usize, const PV_N: usize>(
     tiles: SharedTiles<PANELS>,
     maps: *const u8,
     dims: *const Dims,
@@ -305,7 +305,7 @@ unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: us
         let mut out: Output<PANELS> = [[[0.0; 4]; 8]; PANELS];
         // SAFETY: Q's tile landed; the producer loads these key tiles in this order; both
         // warpgroups run the same tiles.
-        unsafe { attend::<T, PANELS, CHAINS>(tiles, turns, &lane, scale_log2, key_loads, w.key_tiles, true, &mut out, &mut stats) };
+        unsafe { attend::<T, PANELS, CHAINS, PV_N>(tiles, turns, &lane, scale_log2, key_loads, w.key_tiles, true, &mut out, &mut stats) };
         key_loads += w.key_tiles;
         // A tile without keys releases Q here (`attend` released it at the last scores
         // otherwise), by a predicated arrival: as a branch (`if`, then lane 0's arrival) it
@@ -329,7 +329,13 @@ unsafe fn consume<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: us
 /// zero, for this launch alone (it leaves them zero). (Correct whatever the grid: blocks
 /// that start late draw what is left, or nothing.)
 #[inline(always)]
-pub(super) unsafe fn flash_persistent<T: Wgmma, E: TileOutput, const PANELS: usize, const CHAINS: usize>(
+pub(super) unsafe fn flash_persistent<
+    T: Wgmma,
+    E: TileOutput,
+    const PANELS: usize,
+    const CHAINS: usize,
+    const PV_N: usize,
+>(
     maps: *const u8,
     o: *mut u16,
     lse: *mut f32,
@@ -354,7 +360,7 @@ pub(super) unsafe fn flash_persistent<T: Wgmma, E: TileOutput, const PANELS: usi
     }
     claim_registers::<CONSUMER_REGISTERS>();
     // SAFETY: a consumer warpgroup, whole; barriers initialized.
-    unsafe { consume::<T, E, PANELS, CHAINS>(tiles, maps, dims, warpgroup, o, lse) };
+    unsafe { consume::<T, E, PANELS, CHAINS, PV_N>(tiles, maps, dims, warpgroup, o, lse) };
 }
 
 macro_rules! entry {
@@ -366,7 +372,7 @@ macro_rules! entry {
         #[kernel(max_threads = THREADS)]
         pub unsafe fn $name(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims, counter: *mut u32) {
             // SAFETY: forwarded.
-            unsafe { flash_persistent::<$ty, DirectStores, $panels, ONE_CHAIN>(maps, o, lse, dims, counter) }
+            unsafe { flash_persistent::<$ty, DirectStores, $panels, ONE_CHAIN, PV_PANEL>(maps, o, lse, dims, counter) }
         }
     };
 }

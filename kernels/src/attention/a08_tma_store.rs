@@ -164,7 +164,7 @@ macro_rules! entry {
         #[kernel(max_threads = THREADS)]
         pub unsafe fn $name(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims, counter: *mut u32) {
             // SAFETY: forwarded.
-            unsafe { flash_persistent::<$ty, StagedStores, $panels, { fragments::ONE_CHAIN }>(maps, o, lse, dims, counter) }
+            unsafe { flash_persistent::<$ty, StagedStores, $panels, { fragments::ONE_CHAIN }, { hopper::PV_PANEL }>(maps, o, lse, dims, counter) }
         }
     };
 }

@@ -16,14 +16,15 @@
 
 use super::a07_persistent::flash_persistent;
 use super::a08_tma_store::StagedStores;
+use super::hopper::PV_PANEL;
 use super::{Bf16, F16};
 use common::attention::Dims;
 use common::attention::a09::THREADS;
 use kernel_macros::kernel;
 
 /// Chains per row at head dim 64 and at 128.
-const CHAINS_D64: usize = 4;
-const CHAINS_D128: usize = 2;
+pub(super) const CHAINS_D64: usize = 4;
+pub(super) const CHAINS_D128: usize = 2;
 
 macro_rules! entry {
     ($name:ident, $ty:ident, $panels:literal, $chains:ident, $doc:literal) => {
@@ -34,7 +35,7 @@ macro_rules! entry {
         #[kernel(max_threads = THREADS)]
         pub unsafe fn $name(maps: *const u8, o: *mut u16, lse: *mut f32, dims: *const Dims, counter: *mut u32) {
             // SAFETY: forwarded.
-            unsafe { flash_persistent::<$ty, StagedStores, $panels, $chains>(maps, o, lse, dims, counter) }
+            unsafe { flash_persistent::<$ty, StagedStores, $panels, $chains, PV_PANEL>(maps, o, lse, dims, counter) }
         }
     };
 }

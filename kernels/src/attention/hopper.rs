@@ -12,14 +12,16 @@
 //!   since a column of Kᵀ is a row of K): a k16 step is 32 bytes into the rows, and every 4
 //!   steps the next panel; atoms along M (or N) 1 KB apart.
 //! - V (B of P·V, N-major: a key's head-dim values contiguous): a k16 step is 16 rows (2
-//!   atoms); one `wgmma` m64n64k16 per panel.
+//!   atoms); one `wgmma` m64n64k16 per panel, or (a10, head dim 128) one m64n128k16 over both,
+//!   the descriptor's leading offset stepping from the first panel's atoms to the second's.
 
 use super::fragments::{self, RowStats, Tiles};
 use super::{Bf16, F16, Half};
 use crate::device::index::WARP_SIZE;
 use crate::device::wgmma::{
     self, M64N64_ACC, M64N128_ACC, descriptor, mma_m64n64k16_a_regs_bf16, mma_m64n64k16_a_regs_f16,
-    mma_m64n128k16_b_k_major_bf16, mma_m64n128k16_b_k_major_f16,
+    mma_m64n128k16_a_regs_bf16, mma_m64n128k16_a_regs_f16, mma_m64n128k16_b_k_major_bf16,
+    mma_m64n128k16_b_k_major_f16,
 };
 use crate::unroll;
 use common::attention::Dims;
@@ -53,6 +55,11 @@ pub const PANEL_N8: usize = M64N64_ACC / 4;
 /// k16 slices of keys in a tile: the A fragments of P·V.
 const KEY_K16: usize = (KEYS / MMA_K) as usize;
 
+/// The N of P·V's `wgmma`: a panel at a time (m64n64k16, a04–a09), or, at head dim 128, both
+/// panels at once (m64n128k16, a10: P read from registers once, half the `wgmma`).
+pub const PV_PANEL: usize = 64;
+pub const PV_BOTH_PANELS: usize = 128;
+
 /// A warpgroup's scores of one key tile, as one thread holds them.
 pub type Scores = Tiles<S_N8>;
 
@@ -74,6 +81,12 @@ pub trait Wgmma: Half {
     /// # Safety
     /// As `wgmma::mma_m64n64k16_a_regs_f16`.
     unsafe fn output(acc: &mut [f32; M64N64_ACC], a: [u32; 4], b: u64);
+    /// Both output panels at head dim 128: `acc += A · B`, m64n128k16, A from registers, B
+    /// N-major by descriptor.
+    ///
+    /// # Safety
+    /// As `wgmma::mma_m64n128k16_a_regs_f16`.
+    unsafe fn output_both(acc: &mut [f32; M64N128_ACC], a: [u32; 4], b: u64);
 }
 
 impl Wgmma for F16 {
@@ -87,6 +100,11 @@ impl Wgmma for F16 {
         // SAFETY: forwarded.
         unsafe { mma_m64n64k16_a_regs_f16(acc, a, b) }
     }
+    #[inline(always)]
+    unsafe fn output_both(acc: &mut [f32; M64N128_ACC], a: [u32; 4], b: u64) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n128k16_a_regs_f16(acc, a, b) }
+    }
 }
 
 impl Wgmma for Bf16 {
@@ -99,6 +117,11 @@ impl Wgmma for Bf16 {
     unsafe fn output(acc: &mut [f32; M64N64_ACC], a: [u32; 4], b: u64) {
         // SAFETY: forwarded.
         unsafe { mma_m64n64k16_a_regs_bf16(acc, a, b) }
+    }
+    #[inline(always)]
+    unsafe fn output_both(acc: &mut [f32; M64N128_ACC], a: [u32; 4], b: u64) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n128k16_a_regs_bf16(acc, a, b) }
     }
 }
 
@@ -203,24 +226,37 @@ pub fn pack_probabilities<T: Half>(p: &Scores) -> Probabilities {
 }
 
 /// Issues (does not wait for) O += P·V for one key tile: P's k16 slices from registers, V's
-/// panels from shared memory.
+/// panels from shared memory, `PV_N` columns per `wgmma` ([`PV_PANEL`] or
+/// [`PV_BOTH_PANELS`]).
 ///
 /// # Safety
 /// The whole warpgroup calls it; V's tile has landed and stays unchanged, and `p` unchanged
 /// and `out` unread, until a `wait_group` has seen the group finish.
 #[inline(always)]
-pub unsafe fn issue_output<T: Wgmma, const PANELS: usize>(
+pub unsafe fn issue_output<T: Wgmma, const PANELS: usize, const PV_N: usize>(
     out: &mut Output<PANELS>,
     p: &Probabilities,
     v: Panels<KEYS, PANELS>,
 ) {
+    const { assert!(PV_N == PV_PANEL || (PV_N == PV_BOTH_PANELS && PANELS == 2), "a panel, or both of two") };
     wgmma::fence();
-    unroll!(8, kk => {
-        for (panel, acc) in out.iter_mut().enumerate() {
-            // SAFETY: the caller's contract.
-            unsafe { T::output(fragments::flat(acc), p[kk], v.n_major(panel, kk)) };
-        }
-    });
+    if PV_N == PV_BOTH_PANELS {
+        // SAFETY: PANELS is 2 here (the assertion above): `[[[f32; 4]; 8]; 2]` and `[f32; 64]`
+        // have the same size, alignment and layout, the first panel's n8 tiles the m64n128
+        // accumulator's 0–7 and the second's 8–15.
+        let both = unsafe { &mut *(out as *mut Output<PANELS>).cast::<[f32; M64N128_ACC]>() };
+        unroll!(8, kk => {
+            // SAFETY: the caller's contract; the descriptor at the first panel names both.
+            unsafe { T::output_both(both, p[kk], v.n_major(0, kk)) };
+        });
+    } else {
+        unroll!(8, kk => {
+            for (panel, acc) in out.iter_mut().enumerate() {
+                // SAFETY: the caller's contract.
+                unsafe { T::output(fragments::flat(acc), p[kk], v.n_major(panel, kk)) };
+            }
+        });
+    }
     wgmma::commit_group();
 }
 

@@ -13,6 +13,7 @@
 //! | `a07_persistent` (sm_90a) | one block per SM walks the tiles: the next tile's loads under this one's last products and epilogue |
 //! | `a08_tma_store` (sm_90a) | O leaves through shared memory and the copy engine: the consumers go on to the next tile |
 //! | `a09_softmax_chains` (sm_90a) | each row's maximum and sum in independent chains: a shorter softmax |
+//! | `a10_wide_pv` (sm_90a) | P·V at head dim 128 as one `wgmma` over both panels: P read once |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`
@@ -33,6 +34,8 @@ pub mod a07_persistent;
 pub mod a08_tma_store;
 #[cfg(target_feature = "sm_90a")]
 pub mod a09_softmax_chains;
+#[cfg(target_feature = "sm_90a")]
+pub mod a10_wide_pv;
 pub mod fragments;
 #[cfg(target_feature = "sm_90a")]
 pub mod hopper;

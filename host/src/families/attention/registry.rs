@@ -4,7 +4,7 @@
 
 use crate::base::precision::Precision;
 use crate::base::ptx::Arch;
-use common::attention::{a01, a02, a03, a04, a05, a06, a07, a08, a09};
+use common::attention::{a01, a02, a03, a04, a05, a06, a07, a08, a09, a10};
 
 /// How a step's kernels make the forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,6 +296,23 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
                 head_dim: Some(128),
                 symbols: &["a09_softmax_chains_f16_d128"],
             },
+        ],
+        arch: SM90A,
+    },
+    AttentionStep {
+        id: "a10_wide_pv",
+        summary: "P·V at head dim 128 as one wgmma over both panels: P read once",
+        scheme: Scheme::FusedTma {
+            block_q: a10::BLOCK_Q,
+            threads: a10::THREADS,
+            box_rows: a10::BLOCK_K,
+            grid: Grid::Persistent,
+        },
+        head_dims: HeadDims::Only(&[128]),
+        shared_bytes: a10::shared_bytes,
+        entries: &[
+            Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a10_wide_pv_bf16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a10_wide_pv_f16_d128"] },
         ],
         arch: SM90A,
     },

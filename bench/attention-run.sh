@@ -6,12 +6,14 @@
 #   info        the GPU, its driver, clocks and power now
 #   tests       the attention family's GPU tests (every step and twin, past 2^31 elements)
 #   tests-small the same but the test past 2^31 elements (14 GiB)
-#   quick       a02–a09 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
+#   quick       a02–a10 at seq 1k and 4k, head dims 64 and 128, both masks, bf16 (no SDPA)
 #   ladder      the ladder in FlashAttention-3's setting (16k tokens, hidden 2048), with cuDNN and
 #               FlashAttention-2 timed beside it by bench/attention-sdpa.py, records (JSON) and
-#               tables in OUTDIR/ladder: a02–a09 in bf16 at seq 512 to 16k, head dims 64 and 128,
-#               both masks; a02–a09 in f16 at 1k, 4k, 16k; a01 at 512, 1k, 4k (its scores need
-#               seq² memory); ladder-bf16, ladder-f16, ladder-a01: one of the three
+#               tables in OUTDIR/ladder: a02–a10 in bf16 at seq 512 to 16k, both masks, head dim
+#               64 (bf16-d64.json) and 128 (bf16-d128.json); a02–a10 in f16 at 1k, 4k, 16k;
+#               a01 at 512, 1k, 4k (its scores need seq² memory). ladder-bf16-d64,
+#               ladder-bf16-d128, ladder-f16, ladder-a01: one of the four (heated, on an H200:
+#               about 3.5, 4 and 6 minutes for the first three, 1.5 for a01)
 #   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
 #               three times over under steady load (each at the power cap; the one timed first on a
 #               cool GPU would get the better clock)
@@ -30,12 +32,14 @@
 #               figures run at the power cap, where the one timed first gets the better clock);
 #               OUTDIR/a08-long/*.json and the same table
 #   a09, a09-long  the same for a09 against a08
-#   a10         the same for a10 against a09, at head dim 128 (a10's only one), in four rounds
+#   a10         the same for a10 against a09 in four rounds (at head dim 64 a10 is a09's kernel: a
+#               control)
 #   a08-record  a07 and a08 with their C++ twins and cuDNN, bf16, seq 512 to 16k, head dims 64 and
 #               128, both masks: the record OUTDIR/attention-a08.json (docs/results/<gpu>/)
 #   a09-record  a08 and a09 the same way (OUTDIR/attention-a09.json), and in f16 at seq 1k, 4k,
 #               16k (OUTDIR/attention-a09-f16.json)
-#   a10-record  a09 and a10 with their C++ twins and cuDNN at head dim 128, bf16 at seq 512 to 16k
+#   a10-record  a09 and a10 with their C++ twins and cuDNN at head dim 128 (where they differ), bf16
+#               at seq 512 to 16k
 #               (OUTDIR/attention-a10.json) and f16 at 1k, 4k, 16k (OUTDIR/attention-a10-f16.json)
 #   a03-record  the portable step a03 with its C++ twin, cuDNN and FlashAttention-2 (its goal's
 #               baseline), bf16 at seq 512 to 16k (OUTDIR/attention-a03.json), f16 at 1k, 4k, 16k
@@ -57,7 +61,7 @@
 #   cudnn-ncu   ncu on cuDNN's own kernel (PyTorch's SDPA, bench/attention-sdpa.py --shapes) and on
 #               a08, bf16, seq 4k, no mask, head dims 64 and 128: each one's launch (grid, block,
 #               registers, shared memory), pipes and stalls side by side; OUTDIR/cudnn-ncu.txt
-#   traffic     ncu on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a09} (bf16, head dim 128, no
+#   traffic     ncu on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a10} (bf16, head dim 128, no
 #               mask, 1k keys, one launch each): time, cycles, `wgmma` issued, bytes through L2 (read,
 #               written) and from DRAM, instructions by pipe (uniform, FMA, ALU, XU), the tensor
 #               pipe's busy share: what each moves per launch, which costs energy that cycles do not
@@ -139,9 +143,9 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     tests) $b/tests/gpu --test-threads=1 attention/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
-    quick) $b/host --heat "$heat" -k a02-a09 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
+    quick) $b/host --heat "$heat" -k a02-a10 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
-    ladder|ladder-bf16|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
+    ladder|ladder-bf16-d64|ladder-bf16-d128|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
             run() { # name, then host options
               local name=$1; shift
               $b/host --heat "$heat" --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
@@ -149,8 +153,10 @@ for part in "$@"; do
               python3 bench/attention-sdpa.py --heat "$heat" "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
-            case $part in ladder|ladder-bf16) run bf16 -k a02-a09 --seq 512,1k,2k,4k,8k,16k ;; esac
-            case $part in ladder|ladder-f16) run f16 -k a02-a09 --seq 1k,4k,16k --attn-type f16 ;; esac
+            for d in 64 128; do
+              case $part in ladder|ladder-bf16-d$d) run bf16-d$d -k a02-a10 --head-dim $d --seq 512,1k,2k,4k,8k,16k ;; esac
+            done
+            case $part in ladder|ladder-f16) run f16 -k a02-a10 --seq 1k,4k,16k --attn-type f16 ;; esac
             case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
     a08) against a07 a08 "$out/a08" 1k,2k,4k,16k 2 ;;
@@ -230,7 +236,7 @@ for i in range(1, 9):
           f"SM {end.get('sm_mhz')} MHz at the end, {', '.join(end.get('throttle') or []) or 'no clock event'}")
 PY
             ;;
-    batch1) $b/host --heat "$heat" -k a03-a09 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
+    batch1) $b/host --heat "$heat" -k a03-a10 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
               > "$out/batch1.txt" 2> "$out/batch1.progress"
             echo "batch1: host exit $?"
             python3 bench/attention-sdpa.py --heat "$heat" "$out/batch1.json" 2>&1 | tail -30 ;;
@@ -273,7 +279,7 @@ PY
              timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
                --metrics $metrics python3 bench/attention-sdpa.py --backends cudnn \
                --shapes bf16:16x16x1024x128:none --min-time 0.01 >> "$out/traffic.txt" 2>&1
-             for step in $(echo "${TRAFFIC_STEPS:-a09}" | tr , ' '); do
+             for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
                echo "=== $step" >> "$out/traffic.txt"
                timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" --metrics $metrics \
                  $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
@@ -298,7 +304,7 @@ PY
     power) mkdir -p "$out/power"; set -- ${POWER_SHAPE:-128 none 1k}
            case $3 in *k) seqs=$((${3%k} * 1024)) ;; *) seqs=$3 ;; esac; pheat=${POWER_HEAT:-3}
            stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
-           nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
+           nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,temperature.gpu --format=csv,noheader,nounits \
              -lms 50 > "$out/power/smi.csv" & smi=$!
            $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type bf16 --head-dim $1 --mask $2 \
              --seq $3 --json "$out/power/steps.json" 2>&1 | stamp > "$out/power/steps.progress"

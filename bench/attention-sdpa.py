@@ -691,11 +691,15 @@ def bench(shapes, backends, interleave, min_time, heat=0.0):
                     note(f"  {BACKENDS[backend]}: {entry['error']}")
                 else:
                     cases.append(case)
+            # The "heating and timing" lines open each backend's window for
+            # bench/power-trace.py (the case's line comes before the backends' planning).
             if interleave and cases:
+                note(f"  {', '.join(BACKENDS[c.backend] for c in cases)}: heating and timing")
                 timer.warm(cases, max(heat, WARMUP_FIRST_S if index == 0 else WARMUP_NEXT_S))
                 timer.measure(cases)
             else:
                 for case in cases:
+                    note(f"  {BACKENDS[case.backend]}: heating and timing")
                     timer.warm([case], max(heat, WARMUP_SEQUENTIAL_S))
                     timer.measure([case])
             for case in cases:

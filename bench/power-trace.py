@@ -5,12 +5,14 @@ Two kernels at the GPU's power cap run at the clocks their power buys: the one t
 more energy per cycle is held lower, and times slower, though it may take no more cycles.
 `bench/attention-run.sh OUT power` records what this reads:
 
-- TRACE: `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu
-  --format=csv,noheader,nounits -lms 50` (local time, as nvidia-smi writes it);
+- TRACE: `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,temperature.gpu
+  --format=csv,noheader,nounits -lms 50` (local time, as nvidia-smi writes it; `power.draw` is
+  a one-second average, which lags a rising load by a second);
 - PROGRESS...: lines `UNIX_SECONDS TEXT`, the host's progress or attention-sdpa.py's output,
   each line stamped as it was written. A kernel's window opens at its `timing NAME, …` line
-  (the host) or `[i/n] …` line (the script: the case's heating and timing) and closes at the
-  next stamped line.
+  (the host) or at a backend's `  NAME: heating and timing` line (the script; in older
+  progress files without those, at the case's `[i/n] …` line, which also holds the backends'
+  planning) and closes at the next stamped line.
 
 For each window past its first SETTLE seconds (the clock still falling from a cool start),
 it prints the kernel, its TFLOP/s where the progress names it, and the SM clock's mean and
@@ -49,6 +51,7 @@ HOST_TIMING = re.compile(r"^timing (\S+), (.*?) \.\.\.$")
 SDPA_CASE = re.compile(r"^\[\d+/\d+\] (.*)$")
 HOST_ROW = re.compile(r"^(a\d\d_\w+)\s.*?\s(\d+\.\d+)\s+\d+\.\d+\s+ok$")
 SDPA_FIGURE = re.compile(r"^\s*(cuDNN|FA2): [\d.]+ µs, ([\d.]+) TFLOP/s$")
+SDPA_START = re.compile(r"^\s*(cuDNN|FA2)(?:, (?:cuDNN|FA2))*: heating and timing$")
 
 
 def parse_progress(lines):
@@ -61,25 +64,34 @@ def parse_progress(lines):
             stamped.append((float(head), text))
         except ValueError:
             continue
-    windows, host_rows = [], {}
+    windows, host_rows, case_name = [], {}, None
     for i, (t, text) in enumerate(stamped):
         end = stamped[i + 1][0] if i + 1 < len(stamped) else None
         if (m := HOST_TIMING.match(text)) and end is not None:
             windows.append([m.group(1), t, end, ""])
         elif (m := SDPA_CASE.match(text)) and end is not None:
-            # The script heats and times its backends one after the other inside the case's
-            # window, and prints their figures as it closes.
-            windows.append(["SDPA " + m.group(1), t, end, ""])
+            # The script plans, heats and times its backends one after the other inside the
+            # case's window, and prints their figures as it closes.
+            case_name = "SDPA " + m.group(1)
+            windows.append([case_name, t, end, ""])
+        elif (m := SDPA_START.match(text)) and end is not None and windows:
+            # A backend's own window: the case's window gives way to its backends'.
+            if windows[-1][0] == case_name and len(windows[-1]) == 4:
+                windows.pop()
+            windows.append([case_name, t, end, "", text.strip().split(":")[0]])
         elif m := SDPA_FIGURE.match(text):
-            case = next((w for w in reversed(windows) if w[0].startswith("SDPA ") and w[1] <= t), None)
-            if case is not None:
-                case[3] += f"{', ' if case[3] else ''}{m.group(1)} {float(m.group(2)):.1f}"
+            for case in reversed(windows):
+                if case[0].startswith("SDPA ") and case[1] <= t:
+                    if len(case) == 5 and m.group(1) not in case[4].split(", "):
+                        continue  # another backend's window
+                    case[3] += f"{', ' if case[3] else ''}{m.group(1)} {float(m.group(2)):.1f}"
+                    break
         elif m := HOST_ROW.match(text):
             host_rows[m.group(1)] = float(m.group(2))
     for w in windows:
         if w[0] in host_rows:
             w[3] = f"{host_rows[w[0]]:.1f}"
-    return [tuple(w) for w in windows]
+    return [tuple(w[:4]) for w in windows]
 
 
 def per_joule(figure, watts):
@@ -134,6 +146,16 @@ def self_test():
     two = summary(rows, [("SDPA x", t0 + 5.0, t0 + 9.9, "cuDNN 603.3, FA2 331.8")])
     assert "TFLOP/J" not in two[0], "two backends' figures in one window: no one per joule"
     assert lines[1].startswith("SDPA bf16 1024 (16×16) bshd d=128 none: cuDNN 603.3 TFLOP/s, SM 1850 MHz"), lines[1]
+    # A backend's own window, from its heating line: the case's planning before it left out.
+    heated = parse_progress([
+        f"{t0 + 5.0} [1/1] bf16 1024 (16×16) bshd d=128 none",
+        f"{t0 + 5.2}   cuDNN: heating and timing",
+        f"{t0 + 7.0}   FA2: heating and timing",
+        f"{t0 + 9.0}   cuDNN: 227.8 µs, 603.3 TFLOP/s",
+        f"{t0 + 9.0}   FA2: 414.0 µs, 331.8 TFLOP/s",
+        f"{t0 + 9.1} done",
+    ])
+    assert [(round(w[1] - t0, 1), round(w[2] - t0, 1), w[3]) for w in heated] == [(5.2, 7.0, "cuDNN 603.3"), (7.0, 9.0, "FA2 331.8")], heated
     short = summary(rows, [("x", t0 + 9.0, t0 + 9.1, "")])
     assert "too few" in short[0], short
     print("self-test: ok")

@@ -390,6 +390,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
             }
         }
     }
+    let gemm_heat = HeatMarks::of(best.values().map(|(run, _)| *run));
     for (run, record) in best.values() {
         let vendor = run.records.iter().find(|v| {
             is_vendor(v)
@@ -404,10 +405,10 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
             figure(record),
             percent(record.percent_of_vendor),
             vendor.map(figure).unwrap_or_default(),
-            best_file(run),
+            gemm_heat.file(run),
         ]);
     }
-    let portable = best_portable_gemm(gpu, links);
+    let (portable, portable_heat) = best_portable_gemm(gpu, links);
     let scan = scan::best_table(gpu, links);
     let attention = attention::best_part(gpu, order, links);
     if !reduce.is_empty() {
@@ -425,7 +426,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         out += &format!(
             "GEMM (TFLOP/s; % of cuBLAS in the same run, and cuBLAS's TFLOP/s; FP8: cuBLASLt in the step's \
              accumulation, fast or promoted into f32{}):\n\n",
-            heated_rule(gpu, "gemm")
+            gemm_heat.heading()
         );
         out += &gemm.render();
         out += "\n";
@@ -435,7 +436,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
             "GEMM on any GPU since Ampere: the best of the `mma.sync` steps, which are all an A100 or an RTX \
              30xx/40xx runs (TFLOP/s; % of the `mma.sync` ceiling p8 measured in the same run, and of cuBLAS, \
              which on a Hopper uses `wgmma`{}):\n\n",
-            heated_rule(gpu, "gemm")
+            portable_heat.heading()
         );
         out += &portable.render();
         out += "\n";
@@ -448,8 +449,8 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
 }
 
 /// The best GEMM step of each 16-bit type and shape among those read against the `mma.sync`
-/// ceiling: the steps that run on every GPU since Ampere.
-fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> Table {
+/// ceiling: the steps that run on every GPU since Ampere; and how the table marks heat.
+fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> (Table, HeatMarks) {
     let mut table = Table::new(&[
         ("type", Align::Left),
         ("M×N×K", Align::Left),
@@ -474,6 +475,7 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> Table {
             }
         }
     }
+    let heat = HeatMarks::of(best.values().map(|(run, _)| *run));
     for (run, record) in best.values() {
         table.row(vec![
             gemm_type(record),
@@ -482,10 +484,10 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> Table {
             figure(record),
             percent(record.percent_of_limit),
             percent(record.percent_of_vendor),
-            best_file(run),
+            heat.file(run),
         ]);
     }
-    table
+    (table, heat)
 }
 
 /// Whether `candidate` should replace `kept` as the best step of a problem: a figure timed under
@@ -500,23 +502,57 @@ pub fn better(candidate: (&Run, &Record), kept: (&Run, &Record)) -> bool {
     }
 }
 
-/// The file column of a best-step table: the file, marked *heated* where its run was.
-pub fn best_file(run: &Run) -> String {
-    match run.heated() {
-        true => format!("`{}` *heated*", run.file),
-        false => format!("`{}`", run.file),
-    }
+/// How a best-step table tells which of its figures were timed under steady load (`host
+/// --heat`), by the runs of the rows it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeatMarks {
+    /// None was: nothing to say.
+    None,
+    /// Every one was: the heading says so once.
+    All,
+    /// Some were: the heading states the rule and each heated row's file is marked *heated*.
+    Mixed,
 }
 
-/// What a best-step table's heading adds where a run of `gpu` with records of `family` was
-/// heated: the rule above.
-pub fn heated_rule(gpu: &GpuResults, family: &str) -> &'static str {
-    match gpu.runs.iter().any(|r| r.heated() && r.records.iter().any(|x| x.family == family)) {
-        true => {
-            "; a figure timed under steady load (`host --heat`) is preferred to a cool start's, and its file \
-                 marked *heated*"
+impl HeatMarks {
+    /// The marks for a table whose rows come from `runs`.
+    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Run>) -> Self {
+        let (mut heated, mut cool) = (false, false);
+        for run in runs {
+            if run.heated() {
+                heated = true;
+            } else {
+                cool = true;
+            }
         }
-        false => "",
+        match (heated, cool) {
+            (true, true) => HeatMarks::Mixed,
+            (true, false) => HeatMarks::All,
+            (false, _) => HeatMarks::None,
+        }
+    }
+
+    /// What the table's heading adds.
+    pub fn heading(self) -> &'static str {
+        match self {
+            HeatMarks::None => "",
+            HeatMarks::All => {
+                "; every figure here timed under steady load (`host --heat`), which is preferred to a cool \
+                 start's"
+            }
+            HeatMarks::Mixed => {
+                "; a figure timed under steady load (`host --heat`) is preferred to a cool start's, and its file \
+                 marked *heated*"
+            }
+        }
+    }
+
+    /// The file column of a row from `run`.
+    pub fn file(self, run: &Run) -> String {
+        match self == HeatMarks::Mixed && run.heated() {
+            true => format!("`{}` *heated*", run.file),
+            false => format!("`{}`", run.file),
+        }
     }
 }
 
@@ -1185,12 +1221,25 @@ mod tests {
             charts: Vec::new(),
             drawn: BTreeMap::new(),
         };
-        let text = best_portable_gemm(&gpu, &committed_links()).render();
+        let (table, heat) = best_portable_gemm(&gpu, &committed_links());
+        let text = table.render();
         let row = text.lines().nth(2).unwrap();
-        assert!(row.contains("`t03_pipeline_f16`") && row.ends_with("| `heated.json` *heated* |"), "{text}");
-        assert!(heated_rule(&gpu, "gemm").contains("*heated*") && heated_rule(&gpu, "attention").is_empty());
-        let cool_only = GpuResults { runs: vec![run("cool.json", vec![])], ..gpu };
-        assert_eq!(heated_rule(&cool_only, "gemm"), "");
+        assert!(row.contains("`t03_pipeline_f16`") && row.ends_with("| `heated.json` |"), "{text}");
+        assert_eq!(heat, HeatMarks::All, "the one row shown is heated: said once, in the heading");
+        assert!(heat.heading().contains("every figure here"));
+        // Beside a shape only a cool run timed, the heated row's file is marked.
+        let mut other = gemm("t05_fragment_pipeline_f16", 200.0, MMA, true);
+        other.m = Some(1024);
+        other.n = Some(1024);
+        other.k = Some(1024);
+        let gpu = GpuResults { runs: [gpu.runs, vec![run("small.json", vec![other])]].concat(), ..gpu };
+        let (table, heat) = best_portable_gemm(&gpu, &committed_links());
+        let text = table.render();
+        assert_eq!(heat, HeatMarks::Mixed, "{text}");
+        assert!(text.contains("| `heated.json` *heated* |") && text.contains("| `small.json`  "), "{text}");
+        assert!(heat.heading().contains("marked *heated*"));
+        assert_eq!(HeatMarks::of([&run("cool.json", vec![])]), HeatMarks::None);
+        assert_eq!(HeatMarks::None.heading(), "");
     }
 
     #[test]
@@ -1213,7 +1262,7 @@ mod tests {
             ),
         ];
         let gpu = GpuResults { kind: "h100".into(), runs, charts: Vec::new(), drawn: BTreeMap::new() };
-        let table = best_portable_gemm(&gpu, &committed_links());
+        let (table, _) = best_portable_gemm(&gpu, &committed_links());
         assert!(table.fits(), "{} columns", table.width());
         let text = table.render();
         let rows: Vec<&str> = text.lines().skip(2).collect();

@@ -224,7 +224,7 @@ pub mod a09 {
     pub use super::a08::{BLOCK_K, BLOCK_Q, THREADS, shared_bytes};
 }
 
-/// a10 (a09 with P·V at head dim 128 as one `wgmma` over both panels): a09's shape.
+/// a10 (a09 with P·V as one `wgmma` across the head dim): a09's shape.
 pub mod a10 {
     pub use super::a09::{BLOCK_K, BLOCK_Q, THREADS, shared_bytes};
 }

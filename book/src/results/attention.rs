@@ -25,7 +25,7 @@ use super::{
 };
 use crate::markdown::{Align, Table, one_decimal};
 use crate::records::{DRAWN_IN, GpuResults, Run, precision_name};
-use crate::results;
+use crate::results::{self, HeatMarks};
 use host::families::attention::NAME;
 use host::families::attention::problem::Mask;
 use host::families::attention::registry::PRECISIONS;
@@ -934,15 +934,20 @@ pub fn contents(run: &Run) -> Option<String> {
 /// FlashAttention-2 and of the ceiling, and its file. Empty where `gpu` has no attention
 /// step with a figure.
 pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
-    let mut tables: Vec<(&Setting, Table)> = vec![];
+    let mut settings: Vec<(&Setting, Vec<(&Panel, u64, Figure)>)> = vec![];
     let figures = figures(gpu);
     for (panel, grid) in &figures {
-        if tables.last().is_none_or(|(s, _)| **s != panel.setting) {
-            tables.push((&panel.setting, best_table()));
+        if settings.last().is_none_or(|(s, _)| **s != panel.setting) {
+            settings.push((&panel.setting, vec![]));
         }
-        let table = &mut tables.last_mut().expect("pushed above").1;
-        for length in grid.lengths() {
-            let Some(best) = grid.best(length, order) else { continue };
+        let rows = &mut settings.last_mut().expect("pushed above").1;
+        rows.extend(grid.lengths().into_iter().filter_map(|n| Some((panel, n, grid.best(n, order)?))));
+    }
+    let mut out = String::new();
+    for (setting, rows) in settings.into_iter().filter(|(_, rows)| !rows.is_empty()) {
+        let heat = HeatMarks::of(rows.iter().map(|(_, _, best)| best.run));
+        let mut table = best_table();
+        for (panel, length, best) in rows {
             table.row(vec![
                 panel.label(),
                 length_text(length),
@@ -951,17 +956,14 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
                 percent(best.percent_of(&CUDNN)),
                 percent(best.percent_of(&FLASH)),
                 percent(best.record.percent_of_limit),
-                results::best_file(best.run),
+                heat.file(best.run),
             ]);
         }
-    }
-    let mut out = String::new();
-    for (setting, table) in tables.into_iter().filter(|(_, t)| !t.is_empty()) {
         out += &format!(
             "Attention forward, {} (TFLOP/s; % of cuDNN and of FlashAttention-2 in the same run where it \
              timed them, % of the tensor-core ceiling p8{}):\n\n",
             setting.describe(),
-            results::heated_rule(gpu, NAME)
+            heat.heading()
         );
         out += &table.without_empty_columns().with_blank_cells(MISSING).render();
         out += "\n";

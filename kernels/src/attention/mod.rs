@@ -13,7 +13,7 @@
 //! | `a07_persistent` (sm_90a) | one block per SM walks the tiles: the next tile's loads under this one's last products and epilogue |
 //! | `a08_tma_store` (sm_90a) | O leaves through shared memory and the copy engine: the consumers go on to the next tile |
 //! | `a09_softmax_chains` (sm_90a) | each row's maximum and sum in independent chains: a shorter softmax |
-//! | `a10_wide_pv` (sm_90a) | P·V at head dim 128 as one `wgmma` over both panels: P read once |
+//! | `a10_wide_pv` (sm_90a) | P·V as one `wgmma` across the head dim: P read from registers once |
 //!
 //! Conventions: tensors are `u16` bits of the step's type ([`Half`]); every kernel reads the
 //! problem from one [`Dims`](common::attention::Dims) in device memory; each step has an `_f16`

@@ -301,17 +301,19 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
     },
     AttentionStep {
         id: "a10_wide_pv",
-        summary: "P·V at head dim 128 as one wgmma over both panels: P read once",
+        summary: "P·V as one wgmma across the head dim: P read from registers once",
         scheme: Scheme::FusedTma {
             block_q: a10::BLOCK_Q,
             threads: a10::THREADS,
             box_rows: a10::BLOCK_K,
             grid: Grid::Persistent,
         },
-        head_dims: HeadDims::Only(&[128]),
+        head_dims: HeadDims::Only(&[64, 128]),
         shared_bytes: a10::shared_bytes,
         entries: &[
+            Entry { precision: Precision::Bf16, head_dim: Some(64), symbols: &["a10_wide_pv_bf16_d64"] },
             Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a10_wide_pv_bf16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a10_wide_pv_f16_d64"] },
             Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a10_wide_pv_f16_d128"] },
         ],
         arch: SM90A,

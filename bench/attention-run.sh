@@ -65,7 +65,9 @@
 #               mask, 1k keys, one launch each): time, cycles, `wgmma` issued, bytes through L2 (read,
 #               written) and from DRAM, instructions by pipe (uniform, FMA, ALU, XU), the tensor
 #               pipe's busy share: what each moves per launch, which costs energy that cycles do not
-#               show (the power cap turns it into clock); OUTDIR/traffic.txt
+#               show (the power cap turns it into clock); OUTDIR/traffic.txt, and ncu's memory
+#               tables of each (L2 by source and the fabric between its partitions) in
+#               OUTDIR/traffic-memory.txt
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
 #               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
 #               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that
@@ -284,6 +286,20 @@ PY
                timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" --metrics $metrics \
                  $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
                  >> "$out/traffic.txt" 2>&1
+             done
+             # ncu's memory tables (L2 by source, the fabric between the L2's two partitions
+             # included): where the bytes through L2 come from.
+             : > "$out/traffic-memory.txt"
+             echo "=== cuDNN" >> "$out/traffic-memory.txt"
+             timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
+               --section MemoryWorkloadAnalysis_Tables --print-details all python3 bench/attention-sdpa.py \
+               --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01 >> "$out/traffic-memory.txt" 2>&1
+             for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
+               echo "=== $step" >> "$out/traffic-memory.txt"
+               timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" \
+                 --section MemoryWorkloadAnalysis_Tables --print-details all \
+                 $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
+                 >> "$out/traffic-memory.txt" 2>&1
              done
              grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|lts__|dram__|launch__" "$out/traffic.txt" ;;
     sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"

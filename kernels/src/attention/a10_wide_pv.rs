@@ -11,7 +11,7 @@
 //!       saves issue slots, not energy).
 //! Cost: none in registers (the two panels' accumulators are the one m64n128's, in order).
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
-//! Result: 645 TFLOP/s, d128, seq 4k, bf16, heated: 95 % of cuDNN (a09 93 %), H200, 2026-11-29.
+//! Result: 638 TFLOP/s, d128, seq 4k, bf16, heated: 97 % of cuDNN (a09 96 %), H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#a10
 

@@ -292,12 +292,12 @@ PY
              : > "$out/traffic-memory.txt"
              echo "=== cuDNN" >> "$out/traffic-memory.txt"
              timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
-               --section MemoryWorkloadAnalysis_Tables --print-details all python3 bench/attention-sdpa.py \
+               --section MemoryWorkloadAnalysis_Tables python3 bench/attention-sdpa.py \
                --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01 >> "$out/traffic-memory.txt" 2>&1
              for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
                echo "=== $step" >> "$out/traffic-memory.txt"
                timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" \
-                 --section MemoryWorkloadAnalysis_Tables --print-details all \
+                 --section MemoryWorkloadAnalysis_Tables \
                  $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
                  >> "$out/traffic-memory.txt" 2>&1
              done

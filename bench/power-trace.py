@@ -102,7 +102,9 @@ def per_joule(figure, watts):
 
 
 def summary(rows, windows, settle=SETTLE_S):
-    """One line per window: the kernel, its TFLOP/s if known, clock, power, temperature."""
+    """One line per window: the kernel, its TFLOP/s if known, clock, power (and power per MHz of
+    clock: of two kernels that take the same cycles, the one that draws more per cycle is held
+    lower by the cap), temperature."""
     out = []
     for name, start, end, figure in windows:
         seen = [r for r in rows if start + settle <= r[0] < end]
@@ -113,7 +115,8 @@ def summary(rows, windows, settle=SETTLE_S):
         clocks = [r[1] for r in seen]
         out.append(
             f"{name}: {figure + ' TFLOP/s, ' if figure else ''}SM {mean(1):.0f} MHz "
-            f"({min(clocks):.0f}–{max(clocks):.0f}), {mean(2):.0f} W, {mean(3):.0f} °C, "
+            f"({min(clocks):.0f}–{max(clocks):.0f}), {mean(2):.0f} W ({1000 * mean(2) / mean(1):.0f} mW per MHz), "
+            f"{mean(3):.0f} °C, "
             f"{len(seen)} samples over {end - start - settle:.1f} s{per_joule(figure, mean(2))}"
         )
     return out
@@ -140,7 +143,7 @@ def self_test():
     windows = parse_progress(progress)
     assert [w[0] for w in windows] == ["a09_softmax_chains", "SDPA bf16 1024 (16×16) bshd d=128 none"], windows
     lines = summary(rows, windows)
-    assert lines[0].startswith("a09_softmax_chains: 545.9 TFLOP/s, SM 1700 MHz (1700–1700), 690 W"), lines[0]
+    assert lines[0].startswith("a09_softmax_chains: 545.9 TFLOP/s, SM 1700 MHz (1700–1700), 690 W (406 mW per MHz)"), lines[0]
     assert lines[0].endswith(", 0.79 TFLOP/J"), lines[0]
     assert lines[1].endswith(", 0.88 TFLOP/J"), lines[1]
     two = summary(rows, [("SDPA x", t0 + 5.0, t0 + 9.9, "cuDNN 603.3, FA2 331.8")])

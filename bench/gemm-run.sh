@@ -10,7 +10,7 @@
 #             their twins
 #   fp32      g01–g11 at 1000³ (no multiple of any tile), 1024³ and 4096³: OUTDIR/gemm-fp32.json
 #   tensor    p8's ceilings, then t01–t05 and w01–w13, f16 and bf16, at 4096³ and 8192³:
-#             OUTDIR/gemm-tensor.json (about eight minutes on an H200 with the twins)
+#             OUTDIR/gemm-tensor.json (about 120 timings with the twins: a few minutes)
 #   rounds    w08 and w13 at 8192³ three more times one after the other, under the load the
 #             tensor part left, twins off: whether their lead over cuBLAS holds from one
 #             process to the next (OUTDIR/rounds/)

@@ -76,7 +76,7 @@
 #               twins) under memcheck, racecheck and synccheck (host sanitize)
 #   sanitize-hopper  the same for the Hopper steps alone, a10 first, then a09, a08, a07, a06 and a05
 #   power       the clock and power each kernel holds at the power cap: the steps ${POWER_STEPS:-a05-a10}
-#               in one process, each heated ${POWER_HEAT:-3} s, then cuDNN the same, bf16 at
+#               in one process, each heated ${POWER_HEAT:-3} s, then cuDNN the same, ${POWER_TYPE:-bf16} at
 #               ${POWER_SHAPE:-128 none 1k} (head dim, mask, seq; several separated by `;`, each
 #               in a folder of its own), nvidia-smi every 50 ms;
 #               OUTDIR/power/ (the trace, the stamped progress) and bench/power-trace.py's table:
@@ -322,16 +322,18 @@ PY
            for shape in "${shapes[@]}"; do
              set -- $shape
              dir="$out/power"; [ ${#shapes[@]} -gt 1 ] && dir="$out/power/d$1-$2-$3"
+             [ -n "${POWER_TYPE:-}" ] && dir="$dir-${POWER_TYPE}"
              mkdir -p "$dir"
              case $3 in *k) seqs=$((${3%k} * 1024)) ;; *) seqs=$3 ;; esac; pheat=${POWER_HEAT:-3}
+             ptype=${POWER_TYPE:-bf16}
              stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
              nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,temperature.gpu --format=csv,noheader,nounits \
                -lms 50 > "$dir/smi.csv" & smi=$!
-             $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type bf16 --head-dim $1 --mask $2 \
+             $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type "$ptype" --head-dim $1 --mask $2 \
                --seq $3 --json "$dir/steps.json" 2>&1 | stamp > "$dir/steps.progress"
              echo "power steps ($shape): host exit ${PIPESTATUS[0]}"
              python3 bench/attention-sdpa.py --backends cudnn --heat "$pheat" \
-               --shapes bf16:$((16384 / seqs))x$((2048 / $1))x${seqs}x$1:$2 2>&1 | stamp > "$dir/sdpa.progress"
+               --shapes $ptype:$((16384 / seqs))x$((2048 / $1))x${seqs}x$1:$2 2>&1 | stamp > "$dir/sdpa.progress"
              echo "$(date +%s.%N) done" >> "$dir/sdpa.progress"
              kill $smi
              python3 bench/power-trace.py "$dir/smi.csv" "$dir/steps.progress" "$dir/sdpa.progress" | tee "$dir/power.txt"

@@ -18,6 +18,7 @@ use common::probes::tensor_ceiling::{
 };
 use cudarc::driver::{CudaFunction, LaunchConfig};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// A tensor-core instruction whose peak rate the ceiling probe (p8) measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -468,6 +469,12 @@ pub struct CeilingRun {
 
 /// Checks and times every configuration, keeps the best of each instruction and input
 /// type as its ceiling, and remembers them for [`cached`].
+/// The most heating a ceiling's timing takes, whatever `--heat` asks: half a second puts a
+/// kernel at the clock the power cap holds (a09 at 16k keys on an H200: 642–644 TFLOP/s in
+/// every process heated that long), and the 17 products are measured in every process that
+/// needs a limit line, where `--heat 3` (the power traces) would spend 51 s on them.
+pub const HEAT_AT_MOST: Duration = Duration::from_millis(500);
+
 pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
     let sms = gpu.info.multiprocessors;
     let out = DeviceBuffer::alloc(gpu, result_bytes(sms), "the ceiling probe's results")?;
@@ -504,7 +511,10 @@ pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
         crate::base::progress::begin(format!("timing {} with {}", config.kernel()?, config.issuers()));
         let failure = prepared.check(gpu, iters, seed, &out)?;
         let timing = match &failure {
-            None => Some(timer.measure(gpu, || prepared.launch(gpu, iters, seed, &out))?),
+            None => Some(
+                timer
+                    .measure_heated_at_most(gpu, HEAT_AT_MOST, || prepared.launch(gpu, iters, seed, &out))?,
+            ),
             Some(_) => None,
         };
         let tflops = timing.map(|t| t.teraflops(config.flop(sms, iters)));

@@ -238,6 +238,18 @@ impl Timer {
         self.measure_after(gpu, first_ms, work)
     }
 
+    /// [`Timer::measure`] with at most `max_heat` of heating, for work whose clock settles
+    /// sooner than the options' heating allows for (a limit measured in every process).
+    pub fn measure_heated_at_most(
+        &self,
+        gpu: &Gpu,
+        max_heat: Duration,
+        mut work: impl FnMut() -> Result<()>,
+    ) -> Result<Timing> {
+        let first_ms = self.repetition(gpu, &mut work)?;
+        self.measure_after_with(gpu, first_ms, self.options.heat.min(max_heat), work)
+    }
+
     /// [`Timer::measure`] when one launch of `work` just ran and took `first_ms` (the
     /// verified launch of a check, timed with events): its time counts in the budget, and
     /// it decides alone whether the minimum repetitions can fit.
@@ -245,6 +257,17 @@ impl Timer {
         &self,
         gpu: &Gpu,
         first_ms: f64,
+        work: impl FnMut() -> Result<()>,
+    ) -> Result<Timing> {
+        self.measure_after_with(gpu, first_ms, self.options.heat, work)
+    }
+
+    /// [`Timer::measure_after`] with `heat` of heating.
+    fn measure_after_with(
+        &self,
+        gpu: &Gpu,
+        first_ms: f64,
+        heat: Duration,
         mut work: impl FnMut() -> Result<()>,
     ) -> Result<Timing> {
         let started = started_before(first_ms);
@@ -255,7 +278,7 @@ impl Timer {
             work()?;
         }
         gpu.sync("warming up")?;
-        let heated = run_for(self.options.heat, || {
+        let heated = run_for(heat, || {
             work()?;
             gpu.sync("heating the GPU")
         })?;

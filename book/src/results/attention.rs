@@ -11,7 +11,8 @@
 //! problem [`Setting`] (how the batch follows the length, the model's width, the heads'
 //! grouping, the keys' length, the layout), so that different settings never share a column.
 //! Several files may hold figures of one panel (a run per step, runs of several days): each
-//! cell is the latest run's (`figures`).
+//! step's cell is the latest run's, each backend's that of the run with the most steps at its
+//! length (`figures`).
 //!
 //! Made here: a run's attention in the files table ([`contents`]), the best step of each
 //! panel and length ([`best_part`]), the attention section ([`section`]: per panel, every
@@ -501,17 +502,42 @@ struct Grid<'a> {
     cells: BTreeMap<(&'a str, u64), Figure<'a>>,
 }
 
-/// Every panel of `gpu` with its figures, in page order. Of several runs with a figure for
-/// one cell, the latest by date is kept, the later file of one date.
+/// Every panel of `gpu` with its figures, in page order. Of several runs with a step's figure
+/// for one cell, the latest by date is kept, the later file of one date. A backend's cell is
+/// taken from the run that holds the most of the kept step cells at its length (the latest
+/// of equals), where that run timed the backend: it stands beside the steps it was timed
+/// with, and a later run of one step alone (a01's) does not replace the ladder's.
 fn figures(gpu: &GpuResults) -> BTreeMap<Panel, Grid<'_>> {
     let mut panels: BTreeMap<Panel, Grid> = BTreeMap::new();
+    let mut backends: BTreeMap<(Panel, &str, u64), Vec<Figure>> = BTreeMap::new();
     for run in &gpu.runs {
         for (panel, length, record) in placed(run) {
+            let figure = Figure { run, record };
+            if figure.backend().is_some() {
+                backends.entry((panel.clone(), record.kernel.as_str(), length)).or_default().push(figure);
+            }
             let cells = &mut panels.entry(panel).or_default().cells;
             let key = (record.kernel.as_str(), length);
             if cells.get(&key).is_none_or(|kept| kept.run.date_utc <= run.date_utc) {
-                cells.insert(key, Figure { run, record });
+                cells.insert(key, figure);
             }
+        }
+    }
+    for ((panel, kernel, length), candidates) in backends {
+        let grid = panels.get_mut(&panel).expect("placed above");
+        let mut steps_of_run: Vec<(&Run, usize)> = Vec::new();
+        let steps_here = grid.cells.iter().filter(|((_, n), f)| *n == length && f.backend().is_none());
+        for (_, figure) in steps_here {
+            match steps_of_run.iter_mut().find(|(run, _)| std::ptr::eq(*run, figure.run)) {
+                Some((_, count)) => *count += 1,
+                None => steps_of_run.push((figure.run, 1)),
+            }
+        }
+        let main = steps_of_run.into_iter().max_by(|a, b| {
+            a.1.cmp(&b.1).then_with(|| (&a.0.date_utc, &a.0.file).cmp(&(&b.0.date_utc, &b.0.file)))
+        });
+        if let Some(figure) = main.and_then(|(run, _)| candidates.iter().find(|f| std::ptr::eq(f.run, run))) {
+            grid.cells.insert((kernel, length), *figure);
         }
     }
     panels
@@ -709,7 +735,8 @@ fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
     let mut text = match names.as_slice() {
         [one] => format!("From {one}."),
         [earlier @ .., last] => format!(
-            "From {} and {last}, each cell the latest run's; a step's % is of cuDNN in its own run.",
+            "From {} and {last}, each step's cell the latest run's, each backend's that of the run with the most \
+             steps at its length; a step's % is of cuDNN in its own run.",
             earlier.join(", ")
         ),
         [] => String::new(),
@@ -1528,6 +1555,34 @@ mod tests {
         assert_eq!(
             contents(run("batch1.json")).as_deref(),
             Some("attention seq 1k–16k (bf16 d128; cuDNN, FA2)")
+        );
+    }
+
+    #[test]
+    fn a_backend_stands_beside_the_steps_it_was_timed_with() {
+        // A later run of one step with its own cuDNN and FlashAttention-2 (as a01's ladder part
+        // is): its step's cells are the latest, but the backends' stay the ladder's.
+        let fixture = Fixture::new("beside");
+        let mut lone = problem_records(&[&FUSED], problem(None, 1024, 128, Mask::None), None);
+        add_sdpa(&mut lone);
+        let dir = fixture.results().join("h100");
+        std::fs::write(dir.join("lone.json"), results_file(&lone, LATER)).unwrap();
+        let gpu = fixture.gpu();
+        let figures = figures(&gpu);
+        let grid = &figures[&panel(128, "none", tokens())];
+        assert_eq!(grid.get(FUSED.id, 1024).unwrap().run.file, "lone.json");
+        for backend in BACKENDS {
+            assert_eq!(grid.get(backend.kernel, 1024).unwrap().run.file, "ladder.json", "{}", backend.name);
+        }
+        // Where the lone run is the only one, its backends are taken.
+        let lone_only = GpuResults {
+            runs: gpu.runs.iter().filter(|r| r.file == "lone.json").cloned().collect(),
+            ..gpu.clone()
+        };
+        let grids = super::figures(&lone_only);
+        assert_eq!(
+            grids[&panel(128, "none", tokens())].get(CUDNN.kernel, 1024).unwrap().run.file,
+            "lone.json"
         );
     }
 

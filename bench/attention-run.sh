@@ -156,12 +156,11 @@ for part in "$@"; do
               python3 bench/attention-sdpa.py --heat "$heat" "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
-            # a01 first: the results pages take a step's cell from the latest run.
-            case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             for d in 64 128; do
               case $part in ladder|ladder-bf16-d$d) run bf16-d$d -k a02-a10 --head-dim $d --seq 512,1k,2k,4k,8k,16k ;; esac
             done
             case $part in ladder|ladder-f16) run f16 -k a02-a10 --seq 1k,4k,16k --attn-type f16 ;; esac
+            case $part in ladder|ladder-a01) run a01 -k a01 --seq 512,1k,4k ;; esac
             grep -h "WRONG" "$out"/ladder/*.txt | head ;;
     a08) against a07 a08 "$out/a08" 1k,2k,4k,16k 2 ;;
     a08-long) against a07 a08 "$out/a08-long" 16k 4 ;;

@@ -467,14 +467,14 @@ pub struct CeilingRun {
     pub failures: Vec<String>,
 }
 
-/// Checks and times every configuration, keeps the best of each instruction and input
-/// type as its ceiling, and remembers them for [`cached`].
 /// The most heating a ceiling's timing takes, whatever `--heat` asks: half a second puts a
 /// kernel at the clock the power cap holds (a09 at 16k keys on an H200: 642–644 TFLOP/s in
 /// every process heated that long), and the 17 products are measured in every process that
 /// needs a limit line, where `--heat 3` (the power traces) would spend 51 s on them.
 pub const HEAT_AT_MOST: Duration = Duration::from_millis(500);
 
+/// Checks and times every configuration, keeps the best of each instruction and input
+/// type as its ceiling, and remembers them for [`cached`].
 pub fn measure(gpu: &Gpu, timer: &Timer, seed: u64) -> Result<CeilingRun> {
     let sms = gpu.info.multiprocessors;
     let out = DeviceBuffer::alloc(gpu, result_bytes(sms), "the ceiling probe's results")?;

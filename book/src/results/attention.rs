@@ -1568,8 +1568,8 @@ mod tests {
         let dir = fixture.results().join("h100");
         std::fs::write(dir.join("lone.json"), results_file(&lone, LATER)).unwrap();
         let gpu = fixture.gpu();
-        let figures = figures(&gpu);
-        let grid = &figures[&panel(128, "none", tokens())];
+        let grids = figures(&gpu);
+        let grid = &grids[&panel(128, "none", tokens())];
         assert_eq!(grid.get(FUSED.id, 1024).unwrap().run.file, "lone.json");
         for backend in BACKENDS {
             assert_eq!(grid.get(backend.kernel, 1024).unwrap().run.file, "ladder.json", "{}", backend.name);

@@ -9,7 +9,8 @@
 //!       `hopper::issue_output`, which a04–a09 run with `PV_PANEL`.
 //! Bottleneck: a09's, at the power cap: the clock it holds there is a09's (the wide product
 //!       saves issue slots, not energy).
-//! Cost: none in registers (the two panels' accumulators are the one m64n128's, in order).
+//! Cost: no register moves (the two panels' accumulators are the one m64n128's, in order);
+//!       no local memory in its PTX.
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
 //! Result: 638 TFLOP/s, d128, seq 4k, bf16, heated: 97 % of cuDNN (a09 96 %), H200, 2026-11-29.
 //!

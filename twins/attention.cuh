@@ -51,22 +51,26 @@ constexpr u32 THREADS = BLOCK_Q * 32;       // a warp per query row
 constexpr u32 MAX_HEAD_DIM = 256;           // sizes the shared tiles and a lane's accumulators
 }  // namespace a02
 
-// common::attention::a03: FlashAttention-2 on mma.sync.
+// common::attention::a03: FlashAttention-2 on mma.sync; the geometry follows the head dim.
 namespace a03 {
-constexpr u32 WARP_ROWS = 32;  // query rows per warp (16 per mma row tile)
 constexpr u32 WARPS = 4;
 constexpr u32 THREADS = WARPS * 32;
-constexpr u32 BLOCK_Q = WARPS * WARP_ROWS;  // query rows per block
-constexpr u32 BLOCK_K = 64;  // keys per tile, at both head dims
+// Query rows per warp (16 per mma row tile): 32 at head dims 64 and 128, 16 at 256.
+__host__ __device__ constexpr u32 warp_rows(u32 head_dim) { return head_dim <= 128 ? 32 : 16; }
+__host__ __device__ constexpr u32 block_q(u32 head_dim) { return WARPS * warp_rows(head_dim); }
+// Keys per tile: 64 at head dims 64 and 128, 32 at 256.
+__host__ __device__ constexpr u32 block_k(u32 head_dim) { return head_dim <= 128 ? 64 : 32; }
 // Q's mma fragments kept in registers for the whole key loop where Q, S and O take at most 160
 // of a lane's registers, else read again per key tile.
 __host__ __device__ constexpr bool q_in_registers(u32 head_dim) {
-    return WARP_ROWS * head_dim / 64 + WARP_ROWS * BLOCK_K / 32 + WARP_ROWS * head_dim / 32 <= 160;
+    return warp_rows(head_dim) * head_dim / 64 + warp_rows(head_dim) * block_k(head_dim) / 32 +
+               warp_rows(head_dim) * head_dim / 32 <=
+           160;
 }
 constexpr u32 STAGES = 2;                   // K and V tiles in shared memory at once
 // Dynamic shared memory: Q's tile, then STAGES stages of a K tile and a V tile.
 __host__ __device__ constexpr u32 shared_bytes(u32 head_dim) {
-    return (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2;
+    return (block_q(head_dim) + STAGES * 2 * block_k(head_dim)) * head_dim * 2;
 }
 }  // namespace a03
 

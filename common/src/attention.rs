@@ -93,29 +93,40 @@ pub mod a02 {
     pub const MAX_HEAD_DIM: u32 = 256;
 }
 
-/// a03 (FlashAttention-2 on `mma.sync`): a block takes `BLOCK_Q` query rows of one (batch,
-/// query head), each of its `WARPS` warps `WARP_ROWS` of them; tiles of `BLOCK_K` keys and
-/// values stream through `STAGES` stages of shared memory.
+/// a03 (FlashAttention-2 on `mma.sync`): a block takes [`block_q`] query rows of one (batch,
+/// query head), each of its `WARPS` warps [`warp_rows`] of them; tiles of [`block_k`] keys and
+/// values stream through `STAGES` stages of shared memory. The geometry follows the head dim:
+/// at 64 and 128 one shape, at 256 a smaller one that fits the same registers and the 99 KB of
+/// shared memory the GPUs of compute capability 8.6 and 8.9 give a block.
 pub mod a03 {
-    /// Query rows per warp, 16 per `mma` row tile: 16 or 32 (with 32, each K and V fragment
-    /// that `ldmatrix` brings feeds both row tiles).
-    pub const WARP_ROWS: u32 = 32;
     pub const WARPS: u32 = 4;
     pub const THREADS: u32 = WARPS * 32;
+    /// Query rows per warp, 16 per `mma` row tile: 32 at head dims 64 and 128 (each K and V
+    /// fragment that `ldmatrix` brings feeds both row tiles), 16 at 256, where O's accumulators
+    /// alone take 128 of a lane's registers.
+    pub const fn warp_rows(head_dim: u32) -> u32 {
+        if head_dim <= 128 { 32 } else { 16 }
+    }
     /// Query rows per block (the grid's x covers `seq_q` in steps of this).
-    pub const BLOCK_Q: u32 = WARPS * WARP_ROWS;
-    /// Keys (and value rows) per tile of the loop, at both head dims. At head dim 64 a tile of
+    pub const fn block_q(head_dim: u32) -> u32 {
+        WARPS * warp_rows(head_dim)
+    }
+    /// Keys (and value rows) per tile of the loop: 64 at head dims 64 and 128 (at 64 a tile of
     /// 128 keys halves the loop's barriers and softmax passes, but its scores take the
-    /// registers that keep Q's fragments: 64 keys with Q in registers is 10 % faster (H200).
-    pub const BLOCK_K: u32 = 64;
+    /// registers that keep Q's fragments: 64 keys with Q in registers is 10 % faster, H200);
+    /// 32 at 256, so that Q's tile and two stages of K and V fit in 96 KB.
+    pub const fn block_k(head_dim: u32) -> u32 {
+        if head_dim <= 128 { 64 } else { 32 }
+    }
     /// Whether a warp keeps Q's `mma` fragments in registers for the whole key loop, or reads
     /// them again from shared memory for each key tile (as FlashAttention-2 does): kept where
     /// Q, S and O take at most 160 of a lane's registers, so that ptxas has room for the rest
     /// (at head dim 64: 32 + 64 + 64; ptxas: 255 registers, no spills on sm_90a, 8 bytes on sm_80).
     pub const fn q_in_registers(head_dim: u32) -> bool {
-        let q = WARP_ROWS * head_dim / 64; // 16-bit values, two a register
-        let s = WARP_ROWS * BLOCK_K / 32;
-        let o = WARP_ROWS * head_dim / 32;
+        let rows = warp_rows(head_dim);
+        let q = rows * head_dim / 64; // 16-bit values, two a register
+        let s = rows * block_k(head_dim) / 32;
+        let o = rows * head_dim / 32;
         q + s + o <= 160
     }
     /// K and V tiles in shared memory at once: the next tile's copies fly during this one's
@@ -123,10 +134,10 @@ pub mod a03 {
     pub const STAGES: u32 = 2;
 
     /// Dynamic shared memory per block: Q's tile, then `STAGES` stages of a K tile and a V
-    /// tile, 16-bit values. 48 KB at head dim 64, 96 KB at 128 (above 48 KB the host raises
-    /// the kernel's limit).
+    /// tile, 16-bit values. 48 KB at head dim 64, 96 KB at 128 and at 256 (above 48 KB the host
+    /// raises the kernel's limit).
     pub const fn shared_bytes(head_dim: u32) -> u32 {
-        (BLOCK_Q + STAGES * 2 * BLOCK_K) * head_dim * 2
+        (block_q(head_dim) + STAGES * 2 * block_k(head_dim)) * head_dim * 2
     }
 }
 

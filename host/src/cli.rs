@@ -64,7 +64,7 @@ pub struct Options {
     #[arg(long, value_parser = parse_length)]
     pub seq_k: Option<usize>,
 
-    /// Attention: head dims, comma separated (the tensor-core steps take 64 and 128).
+    /// Attention: head dims, comma separated (the tensor-core steps take 64 and 128, a03 256 too).
     #[arg(long, value_delimiter = ',', default_value = "64,128")]
     pub head_dim: Vec<u32>,
 

@@ -1186,7 +1186,7 @@ mod tests {
     static FUSED: AttentionStep = AttentionStep {
         id: "a98_fixture_fused",
         summary: "a fused step of the fixture",
-        scheme: Scheme::Fused { block_q: 64, threads: 128 },
+        scheme: Scheme::Fused { block_q: |_| 64, threads: 128 },
         head_dims: HeadDims::Only(&[64, 128]),
         shared_bytes: no_dynamic_shared,
         entries: &[],

@@ -11,9 +11,9 @@
 //! Bottleneck: (expected) the softmax between the two products, and `ex2`'s throughput; each
 //!       K or V fragment (`ldmatrix.x4`) feeds 4 `mma`, so shared memory keeps up.
 //! Cost: 255 registers at head dims 64 and 128 (sm_90a; 0 and 24 bytes of spills), 48 or 96
-//!       KB of dynamic shared memory: 2 blocks of 128 threads per SM.
-//! Requires: head dim exactly 64 or 128 (the entry point's); Q, K, V and O 16-byte aligned,
-//!       all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
+//!       KB of shared memory: 2 blocks of 128 threads per SM; at 256, 16 rows a warp, 32 keys.
+//! Requires: head dim exactly 64, 128 or 256 (the entry point's); Q, K, V and O 16-byte
+//!       aligned, all their strides multiples of 8 elements (16-byte aligned rows); scale > 0.
 //! Result: 339 / 374 TFLOP/s at head dim 64 / 128, 4k, bf16: 112 / 105 % of FA2, H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#a03
@@ -63,7 +63,7 @@ use crate::device::sync::{sync_threads, sync_warp};
 use crate::device::warp::shuffle_xor_f32;
 use crate::unroll;
 use common::attention::Dims;
-use common::attention::a03::{self, BLOCK_K, BLOCK_Q, STAGES, THREADS, WARP_ROWS};
+use common::attention::a03::{self, STAGES, THREADS, WARPS};
 use core::num::NonZeroU32;
 use kernel_macros::kernel;
 
@@ -77,13 +77,11 @@ const LN_2: f32 = core::f32::consts::LN_2;
 const MMA_M: u32 = 16;
 const MMA_N: u32 = 8;
 
-/// 16-row `mma` tiles of query rows per warp. Every loop over them is written out
-/// (`unroll!`): left to LLVM, the softmax's stayed a loop, and S and O, indexed by a variable,
-/// went to local memory.
-const M_TILES: usize = (WARP_ROWS / MMA_M) as usize;
-
-/// n8 tiles of S per key tile: a row tile's score accumulators.
-const N8: usize = (BLOCK_K / MMA_N) as usize;
+// The geometry, in the const parameters of every piece below that holds fragments: `D16`
+// k16 slices of the head dim, `M` 16-row `mma` tiles of query rows per warp
+// (`a03::warp_rows` / 16) and `N8` n8 tiles of keys per key tile (`a03::block_k` / 8), both
+// set by the head dim. Every loop over the row tiles is written out (`unroll!`): left to LLVM,
+// the softmax's stayed a loop, and S and O, indexed by a variable, went to local memory.
 
 /// A copy's and an `ldmatrix` row's unit: 16 bytes, eight 16-bit values.
 const CHUNK_BYTES: u32 = 16;
@@ -93,27 +91,27 @@ const CHUNK_VALUES: u32 = 8;
 const SWIZZLE_ROWS: u32 = 8;
 
 /// Q's A fragments of one warp, kept for the whole loop: [row tile][k16 slice of the head dim].
-type QFragments<const D16: usize> = [[[u32; 4]; D16]; M_TILES];
+type QFragments<const D16: usize, const M: usize> = [[[u32; 4]; D16]; M];
 
 /// One key tile's scores S of one warp: [row tile][n8 tile of keys].
-type Scores = [[[f32; 4]; N8]; M_TILES];
+type Scores<const M: usize, const N8: usize> = [[[f32; 4]; N8]; M];
 
 /// P rounded to 16 bits, two values a register: [row tile][n8 tile of keys][rows g, g + 8].
 /// n8 tiles `2j` and `2j + 1` are the A fragment of k16 slice `j` (the module comment).
-type PFragments = [[[u32; 2]; N8]; M_TILES];
+type PFragments<const M: usize, const N8: usize> = [[[u32; 2]; N8]; M];
 
 /// O's accumulators of one warp: [row tile][16 head-dim columns][n8 half].
-type Output<const D16: usize> = [[[[f32; 4]; 2]; D16]; M_TILES];
+type Output<const D16: usize, const M: usize> = [[[[f32; 4]; 2]; D16]; M];
 
 /// One value per row of this lane: [row tile][rows g, g + 8].
-type RowValues<V> = [[V; 2]; M_TILES];
+type RowValues<V, const M: usize> = [[V; 2]; M];
 
 /// The online softmax's running state of this lane's rows: `m`, the largest score seen so far
 /// (unscaled; −∞ until a visible key), and `l`, this lane's part of the row's Σ 2^((s − m)·scale·
 /// log2 e).
-struct RowStats {
-    m: RowValues<f32>,
-    l: RowValues<f32>,
+struct RowStats<const M: usize> {
+    m: RowValues<f32, M>,
+    l: RowValues<f32, M>,
 }
 
 /// A swizzled tile in shared memory: rows of `16·D16` 16-bit values (the head dim), that is
@@ -180,12 +178,34 @@ impl<const D16: usize> LaneRows<D16> {
     }
 }
 
-/// The block's tiles in dynamic shared memory: Q's, then `STAGES` × (K's, V's), key tiles of
-/// `BLOCK_K` rows.
+/// The block's tiles in dynamic shared memory: Q's (`BLOCK_Q` rows), then `STAGES` × (K's,
+/// V's), key tiles of `BLOCK_K` rows; and the geometry's row counts.
 #[derive(Clone, Copy)]
-struct SharedTiles<const D16: usize>;
+struct SharedTiles<const D16: usize, const M: usize, const N8: usize>;
 
-impl<const D16: usize> SharedTiles<D16> {
+impl<const D16: usize, const M: usize, const N8: usize> SharedTiles<D16, M, N8> {
+    /// Query rows per warp and per block, keys per tile: `a03::warp_rows`, `block_q` and
+    /// `block_k` of this head dim (checked by [`flash_attention`]).
+    const WARP_ROWS: u32 = M as u32 * MMA_M;
+    const BLOCK_Q: u32 = WARPS * Self::WARP_ROWS;
+    const BLOCK_K: u32 = N8 as u32 * MMA_N;
+
+    /// [`Self::WARP_ROWS`], [`Self::BLOCK_Q`] and [`Self::BLOCK_K`], of a value at hand.
+    #[inline(always)]
+    fn warp_rows(self) -> u32 {
+        Self::WARP_ROWS
+    }
+
+    #[inline(always)]
+    fn block_q(self) -> u32 {
+        Self::BLOCK_Q
+    }
+
+    #[inline(always)]
+    fn block_k(self) -> u32 {
+        Self::BLOCK_K
+    }
+
     #[inline(always)]
     fn q(self) -> Tile<D16> {
         Tile::at_row(0)
@@ -193,12 +213,12 @@ impl<const D16: usize> SharedTiles<D16> {
 
     #[inline(always)]
     fn k(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K)
+        Tile::at_row(Self::BLOCK_Q + stage * 2 * Self::BLOCK_K)
     }
 
     #[inline(always)]
     fn v(self, stage: u32) -> Tile<D16> {
-        Tile::at_row(BLOCK_Q + stage * 2 * BLOCK_K + BLOCK_K)
+        Tile::at_row(Self::BLOCK_Q + stage * 2 * Self::BLOCK_K + Self::BLOCK_K)
     }
 }
 
@@ -214,6 +234,9 @@ struct HeadRows {
 /// `tile`, a 16-byte chunk per copy; rows past the head's last are zero-filled by the copy
 /// (`src_bytes` = 0, nothing read). A thread's source moves by one add per pass, and a tile
 /// whose rows all lie in the head (every key tile but the last) copies with no check per row.
+/// A pass of whole swizzle patterns (8 rows, at head dims 64 and 128) keeps a thread's chunk
+/// position, so its destination moves by a constant too; at 256 a pass is 4 rows, and the
+/// position alternates between two.
 ///
 /// # Safety
 /// Every thread of the block calls it; `head` describes readable memory whose rows are
@@ -226,8 +249,10 @@ unsafe fn copy_tile<const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32
     let (chunks, step) = (Tile::<D16>::ROW_CHUNKS, Tile::<D16>::COPY_STEP);
     const { assert!(THREADS % Tile::<D16>::ROW_CHUNKS == 0) };
     let (first, chunk) = (thread_idx() / chunks, thread_idx() % chunks);
-    // A pass is a whole number of swizzle patterns (8 rows) further: the same chunk position.
-    const { assert!(Tile::<D16>::COPY_STEP % SWIZZLE_ROWS == 0) };
+    // Whole swizzle patterns per pass: the same chunk position on every pass. Else (4 rows a
+    // pass) a pass's destination is computed as it comes.
+    let whole_patterns = const { Tile::<D16>::COPY_STEP % SWIZZLE_ROWS == 0 };
+    const { assert!(SWIZZLE_ROWS % Tile::<D16>::COPY_STEP == 0 || Tile::<D16>::COPY_STEP % SWIZZLE_ROWS == 0) };
     let (dst, pass_bytes) = (tile.chunk(first, chunk), step * Tile::<D16>::ROW_BYTES);
     let offset = (row0 + first) as u64 * head.stride + u64::from(chunk * CHUNK_VALUES);
     let mut src = head.start.wrapping_add(offset as usize);
@@ -235,17 +260,19 @@ unsafe fn copy_tile<const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32
     if row0 + rows <= head.rows {
         // Every row lies in the head: no check, no operand to select.
         for pass in 0..rows / step {
+            let at = if whole_patterns { dst + pass * pass_bytes } else { tile.chunk(first + pass * step, chunk) };
             // SAFETY: 16 aligned readable bytes of the caller's head; the chunk lies in the tile.
-            unsafe { cp_async_16_whole(dst + pass * pass_bytes, src) };
+            unsafe { cp_async_16_whole(at, src) };
             src = src.wrapping_add(pass_stride);
         }
     } else {
         for pass in 0..rows / step {
             let inside = row0 + first + pass * step < head.rows;
             let from = if inside { src } else { head.start };
+            let at = if whole_patterns { dst + pass * pass_bytes } else { tile.chunk(first + pass * step, chunk) };
             // SAFETY: 16 aligned readable bytes when inside (the caller's head), none read
             // otherwise; the destination chunk lies in the tile.
-            unsafe { cp_async_16(dst + pass * pass_bytes, from, if inside { 16 } else { 0 }) };
+            unsafe { cp_async_16(at, from, if inside { 16 } else { 0 }) };
             src = src.wrapping_add(pass_stride);
         }
     }
@@ -257,25 +284,26 @@ unsafe fn copy_tile<const D16: usize>(tile: Tile<D16>, head: HeadRows, row0: u32
 /// 0–15 at chunk `2kk` and lanes 16–31 at the same rows at chunk `2kk + 1`, so the four 8 × 8
 /// matrices are (rows 0–7, k 0–7), (8–15, k 0–7), (0–7, k 8–15), (8–15, k 8–15): `a[0..4]`.
 #[derive(Clone, Copy)]
-struct QOperand<const D16: usize> {
-    frags: QFragments<D16>,
+struct QOperand<const D16: usize, const M: usize> {
+    frags: QFragments<D16, M>,
     /// The warp's rows of Q's tile, as a tile of their own.
     rows: Tile<D16>,
     lane: u32,
 }
 
-impl<const D16: usize> QOperand<D16> {
+impl<const D16: usize, const M: usize> QOperand<D16, M> {
     const IN_REGISTERS: bool = a03::q_in_registers(16 * D16 as u32);
+    const WARP_ROWS: u32 = M as u32 * MMA_M;
 
     /// # Safety
     /// The whole warp calls it; Q's tile holds the block's rows (copies landed, a barrier).
     #[inline(always)]
     unsafe fn new(q: Tile<D16>, warp: u32, lane: u32) -> Self {
         let mut operand =
-            Self { frags: [[[0u32; 4]; D16]; M_TILES], rows: q.offset_rows(warp * WARP_ROWS), lane };
+            Self { frags: [[[0u32; 4]; D16]; M], rows: q.offset_rows(warp * Self::WARP_ROWS), lane };
         if Self::IN_REGISTERS {
             let rows = operand.lane_rows();
-            unroll!(M_TILES, at most 2, mi => {
+            unroll!(M, at most 2, mi => {
                 for (kk, frag) in operand.frags[mi].iter_mut().enumerate() {
                     // SAFETY: the whole warp; an aligned chunk inside Q's tile.
                     *frag = unsafe { ldmatrix_x4(rows.address(mi, kk)) };
@@ -296,7 +324,7 @@ impl<const D16: usize> QOperand<D16> {
     /// # Safety
     /// The whole warp calls it; Q's tile still holds the block's rows.
     #[inline(always)]
-    unsafe fn slice(&self, kk: usize) -> [[u32; 4]; M_TILES] {
+    unsafe fn slice(&self, kk: usize) -> [[u32; 4]; M] {
         if Self::IN_REGISTERS {
             core::array::from_fn(|mi| self.frags[mi][kk])
         } else {
@@ -317,20 +345,20 @@ impl<const D16: usize> QOperand<D16> {
 /// # Safety
 /// The whole warp calls it; `k` holds the key tile.
 #[inline(always)]
-unsafe fn tile_scores<T: Half, const D16: usize>(
-    q: &QOperand<D16>,
+unsafe fn tile_scores<T: Half, const D16: usize, const M: usize, const N8: usize>(
+    q: &QOperand<D16, M>,
     k: Tile<D16>,
     lane: u32,
-) -> Scores {
-    let mut s = [[[0.0f32; 4]; N8]; M_TILES];
+) -> Scores<M, N8> {
+    let mut s = [[[0.0f32; 4]; N8]; M];
     let rows = LaneRows::new(k, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
-    unroll!(D16, at most 8, kk => {
+    unroll!(D16, at most 16, kk => {
         // SAFETY: the whole warp; Q's tile holds the block's rows.
         let a = unsafe { q.slice(kk) };
         unroll!(N8 / 2, at most 8, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the K tile.
             let b = unsafe { ldmatrix_x4(rows.address(pair, kk)) };
-            for mi in 0..M_TILES {
+            for mi in 0..M {
                 s[mi][2 * pair] = T::mma_m16n8k16(a[mi], [b[0], b[1]], s[mi][2 * pair]);
                 s[mi][2 * pair + 1] = T::mma_m16n8k16(a[mi], [b[2], b[3]], s[mi][2 * pair + 1]);
             }
@@ -343,8 +371,8 @@ unsafe fn tile_scores<T: Half, const D16: usize>(
 /// `k0 + 8n + 2t + e % 2` of row `g` (e < 2) or `g + 8`, masked when it is at or past that
 /// row's visible count (past `seq_k`, or past the causal diagonal).
 #[inline(always)]
-fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
-    unroll!(M_TILES, at most 2, mi => {
+fn mask_scores<const M: usize, const N8: usize>(s: &mut Scores<M, N8>, k0: u32, visible: &RowValues<u32, M>, t: u32) {
+    unroll!(M, at most 2, mi => {
         unroll!(N8, at most 16, n => {
             for (e, score) in s[mi][n].iter_mut().enumerate() {
                 let key = k0 + n as u32 * MMA_N + 2 * t + e as u32 % 2;
@@ -369,11 +397,15 @@ fn mask_scores(s: &mut Scores, k0: u32, visible: &RowValues<u32>, t: u32) {
 /// Returns P rounded to `T`, each n8 tile's two registers (the A fragments of the module
 /// comment, two tiles a k16 slice), and alpha.
 #[inline(always)]
-fn online_softmax<T: Half>(s: &Scores, stats: &mut RowStats, scale_log2: f32) -> (PFragments, RowValues<f32>) {
+fn online_softmax<T: Half, const M: usize, const N8: usize>(
+    s: &Scores<M, N8>,
+    stats: &mut RowStats<M>,
+    scale_log2: f32,
+) -> (PFragments<M, N8>, RowValues<f32, M>) {
     let RowStats { m, l } = stats;
-    let mut alpha = [[0.0f32; 2]; M_TILES];
-    let mut p = [[[0u32; 2]; N8]; M_TILES];
-    unroll!(M_TILES, at most 2, mi => {
+    let mut alpha = [[0.0f32; 2]; M];
+    let mut p = [[[0u32; 2]; N8]; M];
+    unroll!(M, at most 2, mi => {
         unroll!(2, half => {
             let mut row_max = m[mi][half];
             for c in &s[mi] {
@@ -401,16 +433,18 @@ fn online_softmax<T: Half>(s: &Scores, stats: &mut RowStats, scale_log2: f32) ->
 
 /// O ← O·alpha, row by row: what was summed under the old maximum, brought to the new one.
 #[inline(always)]
-fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>) {
-    unroll!(M_TILES, at most 2, mi => {
-        for pair in 0..D16 {
+fn rescale_output<const D16: usize, const M: usize>(o: &mut Output<D16, M>, alpha: &RowValues<f32, M>) {
+    unroll!(M, at most 2, mi => {
+        // Written out: at head dim 256 LLVM keeps a loop over the 16 pairs, and O goes to local
+        // memory.
+        unroll!(D16, at most 16, pair => {
             for c in &mut o[mi][pair] {
                 c[0] *= alpha[mi][0];
                 c[1] *= alpha[mi][0];
                 c[2] *= alpha[mi][1];
                 c[3] *= alpha[mi][1];
             }
-        }
+        });
     });
 }
 
@@ -423,22 +457,22 @@ fn rescale_output<const D16: usize>(o: &mut Output<D16>, alpha: &RowValues<f32>)
 /// # Safety
 /// The whole warp calls it; `v` holds the value tile.
 #[inline(always)]
-unsafe fn accumulate_pv<T: Half, const D16: usize>(
-    o: &mut Output<D16>,
-    p: &PFragments,
+unsafe fn accumulate_pv<T: Half, const D16: usize, const M: usize, const N8: usize>(
+    o: &mut Output<D16, M>,
+    p: &PFragments<M, N8>,
     v: Tile<D16>,
     lane: u32,
 ) {
     let rows = LaneRows::new(v, lane % 16, lane / 16);
     unroll!(N8 / 2, at most 8, kk => {
-        let a: [[u32; 4]; M_TILES] = core::array::from_fn(|mi| {
+        let a: [[u32; 4]; M] = core::array::from_fn(|mi| {
             let (lo, hi) = (p[mi][2 * kk], p[mi][2 * kk + 1]);
             [lo[0], lo[1], hi[0], hi[1]]
         });
-        unroll!(D16, at most 8, pair => {
+        unroll!(D16, at most 16, pair => {
             // SAFETY: the whole warp; an aligned chunk inside the V tile.
             let b = unsafe { ldmatrix_x4_trans(rows.address(kk, pair)) };
-            for mi in 0..M_TILES {
+            for mi in 0..M {
                 o[mi][pair][0] = T::mma_m16n8k16(a[mi], [b[0], b[1]], o[mi][pair][0]);
                 o[mi][pair][1] = T::mma_m16n8k16(a[mi], [b[2], b[3]], o[mi][pair][1]);
             }
@@ -463,10 +497,10 @@ unsafe fn accumulate_pv<T: Half, const D16: usize>(
 /// `staging` the warp's `WARP_ROWS` rows of Q's tile, whose first is `warp_row0`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn store_output<T: Half, const D16: usize>(
-    o: &Output<D16>,
-    stats: &RowStats,
-    rows: &RowValues<u32>,
+unsafe fn store_output<T: Half, const D16: usize, const M: usize>(
+    o: &Output<D16, M>,
+    stats: &RowStats<M>,
+    rows: &RowValues<u32, M>,
     d: &Dims,
     staging: Tile<D16>,
     warp_row0: u32,
@@ -483,20 +517,21 @@ unsafe fn store_output<T: Half, const D16: usize>(
             *s += shuffle_xor_f32(*s, 2);
         }
     }
-    unroll!(M_TILES, at most 2, mi => {
+    unroll!(M, at most 2, mi => {
         unroll!(2, half => {
             let l = sum[mi][half];
             let inverse = if l > 0.0 { 1.0 / l } else { 0.0 };
             // Columns 16·pair + 8·n8 + 2t and the next: chunk 2·pair + n8, its word t.
             let r = mi as u32 * MMA_M + 8 * half as u32 + g;
-            for (pair, columns) in o[mi].iter().enumerate() {
-                for (n8, c) in columns.iter().enumerate() {
+            // Written out, as in `rescale_output`.
+            unroll!(D16, at most 16, pair => {
+                for (n8, c) in o[mi][pair].iter().enumerate() {
                     let packed = T::pack_x2(c[2 * half] * inverse, c[2 * half + 1] * inverse);
                     let at = staging.chunk(r, 2 * pair as u32 + n8 as u32) + 4 * t;
                     // SAFETY: a 4-byte aligned word of the warp's own rows of Q's tile.
                     unsafe { SharedArray::<u32>::from_address(at).store(0, packed) };
                 }
-            }
+            });
             let row = rows[mi][half];
             if t == 0 && row < d.seq_q {
                 let lse = if l > 0.0 {
@@ -513,7 +548,7 @@ unsafe fn store_output<T: Half, const D16: usize>(
     // Chunk `unit % ROW_CHUNKS` of row `unit / ROW_CHUNKS`: a pass covers whole rows, each
     // quarter-warp one row's 8 consecutive chunks (8 positions of a line of banks).
     let chunks = Tile::<D16>::ROW_CHUNKS;
-    for pass in 0..WARP_ROWS * chunks / WARP_SIZE {
+    for pass in 0..M as u32 * MMA_M * chunks / WARP_SIZE {
         let unit = pass * WARP_SIZE + lane;
         let (r, chunk) = (unit / chunks, unit % chunks);
         let row = warp_row0 + r;
@@ -531,15 +566,16 @@ unsafe fn store_output<T: Half, const D16: usize>(
 }
 
 /// The forward pass for one block of `BLOCK_Q` query rows of one (batch, query head), head
-/// dim `16·D16`, 16-bit type `T`.
+/// dim `16·D16`, 16-bit type `T`; `M` row tiles per warp and `N8` n8 tiles of keys per key tile
+/// (the head dim's `a03::warp_rows` and `a03::block_k`).
 ///
 /// # Safety
 /// `dims` points to the problem, whose head dim is `16·D16` and whose strides are multiples
 /// of 8 elements; `q`, `k`, `v`, `o` hold its tensors and `lse` batch · heads_q · seq_q f32.
-/// Launched with `THREADS` threads, a grid of ⌈seq_q / BLOCK_Q⌉ × batch · heads_q blocks, and
-/// [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
+/// Launched with `THREADS` threads, a grid of ⌈seq_q / `a03::block_q`⌉ × batch · heads_q blocks,
+/// and [`a03::shared_bytes`]`(16·D16)` bytes of dynamic shared memory.
 #[inline(always)]
-unsafe fn flash_attention<T: Half, const D16: usize>(
+unsafe fn flash_attention<T: Half, const D16: usize, const M: usize, const N8: usize>(
     q: *const u16,
     k: *const u16,
     v: *const u16,
@@ -547,22 +583,28 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
     lse: *mut f32,
     dims: *const Dims,
 ) {
-    // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8 or 16 chunks.
-    const { assert!(D16 == 4 || D16 == 8, "head dim 64 or 128") };
-    const { assert!(BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
-    const { assert!(BLOCK_Q % Tile::<D16>::COPY_STEP == 0, "whole passes") };
+    // The chunk-pair patterns of `LaneRows` and the tiles' copies assume rows of 8, 16 or 32
+    // chunks; the geometry is the head dim's.
+    const { assert!(D16 == 4 || D16 == 8 || D16 == 16, "head dim 64, 128 or 256") };
+    const {
+        let head_dim = 16 * D16 as u32;
+        assert!(SharedTiles::<D16, M, N8>::WARP_ROWS == a03::warp_rows(head_dim), "a03::warp_rows");
+        assert!(SharedTiles::<D16, M, N8>::BLOCK_K == a03::block_k(head_dim), "a03::block_k");
+    };
+    const { assert!(SharedTiles::<D16, M, N8>::BLOCK_K % Tile::<D16>::COPY_STEP == 0, "whole passes") };
+    const { assert!(SharedTiles::<D16, M, N8>::BLOCK_Q % Tile::<D16>::COPY_STEP == 0, "whole passes") };
     // SAFETY: the caller's problem.
     let d = unsafe { *dims };
     let (warp, lane) = (thread_idx() / WARP_SIZE, thread_idx() % WARP_SIZE);
     let (g, t) = (lane / 4, lane % 4);
-    let (q0, y) = (block_idx() * BLOCK_Q, block_idx_y());
+    let tiles = SharedTiles::<D16, M, N8>;
+    let (q0, y) = (block_idx() * tiles.block_q(), block_idx_y());
     // SAFETY: a problem has at least one query head, and one per key/value head. (Divisors
     // known to be non-zero: no division-by-zero panic, whose call would cost registers.)
     let (heads_q, group) =
         unsafe { (NonZeroU32::new_unchecked(d.heads_q), NonZeroU32::new_unchecked(d.group)) };
     let (b, h) = (y / heads_q, y % heads_q);
     let kv_head = h / group;
-    let tiles = SharedTiles::<D16>;
     let head = |start: *const u16, offset: u64, stride: u64, rows: u32| HeadRows {
         start: start.wrapping_add(offset as usize),
         stride,
@@ -574,8 +616,8 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
 
     // The key tiles this block reads: up to the last key its last row sees (all keys, or
     // fewer under the causal mask; none when every row's keys are masked).
-    let last_row = (q0 + BLOCK_Q).min(d.seq_q) - 1;
-    let key_tiles = d.visible_keys(last_row).div_ceil(BLOCK_K);
+    let last_row = (q0 + tiles.block_q()).min(d.seq_q) - 1;
+    let key_tiles = d.visible_keys(last_row).div_ceil(tiles.block_k());
     // Starts the copies of key tile `j` into stage `j % STAGES` (none past the last tile; the
     // group is committed either way, so that group counts stay uniform).
     let load_kv = |j: u32| {
@@ -584,8 +626,8 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
             // SAFETY: the whole block; K's and V's heads, 16-byte aligned rows; the stage's
             // tiles of BLOCK_K rows.
             unsafe {
-                copy_tile(tiles.k(stage), k_head, j * BLOCK_K, BLOCK_K);
-                copy_tile(tiles.v(stage), v_head, j * BLOCK_K, BLOCK_K);
+                copy_tile(tiles.k(stage), k_head, j * tiles.block_k(), tiles.block_k());
+                copy_tile(tiles.v(stage), v_head, j * tiles.block_k(), tiles.block_k());
             }
         }
         cp_async_commit();
@@ -593,7 +635,7 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
 
     // Prologue: Q's tile (its own group, the oldest), then the first STAGES − 1 key tiles.
     // SAFETY: the whole block; Q's head; Q's tile of BLOCK_Q rows.
-    unsafe { copy_tile(tiles.q(), q_head, q0, BLOCK_Q) };
+    unsafe { copy_tile(tiles.q(), q_head, q0, tiles.block_q()) };
     cp_async_commit();
     for j in 0..STAGES - 1 {
         load_kv(j);
@@ -601,20 +643,20 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
     cp_async_wait_group::<{ STAGES - 1 }>();
     sync_threads();
     // SAFETY: the whole warp; Q's tile landed and is visible after the barrier.
-    let q_frags = unsafe { QOperand::new(tiles.q(), warp, lane) };
+    let q_frags = unsafe { QOperand::<D16, M>::new(tiles.q(), warp, lane) };
 
     // This lane's rows (g and g + 8 of each row tile) and the keys each sees; and the keys
     // every row of the warp sees (its first row's: the count grows with the row), below
     // which a tile needs no mask.
-    let warp_row0 = q0 + warp * WARP_ROWS;
-    let rows: RowValues<u32> =
+    let warp_row0 = q0 + warp * tiles.warp_rows();
+    let rows: RowValues<u32, M> =
         core::array::from_fn(|mi| [0, 8].map(|dr| warp_row0 + mi as u32 * MMA_M + g + dr));
     let visible = rows.map(|r| r.map(|row| d.visible_keys(row)));
     let unmasked_keys = d.visible_keys(warp_row0);
     let scale_log2 = d.scale * LOG2_E;
 
-    let mut stats = RowStats { m: [[f32::NEG_INFINITY; 2]; M_TILES], l: [[0.0; 2]; M_TILES] };
-    let mut acc = [[[[0.0f32; 4]; 2]; D16]; M_TILES];
+    let mut stats = RowStats { m: [[f32::NEG_INFINITY; 2]; M], l: [[0.0; 2]; M] };
+    let mut acc = [[[[0.0f32; 4]; 2]; D16]; M];
     for j in 0..key_tiles {
         // Tile j's group is the oldest but STAGES − 2 of those in flight: wait for it, then
         // make every thread's copies visible (and every warp done with tile j − 1, whose
@@ -624,88 +666,42 @@ unsafe fn flash_attention<T: Half, const D16: usize>(
         load_kv(j + STAGES - 1);
         let stage = j % STAGES;
         // SAFETY: the whole warp; the stage's K tile landed.
-        let mut s = unsafe { tile_scores::<T, D16>(&q_frags, tiles.k(stage), lane) };
-        let k0 = j * BLOCK_K;
-        if k0 + BLOCK_K > unmasked_keys {
+        let mut s = unsafe { tile_scores::<T, D16, M, N8>(&q_frags, tiles.k(stage), lane) };
+        let k0 = j * tiles.block_k();
+        if k0 + tiles.block_k() > unmasked_keys {
             mask_scores(&mut s, k0, &visible, t);
         }
-        let (p, alpha) = online_softmax::<T>(&s, &mut stats, scale_log2);
+        let (p, alpha) = online_softmax::<T, M, N8>(&s, &mut stats, scale_log2);
         rescale_output(&mut acc, &alpha);
         // SAFETY: the whole warp; the stage's V tile landed.
-        unsafe { accumulate_pv::<T, D16>(&mut acc, &p, tiles.v(stage), lane) };
+        unsafe { accumulate_pv::<T, D16, M, N8>(&mut acc, &p, tiles.v(stage), lane) };
     }
 
     let o_rows = o.wrapping_add(d.o.row_offset(b, h, 0) as usize);
     let lse_rows = lse.wrapping_add(y as usize * d.seq_q as usize);
-    let staging = tiles.q().offset_rows(warp * WARP_ROWS);
+    let staging = tiles.q().offset_rows(warp * tiles.warp_rows());
     // SAFETY: the whole warp, after its loop; this head's O and log-sum-exps; its Q rows.
-    unsafe { store_output::<T, D16>(&acc, &stats, &rows, &d, staging, warp_row0, o_rows, lse_rows, lane) };
+    unsafe { store_output::<T, D16, M>(&acc, &stats, &rows, &d, staging, warp_row0, o_rows, lse_rows, lane) };
 }
 
-/// a03 on f16, head dim 64.
-///
-/// # Safety
-/// As [`flash_attention`], head dim 64.
-#[kernel(max_threads = THREADS)]
-pub unsafe fn a03_mma_sync_f16_d64(
-    q: *const u16,
-    k: *const u16,
-    v: *const u16,
-    o: *mut u16,
-    lse: *mut f32,
-    dims: *const Dims,
-) {
-    // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 4>(q, k, v, o, lse, dims) }
+macro_rules! entry {
+    ($name:ident, $ty:ident, $d16:literal, $m:literal, $n8:literal, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// As [`flash_attention`], at the entry point's head dim.
+        #[kernel(max_threads = THREADS)]
+        pub unsafe fn $name(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, dims: *const Dims) {
+            // SAFETY: forwarded.
+            unsafe { flash_attention::<$ty, $d16, $m, $n8>(q, k, v, o, lse, dims) }
+        }
+    };
 }
 
-/// a03 on bf16, head dim 64.
-///
-/// # Safety
-/// As [`flash_attention`], head dim 64.
-#[kernel(max_threads = THREADS)]
-pub unsafe fn a03_mma_sync_bf16_d64(
-    q: *const u16,
-    k: *const u16,
-    v: *const u16,
-    o: *mut u16,
-    lse: *mut f32,
-    dims: *const Dims,
-) {
-    // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 4>(q, k, v, o, lse, dims) }
-}
-
-/// a03 on f16, head dim 128.
-///
-/// # Safety
-/// As [`flash_attention`], head dim 128.
-#[kernel(max_threads = THREADS)]
-pub unsafe fn a03_mma_sync_f16_d128(
-    q: *const u16,
-    k: *const u16,
-    v: *const u16,
-    o: *mut u16,
-    lse: *mut f32,
-    dims: *const Dims,
-) {
-    // SAFETY: forwarded.
-    unsafe { flash_attention::<F16, 8>(q, k, v, o, lse, dims) }
-}
-
-/// a03 on bf16, head dim 128.
-///
-/// # Safety
-/// As [`flash_attention`], head dim 128.
-#[kernel(max_threads = THREADS)]
-pub unsafe fn a03_mma_sync_bf16_d128(
-    q: *const u16,
-    k: *const u16,
-    v: *const u16,
-    o: *mut u16,
-    lse: *mut f32,
-    dims: *const Dims,
-) {
-    // SAFETY: forwarded.
-    unsafe { flash_attention::<Bf16, 8>(q, k, v, o, lse, dims) }
-}
+// Head dim, then row tiles per warp and n8 tiles of keys: a03::warp_rows / 16, block_k / 8.
+entry!(a03_mma_sync_f16_d64, F16, 4, 2, 8, "a03 on f16, head dim 64.");
+entry!(a03_mma_sync_bf16_d64, Bf16, 4, 2, 8, "a03 on bf16, head dim 64.");
+entry!(a03_mma_sync_f16_d128, F16, 8, 2, 8, "a03 on f16, head dim 128.");
+entry!(a03_mma_sync_bf16_d128, Bf16, 8, 2, 8, "a03 on bf16, head dim 128.");
+entry!(a03_mma_sync_f16_d256, F16, 16, 1, 4, "a03 on f16, head dim 256.");
+entry!(a03_mma_sync_bf16_d256, Bf16, 16, 1, 4, "a03 on bf16, head dim 256.");

@@ -23,7 +23,7 @@ const fn shape(
     Problem { batch, heads_q, heads_kv, seq_q, seq_k, head_dim, layout, mask, softmax_scale: None }
 }
 
-/// The awkward shapes every step is checked on, at each head dim it takes of 64 and 128.
+/// The awkward shapes every step is checked on, at each head dim it takes of 64, 128 and 256.
 fn awkward(head_dim: usize) -> Vec<Problem> {
     let d = head_dim;
     vec![
@@ -68,7 +68,7 @@ pub fn all(gpu_present: bool) -> Vec<GpuTest> {
                 tests.push(
                     GpuTest::new(name, move || {
                         let code = if code_is_twin { Code::Cpp(twins()?) } else { Code::Rust };
-                        let problems: Vec<Problem> = [64, 128]
+                        let problems: Vec<Problem> = [64, 128, 256]
                             .into_iter()
                             .filter(|&d| step.takes(d as u32).is_ok())
                             .flat_map(awkward)

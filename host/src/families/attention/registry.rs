@@ -7,16 +7,16 @@ use crate::base::ptx::Arch;
 use common::attention::{a01, a02, a03, a04, a05, a06, a07, a08, a09, a10};
 
 /// How a step's kernels make the forward pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Scheme {
     /// a01: the scores to memory, `(q, k, s, dims)` on a grid of `a01::TILE_X × TILE_Y`
     /// threads per block over (keys, query rows, batch · heads); a softmax per row in place,
     /// `(s, lse, seq_k)`, a block of `a01::SOFTMAX_THREADS` per row; then P·V,
     /// `(p, v, o, dims)`, over (head-dim columns, query rows, batch · heads).
     ThreeKernels,
-    /// One kernel `(q, k, v, o, lse, dims)`: a block of `threads` per `block_q` query rows of
-    /// one (batch, head), grid (⌈seq_q / block_q⌉, batch · heads).
-    Fused { block_q: u32, threads: u32 },
+    /// One kernel `(q, k, v, o, lse, dims)`: a block of `threads` per `block_q(head dim)` query
+    /// rows of one (batch, head), grid (⌈seq_q / block_q⌉, batch · heads).
+    Fused { block_q: fn(u32) -> u32, threads: u32 },
     /// As `Fused`, but the kernel reads Q, K and V through TMA tensor maps: `(maps, o, lse,
     /// dims)` (and a counter: [`Grid::Persistent`]), `maps` four maps of 16-bit [column, row,
     /// head, batch] with the 128-byte swizzle, 128 bytes apart: Q's, K's and V's with boxes of
@@ -151,7 +151,7 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
     AttentionStep {
         id: "a02_fused",
         summary: "one kernel, the online softmax: no scores in memory (f32 on CUDA cores)",
-        scheme: Scheme::Fused { block_q: a02::BLOCK_Q, threads: a02::THREADS },
+        scheme: Scheme::Fused { block_q: |_| a02::BLOCK_Q, threads: a02::THREADS },
         head_dims: HeadDims::UpTo(a02::MAX_HEAD_DIM),
         shared_bytes: no_dynamic_shared,
         entries: &[
@@ -163,21 +163,23 @@ pub const ATTENTION_STEPS: &[AttentionStep] = &[
     AttentionStep {
         id: "a03_mma_sync",
         summary: "FlashAttention-2 on mma.sync: P in registers, K and V through a cp.async pipeline",
-        scheme: Scheme::Fused { block_q: a03::BLOCK_Q, threads: a03::THREADS },
-        head_dims: HeadDims::Only(&[64, 128]),
+        scheme: Scheme::Fused { block_q: a03::block_q, threads: a03::THREADS },
+        head_dims: HeadDims::Only(&[64, 128, 256]),
         shared_bytes: a03::shared_bytes,
         entries: &[
             Entry { precision: Precision::Bf16, head_dim: Some(64), symbols: &["a03_mma_sync_bf16_d64"] },
             Entry { precision: Precision::Bf16, head_dim: Some(128), symbols: &["a03_mma_sync_bf16_d128"] },
+            Entry { precision: Precision::Bf16, head_dim: Some(256), symbols: &["a03_mma_sync_bf16_d256"] },
             Entry { precision: Precision::F16, head_dim: Some(64), symbols: &["a03_mma_sync_f16_d64"] },
             Entry { precision: Precision::F16, head_dim: Some(128), symbols: &["a03_mma_sync_f16_d128"] },
+            Entry { precision: Precision::F16, head_dim: Some(256), symbols: &["a03_mma_sync_f16_d256"] },
         ],
         arch: SM80,
     },
     AttentionStep {
         id: "a04_wgmma",
         summary: "Hopper's wgmma for both products: Q and K from shared memory, P from registers",
-        scheme: Scheme::Fused { block_q: a04::BLOCK_Q, threads: a04::THREADS },
+        scheme: Scheme::Fused { block_q: |_| a04::BLOCK_Q, threads: a04::THREADS },
         head_dims: HeadDims::Only(&[64, 128]),
         shared_bytes: a04::shared_bytes,
         entries: &[

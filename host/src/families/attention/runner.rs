@@ -223,7 +223,11 @@ impl<'g> AttentionBench<'g> {
                 if shared > 0 {
                     self.gpu.allow_dynamic_shared(&functions[0], shared)?;
                 }
-                let x = grid_axis(p.seq_q.div_ceil(block_q as usize) as u64, MAX_GRID_X, "query tiles")?;
+                let x = grid_axis(
+                    p.seq_q.div_ceil(block_q(head_dim) as usize) as u64,
+                    MAX_GRID_X,
+                    "query tiles",
+                )?;
                 let y = grid_axis(pairs, MAX_GRID_YZ, "batch × heads")?;
                 ops.push(Op {
                     function: functions[0].clone(),

@@ -67,9 +67,9 @@
 #               mask, 1k keys, one launch each): time, cycles, `wgmma` issued, bytes through L2 (read,
 #               written) and from DRAM, instructions by pipe (uniform, FMA, ALU, XU), the tensor
 #               pipe's busy share: what each moves per launch, which costs energy that cycles do not
-#               show (the power cap turns it into clock); OUTDIR/traffic.txt, and ncu's memory
-#               tables of each (L2 by source and the fabric between its partitions) in
-#               OUTDIR/traffic-memory.txt
+#               show (the power cap turns it into clock); OUTDIR/traffic.txt; then ncu's full set,
+#               raw, for each (OUTDIR/traffic-NAME.csv, about 2200 metrics) and each step against
+#               cuDNN metric by metric (bench/ncu-diff.py: OUTDIR/traffic-diff-STEP.txt)
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
 #               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
 #               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that
@@ -80,7 +80,8 @@
 #   power       the clock and power each kernel holds at the power cap: the steps ${POWER_STEPS:-a05-a10}
 #               in one process, each heated ${POWER_HEAT:-3} s, then cuDNN the same, ${POWER_TYPE:-bf16} at
 #               ${POWER_SHAPE:-128 none 1k} (head dim, mask, seq; several separated by `;`, each
-#               in a folder of its own), nvidia-smi every 50 ms;
+#               in a folder of its own), nvidia-smi every 50 ms (clock, power, temperature and what
+#               holds the clock);
 #               OUTDIR/power/ (the trace, the stamped progress) and bench/power-trace.py's table:
 #               two kernels that take the same cycles can differ in the clock the cap leaves them
 set -uo pipefail
@@ -292,19 +293,19 @@ PY
                  $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
                  >> "$out/traffic.txt" 2>&1
              done
-             # ncu's memory tables (L2 by source, the fabric between the L2's two partitions
-             # included): where the bytes through L2 come from.
-             : > "$out/traffic-memory.txt"
-             echo "=== cuDNN" >> "$out/traffic-memory.txt"
+             # Every metric of ncu's full set, raw, for each (OUTDIR/traffic-NAME.csv), and each
+             # step against cuDNN metric by metric (bench/ncu-diff.py): what differs beyond
+             # what the totals above show.
              timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
-               --section MemoryWorkloadAnalysis_Tables python3 bench/attention-sdpa.py \
-               --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01 >> "$out/traffic-memory.txt" 2>&1
+               --set full --page raw --csv --log-file "$out/traffic-cudnn.csv" python3 bench/attention-sdpa.py \
+               --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01 > /dev/null 2>&1
              for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
-               echo "=== $step" >> "$out/traffic-memory.txt"
-               timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" \
-                 --section MemoryWorkloadAnalysis_Tables \
+               timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" --set full --page raw --csv \
+                 --log-file "$out/traffic-$step.csv" \
                  $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
-                 >> "$out/traffic-memory.txt" 2>&1
+                 > /dev/null 2>&1
+               python3 bench/ncu-diff.py "$out/traffic-cudnn.csv" "$out/traffic-$step.csv" > "$out/traffic-diff-$step.txt"
+               echo "traffic: $step against cuDNN, metric by metric: OUTDIR/traffic-diff-$step.txt (exit $?)"
              done
              grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|lts__|dram__|launch__" "$out/traffic.txt" ;;
     sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"
@@ -331,8 +332,11 @@ PY
              case $3 in *k) seqs=$((${3%k} * 1024)) ;; *) seqs=$3 ;; esac; pheat=${POWER_HEAT:-3}
              ptype=${POWER_TYPE:-bf16}
              stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
-             nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,temperature.gpu --format=csv,noheader,nounits \
-               -lms 50 > "$dir/smi.csv" & smi=$!
+             # What holds the clock (power cap, current's peaks, heat) where the driver says.
+             fields=timestamp,clocks.sm,power.draw.instant,temperature.gpu
+             nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv > /dev/null 2>&1 &&
+               fields=$fields,clocks_event_reasons.active
+             nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits -lms 50 > "$dir/smi.csv" & smi=$!
              $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type "$ptype" --head-dim $1 --mask $2 \
                --seq $3 --json "$dir/steps.json" 2>&1 | stamp > "$dir/steps.progress"
              echo "power steps ($shape): host exit ${PIPESTATUS[0]}"

@@ -5,9 +5,10 @@ Two kernels at the GPU's power cap run at the clocks their power buys: the one t
 more energy per cycle is held lower, and times slower, though it may take no more cycles.
 `bench/attention-run.sh OUT power` records what this reads:
 
-- TRACE: `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,temperature.gpu
-  --format=csv,noheader,nounits -lms 50` (local time, as nvidia-smi writes it; `power.draw` is
-  a one-second average, which lags a rising load by a second);
+- TRACE: `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,temperature.gpu,
+  clocks_event_reasons.active --format=csv,noheader,nounits -lms 50` (local time, as nvidia-smi
+  writes it; `power.draw` is a one-second average, which lags a rising load by a second; the
+  last column, the bit mask of what holds the clock below its maximum, may be left out);
 - PROGRESS...: lines `UNIX_SECONDS TEXT`, the host's progress or attention-sdpa.py's output,
   each line stamped as it was written. A kernel's window opens at its `timing NAME, …` line
   (the host) or at a backend's `  NAME: heating and timing` line (the script; in older
@@ -17,7 +18,10 @@ more energy per cycle is held lower, and times slower, though it may take no mor
 For each window past its first SETTLE seconds (the clock still falling from a cool start),
 it prints the kernel, its TFLOP/s where the progress names it, and the SM clock's mean and
 range, the mean power and temperature over the window's samples; with one figure, the TFLOP a
-joule buys (the figure over the mean power), where the window has one. Usage:
+joule buys (the figure over the mean power), where the window has one; where the trace has the
+clock's event reasons, the share of samples each one held the clock (a kernel held by the
+power cap shows `SW power cap`; one held by its current's peaks, `HW power brake` or `HW
+slowdown`: the same watts can then mean different things). Usage:
 
     bench/power-trace.py TRACE PROGRESS... [--settle 1.5]
     bench/power-trace.py --self-test
@@ -32,8 +36,21 @@ SETTLE_S = 1.5  # seconds of a window left out: the clock still settling
 MIN_SAMPLES = 3  # fewer samples than this in a window: no figure
 
 
+# nvidia-smi's clock event reasons (`clocks_event_reasons.active`), bit by bit: what holds the
+# SM clock below its maximum. Idle and the applications' clock setting are left out.
+EVENT_REASONS = [
+    (0x4, "SW power cap"),
+    (0x8, "HW slowdown"),
+    (0x10, "sync boost"),
+    (0x20, "SW thermal"),
+    (0x40, "HW thermal"),
+    (0x80, "HW power brake"),
+]
+
+
 def parse_trace(lines):
-    """nvidia-smi's CSV lines -> [(unix seconds, SM MHz, W, °C)], unreadable lines skipped."""
+    """nvidia-smi's CSV lines -> [(unix seconds, SM MHz, W, °C, event reasons or None)],
+    unreadable lines skipped."""
     rows = []
     for line in lines:
         parts = [p.strip() for p in line.split(",")]
@@ -41,10 +58,22 @@ def parse_trace(lines):
             continue
         try:
             t = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-            rows.append((t, float(parts[1]), float(parts[2]), float(parts[3])))
+            reasons = int(parts[4], 16) if len(parts) > 4 and parts[4].startswith("0x") else None
+            rows.append((t, float(parts[1]), float(parts[2]), float(parts[3]), reasons))
         except ValueError:
             continue
     return rows
+
+
+def held_by(seen):
+    """`, held by SW power cap 96 %` (the share of samples with each reason set), `, held by
+    nothing` where no sample has one, nothing where the trace has no reasons."""
+    masks = [r[4] for r in seen if r[4] is not None]
+    if not masks:
+        return ""
+    shares = [(name, sum(1 for m in masks if m & bit) / len(masks)) for bit, name in EVENT_REASONS]
+    shares = [f"{name} {100 * share:.0f} %" for name, share in shares if share > 0]
+    return f", held by {', '.join(shares) if shares else 'nothing'}"
 
 
 HOST_TIMING = re.compile(r"^timing (\S+), (.*?) \.\.\.$")
@@ -117,7 +146,7 @@ def summary(rows, windows, settle=SETTLE_S):
             f"{name}: {figure + ' TFLOP/s, ' if figure else ''}SM {mean(1):.0f} MHz "
             f"({min(clocks):.0f}–{max(clocks):.0f}), {mean(2):.0f} W ({1000 * mean(2) / mean(1):.0f} mW per MHz), "
             f"{mean(3):.0f} °C, "
-            f"{len(seen)} samples over {end - start - settle:.1f} s{per_joule(figure, mean(2))}"
+            f"{len(seen)} samples over {end - start - settle:.1f} s{per_joule(figure, mean(2))}{held_by(seen)}"
         )
     return out
 
@@ -128,7 +157,8 @@ def self_test():
     for i in range(200):  # 10 s at 50 ms: 1980 MHz cool, then 1700 for a09's window, 1850 for cuDNN's
         t = base + datetime.timedelta(milliseconds=50 * i)
         clock, watts = (1980, 300) if i < 20 else (1700, 690) if i < 100 else (1850, 688)
-        trace.append(f"{t.strftime('%Y/%m/%d %H:%M:%S.%f')[:-3]}, {clock}, {watts}.5, 60")
+        reasons = "" if i < 100 else ", 0x0000000000000004" if i % 2 else ", 0x0000000000000084"
+        trace.append(f"{t.strftime('%Y/%m/%d %H:%M:%S.%f')[:-3]}, {clock}, {watts}.5, 60{reasons}")
     rows = parse_trace(trace)
     assert len(rows) == 200, len(rows)
     t0 = base.timestamp()
@@ -145,7 +175,7 @@ def self_test():
     lines = summary(rows, windows)
     assert lines[0].startswith("a09_softmax_chains: 545.9 TFLOP/s, SM 1700 MHz (1700–1700), 690 W (406 mW per MHz)"), lines[0]
     assert lines[0].endswith(", 0.79 TFLOP/J"), lines[0]
-    assert lines[1].endswith(", 0.88 TFLOP/J"), lines[1]
+    assert lines[1].endswith(", 0.88 TFLOP/J, held by SW power cap 100 %, HW power brake 50 %"), lines[1]
     two = summary(rows, [("SDPA x", t0 + 5.0, t0 + 9.9, "cuDNN 603.3, FA2 331.8")])
     assert "TFLOP/J" not in two[0], "two backends' figures in one window: no one per joule"
     assert lines[1].startswith("SDPA bf16 1024 (16×16) bshd d=128 none: cuDNN 603.3 TFLOP/s, SM 1850 MHz"), lines[1]

@@ -1,7 +1,8 @@
 //! The bench scripts' own checks: each Python script the GPU machine's runs call
-//! (`bench/attention-sdpa.py`, `bench/allreduce-torch.py`, `bench/power-trace.py`) has a
-//! `--self-test` of the parts that need neither torch nor a GPU (records in and out,
-//! percentages, tables, headers, an nvidia-smi trace read against the kernels' windows). Run
+//! (`bench/attention-sdpa.py`, `bench/allreduce-torch.py`, `bench/power-trace.py`,
+//! `bench/ncu-diff.py`) has a `--self-test` of the parts that need neither torch nor a GPU
+//! (records in and out, percentages, tables, headers, an nvidia-smi trace read against the
+//! kernels' windows, ncu's raw pages side by side). Run
 //! here with the machine's `python3`; where there is none, each is reported as ignored with
 //! the reason (the harness is libtest-mimic, so that this is decided at run time).
 
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The scripts with a `--self-test`, relative to the repository's root.
-const SCRIPTS: &[&str] = &["bench/attention-sdpa.py", "bench/allreduce-torch.py", "bench/power-trace.py"];
+const SCRIPTS: &[&str] =
+    &["bench/attention-sdpa.py", "bench/allreduce-torch.py", "bench/power-trace.py", "bench/ncu-diff.py"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -45,7 +45,7 @@
 #               baseline), bf16 at seq 512 to 16k (OUTDIR/attention-a03.json), f16 at 1k, 4k, 16k
 #               (OUTDIR/attention-a03-f16.json)
 #   a03-d256    the same at head dim 256 (8 heads of 256 in the hidden 2048), the one head dim past 128
-#               a tensor-core step takes (OUTDIR/attention-a03-d256.json, -d256-f16.json)
+#               a tensor-core step takes (OUTDIR/attention-d256.json, -d256-f16.json)
 #   pipes       ncu on a07 (bf16, one launch each, verify-only): head dims 64 and 128, seq 1k and 4k,
 #               both masks: how busy the tensor pipe, the XU pipe (MUFU: ex2, the softmax's
 #               exponentials at 16 per clock per SM) and the FMA pipe are, and what the warps
@@ -177,8 +177,8 @@ for part in "$@"; do
                 record a09,a10 attention-a10-f16 --seq 1k,4k,16k --head-dim 128 --attn-type f16 ;;
     a03-record) BACKENDS=cudnn,flash record a03 attention-a03 --seq 512,1k,2k,4k,8k,16k
                 BACKENDS=cudnn,flash record a03 attention-a03-f16 --seq 1k,4k,16k --attn-type f16 ;;
-    a03-d256)   BACKENDS=cudnn,flash record a03 attention-a03-d256 --head-dim 256 --seq 512,1k,2k,4k,8k,16k
-                BACKENDS=cudnn,flash record a03 attention-a03-d256-f16 --head-dim 256 --seq 1k,4k,16k --attn-type f16 ;;
+    a03-d256)   BACKENDS=cudnn,flash record a03 attention-d256 --head-dim 256 --seq 512,1k,2k,4k,8k,16k
+                BACKENDS=cudnn,flash record a03 attention-d256-f16 --head-dim 256 --seq 1k,4k,16k --attn-type f16 ;;
     pipes) : > "$out/pipes.txt"
            for d in 64 128; do for seq in 1k 4k; do for mask in none causal; do
              echo "=== d$d seq $seq $mask" >> "$out/pipes.txt"

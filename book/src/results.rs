@@ -366,7 +366,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         ("M×N×K", Align::Left),
         ("best step", Align::Left),
         ("TFLOP/s", Align::Right),
-        ("% of cuBLAS", Align::Right),
+        ("% cuBLAS", Align::Right),
         ("cuBLAS", Align::Right),
         ("file", Align::Left),
     ]);
@@ -510,7 +510,8 @@ pub enum HeatMarks {
     None,
     /// Every one was: the heading says so once.
     All,
-    /// Some were: the heading states the rule and each heated row's file is marked *heated*.
+    /// Some were: the heading states the rule and each heated row's file is marked † (a word
+    /// would widen the tables past what a page shows).
     Mixed,
 }
 
@@ -542,7 +543,7 @@ impl HeatMarks {
             }
             HeatMarks::Mixed => {
                 "; a figure timed under steady load (`host --heat`) is preferred to a cool start's, and its file \
-                 marked *heated*"
+                 marked †"
             }
         }
     }
@@ -550,7 +551,7 @@ impl HeatMarks {
     /// The file column of a row from `run`.
     pub fn file(self, run: &Run) -> String {
         match self == HeatMarks::Mixed && run.heated() {
-            true => format!("`{}` *heated*", run.file),
+            true => format!("`{}` †", run.file),
             false => format!("`{}`", run.file),
         }
     }
@@ -1236,8 +1237,8 @@ mod tests {
         let (table, heat) = best_portable_gemm(&gpu, &committed_links());
         let text = table.render();
         assert_eq!(heat, HeatMarks::Mixed, "{text}");
-        assert!(text.contains("| `heated.json` *heated* |") && text.contains("| `small.json`  "), "{text}");
-        assert!(heat.heading().contains("marked *heated*"));
+        assert!(text.contains("| `heated.json` † |") && text.contains("| `small.json`  "), "{text}");
+        assert!(heat.heading().contains("marked †"));
         assert_eq!(HeatMarks::of([&run("cool.json", vec![])]), HeatMarks::None);
         assert_eq!(HeatMarks::None.heading(), "");
     }

@@ -1765,7 +1765,7 @@ mod tests {
             "the fixture should have a length where the heated run's figure is not the highest"
         );
         let text = page(&gpu, &order, &committed_links());
-        assert!(text.contains("`a01.json` *heated*"), "the best table marks the heated file");
+        assert!(text.contains("`a01.json` †"), "the best table marks the heated file");
         assert!(text.contains("heated 0.5 s)"), "the panels' sources name the heating");
         assert!(
             text.lines().any(|l| l

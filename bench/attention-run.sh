@@ -85,6 +85,7 @@
 #               OUTDIR/power/ (the trace, the stamped progress) and bench/power-trace.py's table:
 #               two kernels that take the same cycles can differ in the clock the cap leaves them
 set -uo pipefail
+. "$(dirname "$0")/power-lib.sh"
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
@@ -331,19 +332,14 @@ PY
              mkdir -p "$dir"
              case $3 in *k) seqs=$((${3%k} * 1024)) ;; *) seqs=$3 ;; esac; pheat=${POWER_HEAT:-3}
              ptype=${POWER_TYPE:-bf16}
-             stamp() { while IFS= read -r line; do echo "$(date +%s.%N) $line"; done; }
-             # What holds the clock (power cap, current's peaks, heat) where the driver says.
-             fields=timestamp,clocks.sm,power.draw.instant,temperature.gpu
-             nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv > /dev/null 2>&1 &&
-               fields=$fields,clocks_event_reasons.active
-             nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits -lms 50 > "$dir/smi.csv" & smi=$!
+             power_trace_start "$dir"
              $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type "$ptype" --head-dim $1 --mask $2 \
-               --seq $3 --json "$dir/steps.json" 2>&1 | stamp > "$dir/steps.progress"
+               --seq $3 --json "$dir/steps.json" 2>&1 | power_stamp > "$dir/steps.progress"
              echo "power steps ($shape): host exit ${PIPESTATUS[0]}"
              python3 bench/attention-sdpa.py --backends cudnn --heat "$pheat" \
-               --shapes $ptype:$((16384 / seqs))x$((2048 / $1))x${seqs}x$1:$2 2>&1 | stamp > "$dir/sdpa.progress"
+               --shapes $ptype:$((16384 / seqs))x$((2048 / $1))x${seqs}x$1:$2 2>&1 | power_stamp > "$dir/sdpa.progress"
              echo "$(date +%s.%N) done" >> "$dir/sdpa.progress"
-             kill $smi
+             power_trace_stop
              python3 bench/power-trace.py "$dir/smi.csv" "$dir/steps.progress" "$dir/sdpa.progress" | tee "$dir/power.txt"
            done ;;
     *) echo "unknown part $part"; exit 2 ;;

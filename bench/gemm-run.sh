@@ -14,9 +14,15 @@
 #   rounds    w08 and w13 at 8192³ three more times one after the other, under the load the
 #             tensor part left, twins off: whether their lead over cuBLAS holds from one
 #             process to the next (OUTDIR/rounds/)
+#   power     the clock and power each product holds at the power cap: the steps
+#             ${POWER_STEPS:-w06,w13} and cuBLAS beside them at ${POWER_SIZE:-4096}, each heated
+#             ${POWER_HEAT:-3} s, twins off, nvidia-smi every 50 ms (bench/power-lib.sh);
+#             OUTDIR/power/ and bench/power-trace.py's table (mW per MHz: of two products that
+#             take the same cycles, the one that draws more per cycle is held lower by the cap)
 # HEAT (seconds, 0.5 by default) is passed to the host's --heat; HEAT=0 times from a cool
 # start, as the records before 2026-11-29.
 set -uo pipefail
+. "$(dirname "$0")/power-lib.sh"
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
 export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
@@ -48,6 +54,13 @@ for part in "$@"; do
                 > "$out/rounds/$round.txt" 2> /dev/null
               grep -E "^(w08|w13|cuBLAS)" "$out/rounds/$round.txt"
             done ;;
+    power) dir="$out/power"; mkdir -p "$dir"
+           power_trace_start "$dir"
+           $b/host --heat "${POWER_HEAT:-3}" -k "${POWER_STEPS:-w06,w13}" --twins off --gemm "${POWER_SIZE:-4096}" \
+             --json "$dir/steps.json" 2>&1 | power_stamp > "$dir/steps.progress"
+           echo "power: host exit ${PIPESTATUS[0]}"
+           power_trace_stop
+           python3 bench/power-trace.py "$dir/smi.csv" "$dir/steps.progress" | tee "$dir/power.txt" ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done

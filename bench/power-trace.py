@@ -11,7 +11,7 @@ more energy per cycle is held lower, and times slower, though it may take no mor
   last column, the bit mask of what holds the clock below its maximum, may be left out);
 - PROGRESS...: lines `UNIX_SECONDS TEXT`, the host's progress or attention-sdpa.py's output,
   each line stamped as it was written. A kernel's window opens at its `timing NAME, …` line
-  (the host) or at a backend's `  NAME: heating and timing` line (the script; in older
+  (the host, any family: NAME may hold spaces, as cuBLAS's does) or at a backend's `  NAME: heating and timing` line (the script; in older
   progress files without those, at the case's `[i/n] …` line, which also holds the backends'
   planning) and closes at the next stamped line.
 
@@ -76,7 +76,7 @@ def held_by(seen):
     return f", held by {', '.join(shares) if shares else 'nothing'}"
 
 
-HOST_TIMING = re.compile(r"^timing (\S+), (.*?) \.\.\.$")
+HOST_TIMING = re.compile(r"^timing (.+?), (.*?) \.\.\.$")
 SDPA_CASE = re.compile(r"^\[\d+/\d+\] (.*)$")
 HOST_ROW = re.compile(r"^(a\d\d_\w+)\s.*?\s(\d+\.\d+)\s+\d+\.\d+\s+ok$")
 SDPA_FIGURE = re.compile(r"^\s*(cuDNN|FA2): [\d.]+ µs, ([\d.]+) TFLOP/s$")
@@ -189,6 +189,12 @@ def self_test():
         f"{t0 + 9.1} done",
     ])
     assert [(round(w[1] - t0, 1), round(w[2] - t0, 1), w[3]) for w in heated] == [(5.2, 7.0, "cuDNN 603.3"), (7.0, 9.0, "FA2 331.8")], heated
+    gemm = parse_progress([
+        f"{t0 + 1.0} timing cuBLAS GemmEx (f32 compute), 4096×4096×4096 ...",
+        f"{t0 + 4.0} timing w06_setmaxnreg_f16, 4096×4096×4096 ...",
+        f"{t0 + 7.0} done",
+    ])
+    assert [w[0] for w in gemm] == ["cuBLAS GemmEx (f32 compute)", "w06_setmaxnreg_f16"], gemm
     short = summary(rows, [("x", t0 + 9.0, t0 + 9.1, "")])
     assert "too few" in short[0], short
     print("self-test: ok")

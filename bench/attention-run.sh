@@ -70,6 +70,10 @@
 #               show (the power cap turns it into clock); OUTDIR/traffic.txt; then ncu's full set,
 #               raw, for each (OUTDIR/traffic-NAME.csv, about 2200 metrics) and each step against
 #               cuDNN metric by metric (bench/ncu-diff.py: OUTDIR/traffic-diff-STEP.txt)
+#   stream      the instruction streams of cuDNN's kernel and of the steps ${TRAFFIC_STEPS:-a10} at the
+#               traffic part's shape: ncu's source page (every SASS instruction with its executions
+#               and warp-state samples), OUTDIR/stream-NAME.csv.gz, and bench/sass-hotspots.py's
+#               summary of each: what the same counts cannot show, the order the work is issued in
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
 #               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
 #               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that
@@ -309,6 +313,23 @@ PY
                echo "traffic: $step against cuDNN, metric by metric: OUTDIR/traffic-diff-$step.txt (exit $?)"
              done
              grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|lts__|dram__|launch__" "$out/traffic.txt" ;;
+    stream) source_page() { # name, then the command ncu runs
+              local name=$1; shift
+              timeout 200 ncu --clock-control none --launch-count 1 --section WarpStateStats --section SourceCounters \
+                -o "$out/$name" -f "$@" > "$out/$name.log" 2>&1
+              echo "$name: ncu exit $?"
+              ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
+              echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
+              python3 bench/sass-hotspots.py "$out/$name.csv" > "$out/$name-summary.txt" 2>&1
+              gzip -f "$out/$name.csv"
+              rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
+            }
+            source_page stream-cudnn --launch-skip 5 -k "regex:(sdpa|fprop|flash|fmha)" python3 bench/attention-sdpa.py \
+              --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01
+            for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
+              source_page "stream-$step" -k "regex:^${step}_" \
+                $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none
+            done ;;
     sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"
           for e in $(grep -Eo 'entry a(0[5-9]|[1-9][0-9])_[a-z0-9_]+_bf16_d(64|128)' "$p" | cut -d' ' -f2); do
             ( ptxas -arch=sm_90a -v -e "$e" "$p" -o "$out/sass/$e.cubin" > "$out/sass/$e.log" 2>&1

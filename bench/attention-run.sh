@@ -63,13 +63,12 @@
 #   cudnn-ncu   ncu on cuDNN's own kernel (PyTorch's SDPA, bench/attention-sdpa.py --shapes) and on
 #               a08, bf16, seq 4k, no mask, head dims 64 and 128: each one's launch (grid, block,
 #               registers, shared memory), pipes and stalls side by side; OUTDIR/cudnn-ncu.txt
-#   traffic     ncu on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a10} (bf16, head dim 128, no
-#               mask, 1k keys, one launch each): time, cycles, `wgmma` issued, bytes through L2 (read,
-#               written) and from DRAM, instructions by pipe (uniform, FMA, ALU, XU), the tensor
-#               pipe's busy share: what each moves per launch, which costs energy that cycles do not
-#               show (the power cap turns it into clock); OUTDIR/traffic.txt; then ncu's full set,
-#               raw, for each (OUTDIR/traffic-NAME.csv, about 2200 metrics) and each step against
-#               cuDNN metric by metric (bench/ncu-diff.py: OUTDIR/traffic-diff-STEP.txt)
+#   traffic     ncu's full set on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a10} (bf16, head dim
+#               128, no mask, 1k keys, one launch each), raw (OUTDIR/traffic-NAME.csv, about 2200
+#               metrics), and each step against cuDNN metric by metric (bench/ncu-diff.py:
+#               OUTDIR/traffic-diff-STEP.txt; its totals printed: time, cycles, `wgmma`, bytes into
+#               the SMs, through L2 and from DRAM, instructions by pipe): what each moves per
+#               launch, which costs energy that cycles do not show (the power cap turns it into clock)
 #   stream      the instruction streams of cuDNN's kernel and of the steps ${TRAFFIC_STEPS:-a10} at the
 #               traffic part's shape: ncu's source page (every SASS instruction with its executions
 #               and warp-state samples), OUTDIR/stream-NAME.csv.gz, and bench/sass-hotspots.py's
@@ -98,6 +97,30 @@ export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
 # default, enough on an H200; HEAT=0 times from a cool start, as the records before 2026-11-29.
 heat=${HEAT:-0.5}
 mkdir -p "$out"
+# ncu (its options first) on one launch of cuDNN's kernel at the traffic and stream parts'
+# shape (bf16, batch 16 × 16 heads, 1k keys, head dim 128, no mask), past PyTorch's warm-up.
+ncu_cudnn() {
+  timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" "$@" \
+    python3 bench/attention-sdpa.py --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01
+}
+# The same for step STEP (then ncu's options), checked once and not timed.
+ncu_step() {
+  local step=$1; shift
+  timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" "$@" \
+    $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none
+}
+# ncu's source page of one launch (every SASS instruction with its executions and warp-state
+# samples) into OUTDIR/NAME.csv and bench/sass-hotspots.py's summary of it, printed and in
+# OUTDIR/NAME-summary.txt. NAME, then the command that runs ncu given its options.
+source_page() {
+  local name=$1; shift
+  "$@" --section WarpStateStats --section SourceCounters -o "$out/$name" -f > "$out/$name.log" 2>&1
+  echo "$name: ncu exit $?"
+  ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
+  echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
+  python3 bench/sass-hotspots.py "$out/$name.csv" | tee "$out/$name-summary.txt"
+  rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
+}
 # Steps STEPS with their C++ twins and cuDNN (or the SDPA backends BACKENDS), into the record
 # OUTDIR/NAME.json and its tables.
 record() { # steps name, then host options
@@ -193,17 +216,14 @@ for part in "$@"; do
                >> "$out/pipes.txt" 2>&1
            done; done; done
            grep -E "^===|pct_of_peak|ratio|duration" "$out/pipes.txt" | head -120 ;;
-    hotspots) for shape in "128 none" "64 causal"; do
-                set -- $shape; name="hotspots-d$1-$2-1k"
-                timeout 300 ncu --clock-control none --launch-count 1 -k "regex:a07_persistent" \
-                  --section WarpStateStats --section SourceCounters -o "$out/$name" -f \
-                  $b/host -k a07 --twins off --verify-only --attn-type bf16 --head-dim $1 --seq 1k --mask $2 \
-                  > "$out/$name.log" 2>&1
-                echo "$name: ncu exit $?"
-                ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
-                echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
-                python3 bench/sass-hotspots.py "$out/$name.csv"
-                rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
+    hotspots) a07_at() { # head dim, mask, then ncu's options
+                local dim=$1 mask=$2; shift 2
+                timeout 300 ncu --clock-control none --launch-count 1 -k "regex:a07_persistent" "$@" \
+                  $b/host -k a07 --twins off --verify-only --attn-type bf16 --head-dim "$dim" --seq 1k --mask "$mask"
+              }
+              for shape in "128 none" "64 causal"; do
+                set -- $shape
+                source_page "hotspots-d$1-$2-1k" a07_at "$1" "$2"
               done ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do
@@ -286,49 +306,20 @@ PY
                    >> "$out/cudnn-ncu.txt" 2>&1
                done
                grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|launch__" "$out/cudnn-ncu.txt" ;;
-    traffic) metrics=gpu__time_duration.sum,sm__cycles_active.avg,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_bytes.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_uniform.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_xu.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic
-             : > "$out/traffic.txt"
-             echo "=== cuDNN" >> "$out/traffic.txt"
-             timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
-               --metrics $metrics python3 bench/attention-sdpa.py --backends cudnn \
-               --shapes bf16:16x16x1024x128:none --min-time 0.01 >> "$out/traffic.txt" 2>&1
+    traffic) # Every metric of ncu's full set, raw, for cuDNN and each step, and each step against
+             # cuDNN metric by metric (bench/ncu-diff.py), its totals printed.
+             ncu_cudnn --set full --page raw --csv --log-file "$out/traffic-cudnn.csv" > /dev/null 2>&1
              for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
-               echo "=== $step" >> "$out/traffic.txt"
-               timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" --metrics $metrics \
-                 $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
-                 >> "$out/traffic.txt" 2>&1
-             done
-             # Every metric of ncu's full set, raw, for each (OUTDIR/traffic-NAME.csv), and each
-             # step against cuDNN metric by metric (bench/ncu-diff.py): what differs beyond
-             # what the totals above show.
-             timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
-               --set full --page raw --csv --log-file "$out/traffic-cudnn.csv" python3 bench/attention-sdpa.py \
-               --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01 > /dev/null 2>&1
-             for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
-               timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" --set full --page raw --csv \
-                 --log-file "$out/traffic-$step.csv" \
-                 $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none \
-                 > /dev/null 2>&1
+               ncu_step "$step" --set full --page raw --csv --log-file "$out/traffic-$step.csv" > /dev/null 2>&1
                python3 bench/ncu-diff.py "$out/traffic-cudnn.csv" "$out/traffic-$step.csv" > "$out/traffic-diff-$step.txt"
-               echo "traffic: $step against cuDNN, metric by metric: OUTDIR/traffic-diff-$step.txt (exit $?)"
-             done
-             grep -E "^===|  [a-z_0-9]+ \(|sm__|smsp__|gpu__|lts__|dram__|launch__" "$out/traffic.txt" ;;
-    stream) source_page() { # name, then the command ncu runs
-              local name=$1; shift
-              timeout 200 ncu --clock-control none --launch-count 1 --section WarpStateStats --section SourceCounters \
-                -o "$out/$name" -f "$@" > "$out/$name.log" 2>&1
-              echo "$name: ncu exit $?"
-              ncu --import "$out/$name.ncu-rep" --page source --csv --print-source sass > "$out/$name.csv" 2>> "$out/$name.log"
-              echo "$name: source page exit $?, $(wc -l < "$out/$name.csv") lines"
-              python3 bench/sass-hotspots.py "$out/$name.csv" > "$out/$name-summary.txt" 2>&1
-              gzip -f "$out/$name.csv"
-              rm -f "$out/$name.ncu-rep"  # tens of MB, and no ncu here to read it
-            }
-            source_page stream-cudnn --launch-skip 5 -k "regex:(sdpa|fprop|flash|fmha)" python3 bench/attention-sdpa.py \
-              --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01
+               echo "traffic: $step against cuDNN: OUTDIR/traffic-diff-$step.txt (exit $?)"
+               sed -n '/^totals:/,$p' "$out/traffic-diff-$step.txt"
+             done ;;
+    stream) source_page stream-cudnn ncu_cudnn
+            gzip -f "$out/stream-cudnn.csv"
             for step in $(echo "${TRAFFIC_STEPS:-a10}" | tr , ' '); do
-              source_page "stream-$step" -k "regex:^${step}_" \
-                $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none
+              source_page "stream-$step" ncu_step "$step"
+              gzip -f "$out/stream-$step.csv"
             done ;;
     sass) p=$b/ptx/sm_90a/kernels.ptx; mkdir -p "$out/sass"
           for e in $(grep -Eo 'entry a(0[5-9]|[1-9][0-9])_[a-z0-9_]+_bf16_d(64|128)' "$p" | cut -d' ' -f2); do

@@ -17,6 +17,8 @@
 #   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
 #               three times over under steady load (each at the power cap; the one timed first on a
 #               cool GPU would get the better clock)
+#   step        step ${STEP:-a10} alone (bf16, both masks), head dims 64 and 128, seq 512 to 16k,
+#               with cuDNN: OUTDIR/step/d64.json, d128.json and their tables
 #   batch1      batch 1, 16 heads of 128, seq 512 to 16k: launch and tail effects
 #   heat-check  a09 at head dim 128, no mask, seq 16k (a 3 ms launch at the power cap) in eight
 #               processes, alternately with --heat 0 and --heat ${HEAT_CHECK:-0.5}: each one's
@@ -96,6 +98,13 @@ export GPU_KERNELS_PTX_DIR="$PWD/$b/ptx"
 # clock it holds under steady load, where the power cap sets it (see docs/records.md): 0.5 by
 # default, enough on an H200; HEAT=0 times from a cool start, as the records before 2026-11-29.
 heat=${HEAT:-0.5}
+# Launches (ours) and calls (PyTorch's) queued back to back in each timed sample, and in the
+# heating: the GPU never idles between them, so that both sides are timed at the clock their
+# own power buys. With 1, each sample is preceded by the host's wait or, in
+# bench/attention-sdpa.py, a spin that hides Python's launch time, and at the power cap those
+# idle gaps lend the kernel clock: PyTorch's gaps are longer than the host's, which favoured
+# cuDNN by 2–10 % at 1k–4k keys (docs/records.md). 8 by default from 2026-11-29 on.
+b2b=${BACK_TO_BACK:-8}
 mkdir -p "$out"
 # ncu (its options first) on one launch of cuDNN's kernel at the traffic and stream parts'
 # shape (bf16, batch 16 × 16 heads, 1k keys, head dim 128, no mask), past PyTorch's warm-up.
@@ -125,9 +134,9 @@ source_page() {
 # OUTDIR/NAME.json and its tables.
 record() { # steps name, then host options
   local steps=$1 name=$2 backends=${BACKENDS:-cudnn}; shift 2
-  $b/host --heat "$heat" -k "$steps" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.progress"
+  $b/host --heat "$heat" --back-to-back "$b2b" -k "$steps" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.progress"
   echo "$name: host exit $?"; grep -h "WRONG" "$out/$name.txt" | head
-  python3 bench/attention-sdpa.py --heat "$heat" --backends "$backends" "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
+  python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends "$backends" "$out/$name.json" > "$out/$name-sdpa.txt" 2>&1
   echo "$name sdpa: exit $?"; grep -v "^\[\|cuDNN:" "$out/$name-sdpa.txt"
 }
 
@@ -138,11 +147,11 @@ against() { # old new dir seqs rounds
   mkdir -p "$dir"
   for round in $(seq 1 "$rounds"); do
     if [ $((round % 2)) = 1 ]; then order=$old,$new; else order=$new,$old; fi
-    $b/host --heat "$heat" -k $order --twins off --seq "$seqs" --json "$dir/$round.json" > "$dir/$round.txt" 2> "$dir/$round.progress"
+    $b/host --heat "$heat" --back-to-back "$b2b" -k $order --twins off --seq "$seqs" --json "$dir/$round.json" > "$dir/$round.txt" 2> "$dir/$round.progress"
     echo "round $round ($order): host exit $?"
   done
   grep -h "WRONG" "$dir"/*.txt | head
-  python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn "$dir/1.json" > "$dir/1-sdpa.txt" 2>&1
+  python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$dir/1.json" > "$dir/1-sdpa.txt" 2>&1
   echo "sdpa: exit $?"
   python3 - "$dir" "$old" "$new" <<'PY'
 import json, statistics, sys
@@ -177,14 +186,14 @@ for part in "$@"; do
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
     tests) $b/tests/gpu --test-threads=1 attention/ > "$out/tests.log" 2>&1; echo "tests exit $?"
            grep -E "^test result|FAILED|panicked|ignored|WRONG|wrong" "$out/tests.log" | head -40 ;;
-    quick) $b/host --heat "$heat" -k a02-a10 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
+    quick) $b/host --heat "$heat" --back-to-back "$b2b" -k a02-a10 --seq 1k,4k --json "$out/quick.json" > "$out/quick.txt" 2> "$out/quick.progress"
            echo "quick: host exit $?"; cat "$out/quick.txt" ;;
     ladder|ladder-bf16-d64|ladder-bf16-d128|ladder-f16|ladder-a01) mkdir -p "$out/ladder"
             run() { # name, then host options
               local name=$1; shift
-              $b/host --heat "$heat" --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
+              $b/host --heat "$heat" --back-to-back "$b2b" --timeout 3 --json "$out/ladder/$name.json" "$@" > "$out/ladder/$name.txt" 2> "$out/ladder/$name.progress"
               echo "$name: host exit $?"
-              python3 bench/attention-sdpa.py --heat "$heat" "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
+              python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" "$out/ladder/$name.json" > "$out/ladder/$name-sdpa.txt" 2>&1
               echo "$name sdpa: exit $?"
             }
             for d in 64 128; do
@@ -227,9 +236,9 @@ for part in "$@"; do
               done ;;
     interleave) mkdir -p "$out/interleave"
             for round in 1 2 3; do
-              $b/host --heat "$heat" -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \
+              $b/host --heat "$heat" --back-to-back "$b2b" -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \
                 > "$out/interleave/$round.txt" 2> /dev/null
-              python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn "$out/interleave/$round.json" \
+              python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$out/interleave/$round.json" \
                 > "$out/interleave/$round-sdpa.txt" 2>&1
               echo "round $round: $(grep -c '' "$out/interleave/$round-sdpa.txt") lines"
             done
@@ -269,13 +278,22 @@ for i in range(1, 9):
           f"SM {end.get('sm_mhz')} MHz at the end, {', '.join(end.get('throttle') or []) or 'no clock event'}")
 PY
             ;;
-    batch1) $b/host --heat "$heat" -k a03-a10 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
+    step) mkdir -p "$out/step"
+          for d in 64 128; do
+            $b/host --heat "$heat" --back-to-back "$b2b" -k "${STEP:-a10}" --twins off --head-dim $d --seq 512,1k,2k,4k,8k,16k \
+              --json "$out/step/d$d.json" > "$out/step/d$d.txt" 2> "$out/step/d$d.progress"
+            echo "step d$d: host exit $?"; grep -h "WRONG" "$out/step/d$d.txt" | head
+            python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$out/step/d$d.json" \
+              > "$out/step/d$d-sdpa.txt" 2>&1
+            echo "step d$d sdpa: exit $?"; grep -v "^\[\|cuDNN:" "$out/step/d$d-sdpa.txt"
+          done ;;
+    batch1) $b/host --heat "$heat" --back-to-back "$b2b" -k a03-a10 --batch 1 --head-dim 128 --seq 512,1k,4k,16k --json "$out/batch1.json" \
               > "$out/batch1.txt" 2> "$out/batch1.progress"
             echo "batch1: host exit $?"
-            python3 bench/attention-sdpa.py --heat "$heat" "$out/batch1.json" 2>&1 | tail -30 ;;
-    a07) $b/host --heat "$heat" -k a06,a07 --twins off --seq 512,1k,2k,4k,16k --json "$out/a07.json" > "$out/a07.txt" 2> "$out/a07.progress"
+            python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" "$out/batch1.json" 2>&1 | tail -30 ;;
+    a07) $b/host --heat "$heat" --back-to-back "$b2b" -k a06,a07 --twins off --seq 512,1k,2k,4k,16k --json "$out/a07.json" > "$out/a07.txt" 2> "$out/a07.progress"
          echo "a07: host exit $?"; grep -h "WRONG" "$out/a07.txt" | head
-         python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn "$out/a07.json" > "$out/a07-sdpa.txt" 2>&1
+         python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$out/a07.json" > "$out/a07-sdpa.txt" 2>&1
          echo "a07 sdpa: exit $?"
          python3 - "$out/a07.json" <<'PY'
 import json, sys
@@ -298,7 +316,7 @@ PY
                for d in 64 128; do
                  echo "=== cuDNN d$d" >> "$out/cudnn-ncu.txt"
                  timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" \
-                   --metrics $metrics python3 bench/attention-sdpa.py --heat "$heat" --backends cudnn \
+                   --metrics $metrics python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn \
                    --shapes bf16:4x$((2048 / d))x4096x$d:none --min-time 0.01 >> "$out/cudnn-ncu.txt" 2>&1
                  echo "=== a08 d$d" >> "$out/cudnn-ncu.txt"
                  timeout 120 ncu --clock-control none --launch-count 1 -k "regex:a08_tma_store" --metrics $metrics \
@@ -345,10 +363,10 @@ PY
              case $3 in *k) seqs=$((${3%k} * 1024)) ;; *) seqs=$3 ;; esac; pheat=${POWER_HEAT:-3}
              ptype=${POWER_TYPE:-bf16}
              power_trace_start "$dir"
-             $b/host --heat "$pheat" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type "$ptype" --head-dim $1 --mask $2 \
+             $b/host --heat "$pheat" --back-to-back "$b2b" -k "${POWER_STEPS:-a05-a10}" --twins off --attn-type "$ptype" --head-dim $1 --mask $2 \
                --seq $3 --json "$dir/steps.json" 2>&1 | power_stamp > "$dir/steps.progress"
              echo "power steps ($shape): host exit ${PIPESTATUS[0]}"
-             python3 bench/attention-sdpa.py --backends cudnn --heat "$pheat" \
+             python3 bench/attention-sdpa.py --backends cudnn --heat "$pheat" --back-to-back "$b2b" \
                --shapes $ptype:$((16384 / seqs))x$((2048 / $1))x${seqs}x$1:$2 2>&1 | power_stamp > "$dir/sdpa.progress"
              echo "$(date +%s.%N) done" >> "$dir/sdpa.progress"
              power_trace_stop

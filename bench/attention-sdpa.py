@@ -84,6 +84,9 @@ WARMUP_NEXT_S = 0.5  # interleaved: every later shape
 BUDGET_S = 60.0  # past this, a case stops at MIN_SAMPLES whatever its GPU time
 CHUNK_ROUNDS = 8  # rounds queued between synchronizations
 BATCH_BELOW_US = 50.0  # without a spin kernel, cases faster than this are timed in batches
+# --back-to-back: a case is queued back to back only where Python queues a call in under this
+# share of the call's GPU time (else the GPU would wait on the interpreter inside the events).
+QUEUE_SHARE = 0.8
 CHECK_ROWS = 128
 # The inputs' grid per precision: the host's random_bf16_value and random_f16_value (k / 128 for
 # k in [-128, 127], and k / 1024 for k in [-1024, 1023]), every value exact.
@@ -477,6 +480,7 @@ class Case:
         self.host_us = []  # Python's time to queue one call
         self.calls = 1
         self.spin_cycles = 0
+        self.back_to_back = False  # its samples' calls queued back to back, no spin between
         self.stop = "settled"
         self.check_error = None
         self.notes = []
@@ -562,8 +566,8 @@ class Timer:
     """CUDA events around one call (or a batch), the L2 flushed before each sample and a GPU
     spin queued ahead of the start event, as described at the top."""
 
-    def __init__(self, torch, min_time):
-        self.torch, self.min_time = torch, min_time
+    def __init__(self, torch, min_time, back_to_back=1):
+        self.torch, self.min_time, self.back_to_back = torch, min_time, back_to_back
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         l2 = getattr(props, "L2_cache_size", 0) or (64 << 20)
         self.flush_buffer = torch.ones(max(2 * l2, 1 << 20) // 4, dtype=torch.float32, device=DEVICE)
@@ -585,8 +589,9 @@ class Timer:
         self.flush_buffer.sum()  # a read of twice the L2; the result is dropped
 
     def warm(self, cases, seconds):
-        """Calls every case in turn, at least WARMUP_CALLS times and for `seconds`, then
-        sets each case's spin (or batch) from Python's queueing time and the GPU time."""
+        """Calls every case in turn, at least WARMUP_CALLS times and for `seconds` (waiting
+        for the GPU after every round, or every `back_to_back` rounds), then sets each case's
+        spin (or batch) from Python's queueing time and the GPU time."""
         torch = self.torch
         begin, rounds = time.perf_counter(), 0
         while rounds < WARMUP_CALLS or time.perf_counter() - begin < seconds:
@@ -594,8 +599,10 @@ class Timer:
                 t = time.perf_counter()
                 case.call()
                 case.host_us.append((time.perf_counter() - t) * 1e6)
-            torch.cuda.synchronize()
             rounds += 1
+            if rounds % self.back_to_back == 0:
+                torch.cuda.synchronize()
+        torch.cuda.synchronize()
         for case in cases:
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             self.flush()
@@ -605,6 +612,16 @@ class Timer:
             stop.synchronize()
             gpu_us = start.elapsed_time(stop) * 1e3
             host_us = statistics.median(case.host_us)
+            if self.back_to_back > 1 and host_us < QUEUE_SHARE * gpu_us:
+                # Python stays ahead of the GPU: the calls of a sample run back to back; a
+                # spin covers only the first call of a chunk, queued on an idle GPU.
+                case.back_to_back, case.calls = True, self.back_to_back
+                if self.sleep:
+                    case.spin_cycles = int(min(2 * host_us + 20, 5000) * self.cycles_per_us)
+                continue
+            if self.back_to_back > 1:
+                case.notes.append(f"not back to back: Python queues a call in {host_us:.0f} µs, "
+                                  f"the GPU runs it in {gpu_us:.0f} µs")
             if self.sleep:
                 case.spin_cycles = int(min(2 * host_us + 20, 5000) * self.cycles_per_us)
             elif gpu_us < BATCH_BELOW_US:
@@ -618,7 +635,7 @@ class Timer:
         while True:
             for case in cases if rounds % 2 == 0 else cases[::-1]:
                 self.flush()
-                if case.spin_cycles:
+                if case.spin_cycles and (not case.back_to_back or not pending):
                     self.sleep(case.spin_cycles)
                 start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
@@ -663,20 +680,21 @@ def entry_of(case, shape):
     return entry
 
 
-def bench(shapes, backends, interleave, min_time, heat=0.0):
-    """Times every backend on every shape, each warmed for at least `heat` seconds first:
-    ({shape: {backend: entry}}, meta, any_wrong)."""
+def bench(shapes, backends, interleave, min_time, heat=0.0, back_to_back=1):
+    """Times every backend on every shape, each warmed for at least `heat` seconds first,
+    `back_to_back` calls a sample: ({shape: {backend: entry}}, meta, any_wrong)."""
     torch = import_torch()
     gqa_kwarg = torch_version(torch) >= (2, 5)
     cudnn_version = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     meta = {
         "mode": "interleaved" if interleave else "sequential",
         "heat_s": heat,
+        "back_to_back": back_to_back,
         "torch": torch.__version__,
         "cudnn_version": cudnn_version,
         "device": torch.cuda.get_device_name(),
     }
-    timer = Timer(torch, min_time)
+    timer = Timer(torch, min_time, back_to_back)
     results, wrong = {}, False
     with torch.inference_mode():
         for index, shape in enumerate(shapes):
@@ -717,13 +735,19 @@ def heated(meta):
     return f" after {heat:g} s of heating per case" if heat > 0 else ""
 
 
+def queued(meta):
+    """The header's words for --back-to-back, if above 1."""
+    n = meta.get("back_to_back") or 1
+    return f", {n} calls back to back a sample (its time over {n})" if n > 1 else ""
+
+
 def header_lines(device, date, meta, min_time):
     cudnn = meta.get("cudnn_version")
     return [
         f"{device}, {date}",
         f"PyTorch {meta['torch']} scaled_dot_product_attention, cuDNN {cudnn if cudnn is not None else 'none'}; "
         f"{meta['mode']} timing{heated(meta)}, median of >= {MIN_SAMPLES} samples and >= {min_time:g} s of GPU time each, "
-        f"L2 flushed before each sample",
+        f"L2 flushed before each sample{queued(meta)}",
     ]
 
 
@@ -846,7 +870,88 @@ def self_test():
         raise AssertionError(f"accepted {bad!r}")
     assert short_names([("a01_x", None), ("a01_y", None)]) == ["a01_x", "a01_y"]
     assert percent(1.0, 0.0) is None and percent(None, 1.0) is None
+    timer_self_test()
     print("\nself-test: ok")
+
+
+class FakeTorch:
+    """Just enough of torch for Timer, on a simulated GPU whose calls take `call_us` each:
+    `log` holds what was queued ("flush", "spin", "call", "sync", "start", "stop")."""
+
+    float32 = "float32"
+
+    def __init__(self, call_us):
+        self.call_us, self.log = call_us, []
+        fake = self
+
+        class Event:
+            def __init__(self, enable_timing):
+                self.at = None
+
+            def record(self):
+                self.at = len(fake.log)
+                fake.log.append("event")
+
+            def synchronize(self):
+                fake.log.append("sync")
+
+            def elapsed_time(self, other):  # ms: the calls queued between the two records
+                return fake.log[self.at:other.at].count("call") * fake.call_us * 1e-3
+
+        class Cuda:
+            def get_device_properties(self, _):
+                return type("Props", (), {"L2_cache_size": 1 << 20})()
+
+            def current_device(self):
+                return 0
+
+            def synchronize(self):
+                fake.log.append("sync")
+
+            def _sleep(self, cycles):
+                fake.log.append("spin")
+
+        Cuda.Event = Event
+        self.cuda = Cuda()
+
+    def ones(self, n, dtype, device):
+        fake = self
+        return type("Buffer", (), {"sum": lambda _: fake.log.append("flush")})()
+
+    def call(self):
+        self.log.append("call")
+
+
+def timer_self_test():
+    """Timer's --back-to-back on a simulated GPU: the calls of a sample queued with nothing
+    between them, a spin only where the queue is empty, and a case Python cannot keep ahead
+    of left as before with a note."""
+    torch = FakeTorch(call_us=1000.0)
+    timer = Timer(torch, min_time=0.001, back_to_back=4)
+    case = Case("cudnn", torch.call)
+    torch.log.clear()
+    timer.warm([case], 0.01)
+    heat = torch.log[:torch.log.index("event")]
+    assert heat[:5] == ["call"] * 4 + ["sync"], heat  # heating waits every 4 calls, not every call
+    assert case.back_to_back and case.calls == 4 and not case.notes, (case.calls, case.notes)
+    torch.log.clear()
+    timer.measure([case])
+    assert case.samples and all(x == 1000.0 for x in case.samples), case.samples
+    text = " ".join(torch.log)
+    assert "event call call call call event" in text and "event spin" not in text, text
+    chunks = text.count("sync")
+    assert text.count("spin") == chunks, (text.count("spin"), chunks)  # one a chunk, ahead of it
+    one = Timer(torch, min_time=0.001)  # back_to_back 1: every sample has its spin
+    single = Case("cudnn", torch.call)
+    one.warm([single], 0.0)
+    torch.log.clear()
+    one.measure([single])
+    assert not single.back_to_back and single.calls == 1
+    assert torch.log.count("spin") == len(single.samples), torch.log.count("spin")
+    fast = FakeTorch(call_us=0.01)  # Python cannot queue a call in 8 ns
+    slow_python = Case("cudnn", fast.call)
+    Timer(fast, min_time=1e-9, back_to_back=4).warm([slow_python], 0.0)
+    assert not slow_python.back_to_back and slow_python.notes[0].startswith("not back to back"), slow_python.notes
 
 
 # ---------------------------------------------------------------- main
@@ -861,6 +966,9 @@ def main():
     parser.add_argument("--min-time", type=float, default=0.2, help="GPU seconds per figure, at least (0.2)")
     parser.add_argument("--heat", type=float, default=0.0,
                         help="seconds each case runs untimed before its samples, as the host's --heat (0)")
+    parser.add_argument("--back-to-back", type=int, default=1, metavar="N",
+                        help="calls queued back to back a sample, and heating likewise, as the host's "
+                             "--back-to-back: no spin or wait between them (1)")
     parser.add_argument("--shapes", help="time these shapes instead of a records file, print only")
     parser.add_argument("--self-test", action="store_true", help="check the torch-free parts and exit")
     args = parser.parse_args()
@@ -877,6 +985,8 @@ def main():
         parser.error("--min-time must be positive")
     if not args.heat >= 0:
         parser.error("--heat must be a number of seconds >= 0")
+    if not 1 <= args.back_to_back <= 1000:
+        parser.error("--back-to-back must be a count from 1 to 1000")
     if (args.records is None) == (args.shapes is None):
         parser.error("give RECORDS.json or --shapes (one of them)")
 
@@ -885,7 +995,8 @@ def main():
             shapes = parse_shapes(args.shapes)
         except ValueError as e:
             parser.error(f"--shapes: {e}")
-        results, meta, wrong = bench(list(dict.fromkeys(shapes)), backends, args.interleave, args.min_time, args.heat)
+        results, meta, wrong = bench(list(dict.fromkeys(shapes)), backends, args.interleave, args.min_time, args.heat,
+                                     args.back_to_back)
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         header = header_lines(meta["device"], date, meta, args.min_time)
         print("\n".join(table_lines(list(results), {}, results, backends, header)))
@@ -895,7 +1006,7 @@ def main():
     shapes, steps = collect_shapes(doc)
     if not shapes:
         sys.exit(f"attention-sdpa: {args.records} has no attention records with a usable shape")
-    results, meta, wrong = bench(shapes, backends, args.interleave, args.min_time, args.heat)
+    results, meta, wrong = bench(shapes, backends, args.interleave, args.min_time, args.heat, args.back_to_back)
     device = (doc.get("device") or {}).get("name") or meta["device"]
     if device != meta["device"]:
         note(f"warning: the records are from {device!r}, this GPU is {meta['device']!r}: "

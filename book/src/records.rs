@@ -35,6 +35,9 @@ pub struct Run {
     /// run was timed under steady load, at the clock the power cap holds; zero, from a cool
     /// start.
     pub heat_s: f64,
+    /// Launches queued back to back in each repetition (`host --back-to-back`); 1 in the runs
+    /// before the option, whose repetitions each followed a wait.
+    pub back_to_back: u64,
     pub records: Vec<Record>,
 }
 
@@ -163,6 +166,7 @@ fn read_run(path: &Path, shown: &str) -> Result<Run> {
     let driver = header.pointer("/device/driver_version").and_then(Value::as_u64).map(cuda_version);
     let bandwidth_gbs = header.pointer("/device/theoretical_bandwidth_gbs").and_then(Value::as_f64);
     let heat_s = header.pointer("/timing/heat_s").and_then(Value::as_f64).unwrap_or(0.0);
+    let back_to_back = header.pointer("/timing/back_to_back").and_then(Value::as_u64).unwrap_or(1);
     let twins = &header["twins"];
     let (twins, twins_ran) = match (twins.get("compiler").and_then(Value::as_str), twins.get("not_run")) {
         (Some(compiler), _) => {
@@ -183,6 +187,7 @@ fn read_run(path: &Path, shown: &str) -> Result<Run> {
         twins,
         twins_ran,
         heat_s,
+        back_to_back,
         records: results.records,
     })
 }

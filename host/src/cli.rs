@@ -150,6 +150,15 @@ pub struct Options {
     #[arg(long)]
     pub no_flush: bool,
 
+    /// Launches each repetition queues back to back between its two events (the figure is
+    /// their time over N; the L2 flushed once before them), and heating likewise. With 1, the
+    /// GPU idles between repetitions while the host waits and flushes; a kernel at the power
+    /// cap is then timed at a clock those gaps lend it. Above 1 it is timed at the clock its
+    /// own power buys, as in a model's layers run one after another. Compare figures measured
+    /// the same way (bench/attention-sdpa.py --back-to-back times PyTorch's so).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub back_to_back: u32,
+
     /// Verify only; do not time.
     #[arg(long)]
     pub verify_only: bool,

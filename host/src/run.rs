@@ -59,12 +59,13 @@ pub fn run(options: &Options) -> Result<bool> {
         warmup: options.warmup as usize,
         heat: Duration::from_secs_f64(options.heat),
         flush_l2: !options.no_flush,
+        back_to_back: options.back_to_back,
     };
     if options.verify_only {
         println!("seed {seed}; verification only, no timing");
     } else {
         let method = format!(
-            "seed {seed}; CUDA-event timing after {} warm-up{}, L2 {}: each figure the median of at least {} \
+            "seed {seed}; CUDA-event timing after {} warm-up{}, L2 {}{}: each figure the median of at least {} \
              repetitions and {} of GPU time, more until its noise is under {} %, within {} per kernel",
             timing.warmup,
             if timing.heat.is_zero() {
@@ -73,6 +74,14 @@ pub fn run(options: &Options) -> Result<bool> {
                 format!(" and {} of heating", progress::duration(timing.heat))
             },
             if timing.flush_l2 { "flushed before each repetition" } else { "not flushed" },
+            if timing.back_to_back > 1 {
+                format!(
+                    ", {} launches back to back a repetition (its time over {})",
+                    timing.back_to_back, timing.back_to_back
+                )
+            } else {
+                String::new()
+            },
             timing.min_samples,
             progress::duration(timing.min_time),
             timing.max_noise_percent,
@@ -111,6 +120,7 @@ pub fn run(options: &Options) -> Result<bool> {
             "warmup": timing.warmup,
             "heat_s": timing.heat.as_secs_f64(),
             "l2_flushed": timing.flush_l2,
+            "back_to_back": timing.back_to_back,
         },
         "twins": match &twin_mode {
             twins::TwinMode::On(twins) => serde_json::json!({

@@ -960,6 +960,10 @@ pub fn contents(run: &Run) -> Option<String> {
 /// best step at each length (`Grid::best`) with its TFLOP/s, its % of cuDNN, of
 /// FlashAttention-2 and of the ceiling, and its file. Empty where `gpu` has no attention
 /// step with a figure.
+/// What a table whose heated figures were timed one launch a sample adds to its heading.
+const GAPPY_NOTE: &str = "; heated runs timed one launch a sample, PyTorch's each after an idle spin: at the power cap \
+     the gaps lent cuDNN 2–10 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN reads low (records.md, idle gaps)";
+
 pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     let mut settings: Vec<(&Setting, Vec<(&Panel, u64, Figure)>)> = vec![];
     let figures = figures(gpu);
@@ -973,6 +977,9 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     let mut out = String::new();
     for (setting, rows) in settings.into_iter().filter(|(_, rows)| !rows.is_empty()) {
         let heat = HeatMarks::of(rows.iter().map(|(_, _, best)| best.run));
+        // PyTorch's calls timed one a sample, each after an idle spin: at the power cap those
+        // gaps lend cuDNN clock (docs/records.md).
+        let gappy = rows.iter().any(|(_, _, best)| best.run.heated() && best.run.back_to_back <= 1);
         let mut table = best_table();
         for (panel, length, best) in rows {
             table.row(vec![
@@ -988,9 +995,10 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         }
         out += &format!(
             "Attention forward, {} (TFLOP/s; % of cuDNN and of FlashAttention-2 in the same run where it \
-             timed them, % of the tensor-core ceiling p8{}):\n\n",
+             timed them, % of the tensor-core ceiling p8{}{}):\n\n",
             setting.describe(),
-            heat.heading()
+            heat.heading(),
+            if gappy { GAPPY_NOTE } else { "" }
         );
         out += &table.without_empty_columns().with_blank_cells(MISSING).render();
         out += "\n";

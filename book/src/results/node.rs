@@ -345,6 +345,7 @@ mod tests {
             twins: "not run".into(),
             twins_ran: false,
             heat_s: 0.0,
+            back_to_back: 1,
             records,
         }
     }

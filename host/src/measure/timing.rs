@@ -63,6 +63,12 @@ pub struct TimingOptions {
     /// Not counted in the budget.
     pub heat: Duration,
     pub flush_l2: bool,
+    /// Launches of the work each repetition queues back to back between its two events (its
+    /// time is theirs over this many; the L2 flushed once before them), and heating queues
+    /// as many before each wait: at least 1. Above 1 the GPU never idles between launches, so
+    /// a kernel at the power cap is timed at the clock its own power buys, not at the one the
+    /// gaps between repetitions lend it.
+    pub back_to_back: u32,
 }
 
 impl Default for TimingOptions {
@@ -75,6 +81,7 @@ impl Default for TimingOptions {
             warmup: DEFAULT_WARMUP,
             heat: DEFAULT_HEAT,
             flush_l2: true,
+            back_to_back: 1,
         }
     }
 }
@@ -279,7 +286,7 @@ impl Timer {
         }
         gpu.sync("warming up")?;
         let heated = run_for(heat, || {
-            work()?;
+            self.queue_back_to_back(&mut work)?;
             gpu.sync("heating the GPU")
         })?;
         self.sample(started + heated, || self.repetition(gpu, &mut work))
@@ -326,17 +333,28 @@ impl Timer {
         }
     }
 
-    /// One repetition: the L2 flush if asked, then `work` between two events; its time in
-    /// milliseconds.
+    /// One repetition: the L2 flush if asked, then `work` between two events, queued
+    /// [`TimingOptions::back_to_back`] times; the time of one, in milliseconds.
     pub fn repetition(&self, gpu: &Gpu, mut work: impl FnMut() -> Result<()>) -> Result<f64> {
         if self.options.flush_l2 {
             self.flush_l2(gpu)?;
         }
         self.start.record(&gpu.stream).context("recording an event")?;
-        work()?;
+        self.queue_back_to_back(&mut work)?;
         self.stop.record(&gpu.stream).context("recording an event")?;
         gpu.wait_for(&self.stop, "waiting for a repetition")?;
-        Ok(f64::from(self.start.elapsed_ms(&self.stop).context("timing a repetition")?))
+        let ms = f64::from(self.start.elapsed_ms(&self.stop).context("timing a repetition")?);
+        Ok(ms / f64::from(self.launches()))
+    }
+
+    /// Queues `work` [`TimingOptions::back_to_back`] times, with no wait between.
+    fn queue_back_to_back(&self, work: &mut impl FnMut() -> Result<()>) -> Result<()> {
+        (0..self.launches()).try_for_each(|_| work())
+    }
+
+    /// Launches a repetition queues: the option, at least 1.
+    fn launches(&self) -> u32 {
+        self.options.back_to_back.max(1)
     }
 }
 
@@ -449,6 +467,7 @@ mod tests {
             warmup: 3,
             heat: Duration::ZERO,
             flush_l2: true,
+            back_to_back: 1,
         }
     }
 

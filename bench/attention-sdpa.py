@@ -34,6 +34,13 @@ case (interleaved: every shape's cases together) for at least S seconds first, a
 --heat does its kernels: a backend that drives the GPU to its power cap is then timed at the
 clock it holds under steady load in either mode.
 
+--back-to-back N queues N calls between a sample's events (fewer where they would pass 20 ms)
+with no spin between them, and heats N calls at a time, as the host's --back-to-back does its
+launches: the spin before each call idles the GPU for twice Python's launch time, and at the
+power cap that idle time lends the next call clock (cuDNN on an H200, head dim 128, 1k keys:
+569–604 TFLOP/s timed one call a sample, 538–547 back to back). Only a case whose calls Python
+queues faster than the GPU runs them is timed so; the others as before, with a note.
+
 A backend that refuses a shape (dtype, head dim, mask, not built in) gets its reason
 instead of a figure, and the run goes on. Into each attention step record it writes
 `details.sdpa` (each backend's median_us and tflops or error, the mode, the torch and cuDNN
@@ -47,7 +54,7 @@ bshd, optionally :bhsd) and only prints. --self-test checks the parts that need 
 torch nor a GPU (records in and out, percentages, the table).
 
 Usage: bench/attention-sdpa.py RECORDS.json [--out OUT.json] [--backends cudnn,flash]
-                               [--interleave] [--min-time 0.2] [--heat 2]
+                               [--interleave] [--min-time 0.2] [--heat 2] [--back-to-back 8]
        bench/attention-sdpa.py --shapes bf16:16x16x1024x128:none,bf16:16x16x4096x128:causal
        bench/attention-sdpa.py --self-test
 """
@@ -87,6 +94,7 @@ BATCH_BELOW_US = 50.0  # without a spin kernel, cases faster than this are timed
 # --back-to-back: a case is queued back to back only where Python queues a call in under this
 # share of the call's GPU time (else the GPU would wait on the interpreter inside the events).
 QUEUE_SHARE = 0.8
+BACK_TO_BACK_SPAN_US = 20000.0  # --back-to-back: no more calls a sample than fill this (the host's rule)
 CHECK_ROWS = 128
 # The inputs' grid per precision: the host's random_bf16_value and random_f16_value (k / 128 for
 # k in [-128, 127], and k / 1024 for k in [-1024, 1023]), every value exact.
@@ -615,7 +623,8 @@ class Timer:
             if self.back_to_back > 1 and host_us < QUEUE_SHARE * gpu_us:
                 # Python stays ahead of the GPU: the calls of a sample run back to back; a
                 # spin covers only the first call of a chunk, queued on an idle GPU.
-                case.back_to_back, case.calls = True, self.back_to_back
+                fit = int(BACK_TO_BACK_SPAN_US // max(gpu_us, 1e-3))
+                case.back_to_back, case.calls = True, max(1, min(self.back_to_back, fit))
                 if self.sleep:
                     case.spin_cycles = int(min(2 * host_us + 20, 5000) * self.cycles_per_us)
                 continue
@@ -738,7 +747,7 @@ def heated(meta):
 def queued(meta):
     """The header's words for --back-to-back, if above 1."""
     n = meta.get("back_to_back") or 1
-    return f", {n} calls back to back a sample (its time over {n})" if n > 1 else ""
+    return f", up to {n} calls back to back a sample (as many as fill 20 ms; its time over their count)" if n > 1 else ""
 
 
 def header_lines(device, date, meta, min_time):
@@ -948,6 +957,10 @@ def timer_self_test():
     one.measure([single])
     assert not single.back_to_back and single.calls == 1
     assert torch.log.count("spin") == len(single.samples), torch.log.count("spin")
+    long = FakeTorch(call_us=8000.0)  # 8 ms calls: two fill the 20 ms span
+    long_case = Case("cudnn", long.call)
+    Timer(long, min_time=0.001, back_to_back=8).warm([long_case], 0.0)
+    assert long_case.back_to_back and long_case.calls == 2, long_case.calls
     fast = FakeTorch(call_us=0.01)  # Python cannot queue a call in 8 ns
     slow_python = Case("cudnn", fast.call)
     Timer(fast, min_time=1e-9, back_to_back=4).warm([slow_python], 0.0)

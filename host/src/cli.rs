@@ -151,7 +151,8 @@ pub struct Options {
     pub no_flush: bool,
 
     /// Launches each repetition queues back to back between its two events (the figure is
-    /// their time over N; the L2 flushed once before them), and heating likewise. With 1, the
+    /// their time over their count; the L2 flushed once before them), and heating likewise: N,
+    /// or as many as fill 20 ms where one launch is longer than 20 ms / N. With 1, the
     /// GPU idles between repetitions while the host waits and flushes; a kernel at the power
     /// cap is then timed at a clock those gaps lend it. Above 1 it is timed at the clock its
     /// own power buys, as in a model's layers run one after another. Compare figures measured

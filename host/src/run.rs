@@ -76,8 +76,9 @@ pub fn run(options: &Options) -> Result<bool> {
             if timing.flush_l2 { "flushed before each repetition" } else { "not flushed" },
             if timing.back_to_back > 1 {
                 format!(
-                    ", {} launches back to back a repetition (its time over {})",
-                    timing.back_to_back, timing.back_to_back
+                    ", up to {} launches back to back a repetition (as many as fill 20 ms; its time over their \
+                     count)",
+                    timing.back_to_back
                 )
             } else {
                 String::new()

@@ -36,6 +36,11 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
 pub const DEFAULT_WARMUP: usize = 3;
 pub const DEFAULT_HEAT: Duration = Duration::ZERO;
 
+/// With [`TimingOptions::back_to_back`] above 1, a repetition queues launches until they
+/// add up to this much GPU time (fewer than the option where one launch is long): past it the
+/// host's wait between repetitions idles the GPU for under half a per cent of the time.
+const BACK_TO_BACK_SPAN_MS: f64 = 20.0;
+
 /// Warm-up launches take at most this share of the budget.
 const WARMUP_SHARE_OF_BUDGET: f64 = 0.1;
 
@@ -65,9 +70,9 @@ pub struct TimingOptions {
     pub flush_l2: bool,
     /// Launches of the work each repetition queues back to back between its two events (its
     /// time is theirs over this many; the L2 flushed once before them), and heating queues
-    /// as many before each wait: at least 1. Above 1 the GPU never idles between launches, so
-    /// a kernel at the power cap is timed at the clock its own power buys, not at the one the
-    /// gaps between repetitions lend it.
+    /// as many before each wait: at least 1, and no more than fill [`BACK_TO_BACK_SPAN_MS`].
+    /// Above 1 the GPU never idles between launches, so a kernel at the power cap is timed
+    /// at the clock its own power buys, not at the one the gaps between repetitions lend it.
     pub back_to_back: u32,
 }
 
@@ -241,7 +246,7 @@ impl Timer {
     /// then the warm-up, then repetitions, each after an L2 flush (outside the timed
     /// region), until the stopping rule of the module's notes ends it.
     pub fn measure(&self, gpu: &Gpu, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
-        let first_ms = self.repetition(gpu, &mut work)?;
+        let first_ms = self.repetition(gpu, &mut work, 1)?;
         self.measure_after(gpu, first_ms, work)
     }
 
@@ -253,7 +258,7 @@ impl Timer {
         max_heat: Duration,
         mut work: impl FnMut() -> Result<()>,
     ) -> Result<Timing> {
-        let first_ms = self.repetition(gpu, &mut work)?;
+        let first_ms = self.repetition(gpu, &mut work, 1)?;
         self.measure_after_with(gpu, first_ms, self.options.heat.min(max_heat), work)
     }
 
@@ -285,11 +290,12 @@ impl Timer {
             work()?;
         }
         gpu.sync("warming up")?;
+        let launches = self.launches(first_ms);
         let heated = run_for(heat, || {
-            self.queue_back_to_back(&mut work)?;
+            (0..launches).try_for_each(|_| work())?;
             gpu.sync("heating the GPU")
         })?;
-        self.sample(started + heated, || self.repetition(gpu, &mut work))
+        self.sample(started + heated, || self.repetition(gpu, &mut work, launches))
     }
 
     /// The stopping rule of [`Timer::measure`] over repetitions timed by the caller
@@ -333,29 +339,33 @@ impl Timer {
         }
     }
 
-    /// One repetition: the L2 flush if asked, then `work` between two events, queued
-    /// [`TimingOptions::back_to_back`] times; the time of one, in milliseconds.
-    pub fn repetition(&self, gpu: &Gpu, mut work: impl FnMut() -> Result<()>) -> Result<f64> {
+    /// One repetition: the L2 flush if asked, then `work` queued `launches` times between two
+    /// events; the time of one, in milliseconds.
+    fn repetition(&self, gpu: &Gpu, mut work: impl FnMut() -> Result<()>, launches: u32) -> Result<f64> {
         if self.options.flush_l2 {
             self.flush_l2(gpu)?;
         }
         self.start.record(&gpu.stream).context("recording an event")?;
-        self.queue_back_to_back(&mut work)?;
+        (0..launches).try_for_each(|_| work())?;
         self.stop.record(&gpu.stream).context("recording an event")?;
         gpu.wait_for(&self.stop, "waiting for a repetition")?;
         let ms = f64::from(self.start.elapsed_ms(&self.stop).context("timing a repetition")?);
-        Ok(ms / f64::from(self.launches()))
+        Ok(ms / f64::from(launches))
     }
 
-    /// Queues `work` [`TimingOptions::back_to_back`] times, with no wait between.
-    fn queue_back_to_back(&self, work: &mut impl FnMut() -> Result<()>) -> Result<()> {
-        (0..self.launches()).try_for_each(|_| work())
+    /// Launches a repetition (and a round of heating) queues for work whose one launch took
+    /// `first_ms`: [`TimingOptions::back_to_back`], fewer where they would add up to more than
+    /// [`BACK_TO_BACK_SPAN_MS`], at least 1.
+    fn launches(&self, first_ms: f64) -> u32 {
+        back_to_back_launches(self.options.back_to_back, first_ms)
     }
+}
 
-    /// Launches a repetition queues: the option, at least 1.
-    fn launches(&self) -> u32 {
-        self.options.back_to_back.max(1)
-    }
+/// [`Timer::launches`]: up to `back_to_back` launches of `first_ms`, as many as fit
+/// [`BACK_TO_BACK_SPAN_MS`], at least 1.
+fn back_to_back_launches(back_to_back: u32, first_ms: f64) -> u32 {
+    let fit = (BACK_TO_BACK_SPAN_MS / first_ms.max(1e-6)).floor();
+    (fit.min(f64::from(back_to_back)) as u32).max(1)
 }
 
 /// Calls `launch` (which runs the work and waits for it) until `duration` of wall time has
@@ -469,6 +479,17 @@ mod tests {
             flush_l2: true,
             back_to_back: 1,
         }
+    }
+
+    #[test]
+    fn back_to_back_launches_fill_the_span_and_no_more() {
+        assert_eq!(back_to_back_launches(1, 0.25), 1);
+        assert_eq!(back_to_back_launches(8, 0.25), 8);
+        assert_eq!(back_to_back_launches(8, 3.4), 5);
+        assert_eq!(back_to_back_launches(8, 20.0), 1);
+        assert_eq!(back_to_back_launches(8, 500.0), 1);
+        assert_eq!(back_to_back_launches(8, 0.0), 8);
+        assert_eq!(back_to_back_launches(0, 1.0), 1);
     }
 
     #[test]

@@ -679,6 +679,7 @@ def entry_of(case, shape):
         "spread_percent": finite(100.0 * (q3 - q1) / median),
         "samples": len(samples),
         "calls_per_sample": case.calls,
+        "back_to_back": case.back_to_back,
         "stop": case.stop,
         "check_error": finite(case.check_error) if case.check_error is not None else None,
         "check_measure": f"max |O - ref| / max |ref|, last {min(CHECK_ROWS, shape.seq_q)} query rows "

@@ -38,7 +38,7 @@ clock it holds under steady load in either mode.
 with no spin between them, and heats N calls at a time, as the host's --back-to-back does its
 launches: the spin before each call idles the GPU for twice Python's launch time, and at the
 power cap that idle time lends the next call clock (cuDNN on an H200, head dim 128, 1k keys:
-569–604 TFLOP/s timed one call a sample, 538–547 back to back). Only a case whose calls Python
+568–604 TFLOP/s timed one call a sample, 538–547 back to back). Only a case whose calls Python
 queues faster than the GPU runs them is timed so; the others as before, with a note.
 
 A backend that refuses a shape (dtype, head dim, mask, not built in) gets its reason

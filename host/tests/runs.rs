@@ -19,12 +19,15 @@ use std::time::{Duration, Instant};
 fn main() {
     let args = Arguments::from_args();
     let absent = host::base::gpu::absent_reason();
-    let mut trials =
-        vec![Trial::test("bad_output_paths_are_refused_before_any_gpu_work", bad_output_paths_are_refused)];
+    let mut trials = vec![
+        Trial::test("bad_output_paths_are_refused_before_any_gpu_work", bad_output_paths_are_refused),
+        Trial::test("a_count_of_no_launches_is_refused", no_launches_are_refused),
+    ];
     let gpu_trials = [
         Trial::test("gpu/a_fault_is_named_and_keeps_the_records_before_it", a_fault_keeps_the_records),
         Trial::test("gpu/ctrl_c_keeps_the_records_and_exits_130", ctrl_c_keeps_the_records),
         Trial::test("gpu/a_hopeless_step_is_timed_once", a_hopeless_step_is_timed_once),
+        Trial::test("gpu/back_to_back_times_one_launch_of_several", back_to_back_times_one_launch),
         Trial::test("gpu/a_hung_kernel_stops_the_run_and_keeps_the_records", a_hung_kernel_stops_the_run),
     ];
     for trial in gpu_trials {
@@ -93,6 +96,15 @@ fn bad_output_paths_are_refused() -> Result<(), Failed> {
         ensure(start.elapsed() < Duration::from_secs(10), || format!("{args:?} took {:?}", start.elapsed()))?;
     }
     Ok(())
+}
+
+/// `--back-to-back 0` is refused by the command line, before any GPU work, with exit status 2.
+fn no_launches_are_refused() -> Result<(), Failed> {
+    let output = host(&["--back-to-back", "0", "-k", "p6"]);
+    let stderr = text(&output.stderr);
+    ensure(output.status.code() == Some(2), || format!("exit {:?}, want 2\n{stderr}", output.status))?;
+    ensure(stderr.contains("--back-to-back") && stderr.contains("0 is not in 1..=1000"), || stderr.clone())?;
+    ensure(text(&output.stdout).is_empty(), || format!("printed {}", text(&output.stdout)))
 }
 
 /// x4 is sent to write its sum into unmapped memory: the run stops at it with exit status
@@ -233,4 +245,43 @@ fn a_hopeless_step_is_timed_once() -> Result<(), Failed> {
     ensure(stdout.contains("‡ one launch only"), || format!("no ‡ note in the table:\n{stdout}"))?;
     ensure(doc["complete"] == true, || "a finished run is not marked complete".into())?;
     Ok(())
+}
+
+/// x2 at 2^26 (256 MB, past any L2) timed one launch a repetition and four back to back: the
+/// run's header and text say how, and the figure is one launch's in both (not four's).
+fn back_to_back_times_one_launch() -> Result<(), Failed> {
+    let dir = scratch("back-to-back");
+    let mut medians = vec![];
+    for launches in ["1", "4"] {
+        let json = dir.join(format!("r{launches}.json"));
+        let output = host(&[
+            "-k",
+            "x2",
+            "-n",
+            "2^26",
+            "--back-to-back",
+            launches,
+            "--twins",
+            "off",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        ensure(output.status.success(), || {
+            format!("--back-to-back {launches}: exit {:?}\n{stderr}", output.status)
+        })?;
+        let doc = results(&json)?;
+        ensure(doc["timing"]["back_to_back"].as_u64() == launches.parse().ok(), || {
+            format!("timing: {}", doc["timing"])
+        })?;
+        let words = stdout.split_whitespace().collect::<Vec<_>>().join(" "); // the method's text is wrapped
+        ensure((launches == "4") == words.contains("up to 4 launches back to back"), || stdout.clone())?;
+        let record = doc["records"].as_array().and_then(|r| r.first()).ok_or("no record")?;
+        ensure(record["passed"] == true, || format!("x2: {record}"))?;
+        medians.push(record["median_us"].as_f64().ok_or_else(|| format!("x2 untimed: {record}"))?);
+    }
+    let ratio = medians[1] / medians[0];
+    ensure((0.75..1.25).contains(&ratio), || {
+        format!("one launch {:.1} µs alone, {:.1} µs of four", medians[0], medians[1])
+    })
 }

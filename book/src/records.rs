@@ -56,6 +56,17 @@ impl Run {
         self.heat_s > 0.0
     }
 
+    /// How near its timing comes to a kernel's steady load, for choosing between figures of
+    /// one problem: 0 from a cool start, 1 heated, 2 heated and several launches back to back
+    /// a repetition (`--back-to-back`: no idle gap lends the kernel clock).
+    pub fn steadiness(&self) -> u8 {
+        match (self.heated(), self.back_to_back > 1) {
+            (false, _) => 0,
+            (true, false) => 1,
+            (true, true) => 2,
+        }
+    }
+
     /// The day alone: `2026-11-24`.
     pub fn day(&self) -> &str {
         self.date_utc.split('T').next().unwrap_or(&self.date_utc)

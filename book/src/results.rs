@@ -493,12 +493,14 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> (Table, HeatMarks) {
 /// Whether `candidate` should replace `kept` as the best step of a problem: a figure timed under
 /// steady load (`host --heat`) wins over one from a cool start whatever the two figures (the
 /// cool start's clock is higher than the one the power cap holds, so the cool figure would win
-/// by its clock, not its kernel); between two of a kind, the higher figure.
+/// by its clock, not its kernel), and one heated back to back over one heated with gaps between
+/// its launches (which lend it clock) ([`Run::steadiness`]); between two of a kind, the higher
+/// figure.
 pub fn better(candidate: (&Run, &Record), kept: (&Run, &Record)) -> bool {
-    match (candidate.0.heated(), kept.0.heated()) {
-        (true, false) => true,
-        (false, true) => false,
-        _ => candidate.1.figure > kept.1.figure,
+    match candidate.0.steadiness().cmp(&kept.0.steadiness()) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Equal => candidate.1.figure > kept.1.figure,
     }
 }
 
@@ -1217,6 +1219,18 @@ mod tests {
         assert!(better((&heated, h), (&cool, c)) && !better((&cool, c), (&heated, h)));
         let level = run("level.json", vec![gemm("t05_fragment_pipeline_f16", 373.0, MMA, true)]);
         assert!(!better((&level, &level.records[0]), (&cool, c)), "of equal figures, the first stays");
+        // Heated back to back beats heated with gaps between launches, whatever the figures.
+        let mut steady = run("steady.json", vec![gemm("t05_fragment_pipeline_f16", 300.0, MMA, true)]);
+        (steady.heat_s, steady.back_to_back) = (0.5, 8);
+        let s = &steady.records[0];
+        assert!(better((&steady, s), (&heated, h)) && !better((&heated, h), (&steady, s)));
+        let mut cool_steady =
+            run("cool-steady.json", vec![gemm("t05_fragment_pipeline_f16", 999.0, MMA, true)]);
+        cool_steady.back_to_back = 8;
+        assert!(
+            !better((&cool_steady, &cool_steady.records[0]), (&heated, h)),
+            "back to back but cool: not steady"
+        );
         let gpu = GpuResults {
             kind: "h200".into(),
             runs: vec![cool, heated],

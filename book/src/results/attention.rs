@@ -1782,6 +1782,13 @@ mod tests {
                 .any(|c| { c.ends_with(HEATED_MARK) && c.starts_with(|ch: char| ch.is_ascii_digit()) })),
             "a panel that mixes runs marks the heated cells"
         );
+        assert!(
+            text.contains(GAPPY_NOTE),
+            "heated one launch a sample: the heading says what that lends cuDNN"
+        );
+        gpu.runs.iter_mut().filter(|r| r.file == "a01.json").for_each(|r| r.back_to_back = 8);
+        let text = page(&gpu, &order, &committed_links());
+        assert!(!text.contains(GAPPY_NOTE), "heated back to back: nothing to add");
     }
 
     fn panel_of(head_dim: u64, mask: &str) -> Panel {

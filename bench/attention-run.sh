@@ -103,7 +103,7 @@ heat=${HEAT:-0.5}
 # own power buys. With 1, each sample is preceded by the host's wait or, in
 # bench/attention-sdpa.py, a spin that hides Python's launch time, and at the power cap those
 # idle gaps lend the kernel clock: PyTorch's gaps are longer than the host's, which favoured
-# cuDNN by 2–10 % at 1k–4k keys (docs/records.md). 8 by default from 2026-11-29 on.
+# cuDNN by 1–12 % at 1k–4k keys (docs/records.md). 8 by default from 2026-11-29 on.
 b2b=${BACK_TO_BACK:-8}
 mkdir -p "$out"
 # ncu (its options first) on one launch of cuDNN's kernel at the traffic and stream parts'

@@ -962,7 +962,7 @@ pub fn contents(run: &Run) -> Option<String> {
 /// step with a figure.
 /// What a table whose heated figures were timed one launch a sample adds to its heading.
 const GAPPY_NOTE: &str = "; heated runs timed one launch a sample, PyTorch's each after an idle spin: at the power cap \
-     the gaps lent cuDNN 2–10 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN reads low (records.md, idle gaps)";
+     the gaps lent cuDNN 1–12 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN reads low (records.md, idle gaps)";
 
 pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     let mut settings: Vec<(&Setting, Vec<(&Panel, u64, Figure)>)> = vec![];

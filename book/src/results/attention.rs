@@ -487,6 +487,19 @@ impl Figure<'_> {
         clock_fell(self.record)
     }
 
+    /// Whether `backend` was timed one call a sample, each after an idle spin, beside a step
+    /// timed back to back: PyTorch could not queue its calls faster than the GPU ran them
+    /// (short calls), and the script said so in the step's details.
+    fn backend_had_gaps(&self, backend: &Backend) -> bool {
+        self.run.back_to_back > 1
+            && self
+                .detail("sdpa")
+                .and_then(|sdpa| sdpa.get(backend.key))
+                .and_then(|entry| entry.get("back_to_back"))
+                .and_then(Value::as_bool)
+                == Some(false)
+    }
+
     /// Why `backend` has no figure in its run, as the script recorded it in a step's
     /// details.
     fn why_no(&self, backend: &Backend) -> Option<String> {
@@ -964,6 +977,13 @@ pub fn contents(run: &Run) -> Option<String> {
 const GAPPY_NOTE: &str = "; heated runs timed one launch a sample, PyTorch's each after an idle spin: at the power cap \
      the gaps lent cuDNN 1–12 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN reads low (records.md, idle gaps)";
 
+/// What follows a % of a backend timed one call a sample beside a step timed back to back.
+const GAPS_MARK: &str = "°";
+
+/// What a table with a [`GAPS_MARK`] adds to its heading.
+const GAPS_NOTE: &str = "; ° the backend timed one call a sample, each after an idle spin, as Python could not queue \
+     its calls faster than the GPU ran them, the step back to back: the % reads high (records.md, idle gaps)";
+
 pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     let mut settings: Vec<(&Setting, Vec<(&Panel, u64, Figure)>)> = vec![];
     let figures = figures(gpu);
@@ -981,24 +1001,32 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         // gaps lend cuDNN clock (docs/records.md).
         let gappy = rows.iter().any(|(_, _, best)| best.run.heated() && best.run.back_to_back <= 1);
         let mut table = best_table();
+        let mut marked = false;
         for (panel, length, best) in rows {
+            let mut of = |backend: &Backend| {
+                let gaps = best.backend_had_gaps(backend) && best.percent_of(backend).is_some();
+                marked |= gaps;
+                percent(best.percent_of(backend)) + if gaps { GAPS_MARK } else { "" }
+            };
+            let (of_cudnn, of_flash) = (of(&CUDNN), of(&FLASH));
             table.row(vec![
                 panel.label(),
                 length_text(length),
                 step_name(&best.record.kernel, links),
                 one_decimal(best.record.figure.unwrap_or_default()),
-                percent(best.percent_of(&CUDNN)),
-                percent(best.percent_of(&FLASH)),
+                of_cudnn,
+                of_flash,
                 percent(best.record.percent_of_limit),
                 heat.file(best.run),
             ]);
         }
         out += &format!(
             "Attention forward, {} (TFLOP/s; % of cuDNN and of FlashAttention-2 in the same run where it \
-             timed them, % of the tensor-core ceiling p8{}{}):\n\n",
+             timed them, % of the tensor-core ceiling p8{}{}{}):\n\n",
             setting.describe(),
             heat.heading(),
-            if gappy { GAPPY_NOTE } else { "" }
+            if gappy { GAPPY_NOTE } else { "" },
+            if marked { GAPS_NOTE } else { "" }
         );
         out += &table.without_empty_columns().with_blank_cells(MISSING).render();
         out += "\n";
@@ -1789,6 +1817,29 @@ mod tests {
         gpu.runs.iter_mut().filter(|r| r.file == "a01.json").for_each(|r| r.back_to_back = 8);
         let text = page(&gpu, &order, &committed_links());
         assert!(!text.contains(GAPPY_NOTE), "heated back to back: nothing to add");
+        assert!(!text.contains(GAPS_NOTE), "cuDNN back to back too: nothing to mark");
+        // cuDNN's calls too short for Python to queue them back to back: the script timed them
+        // one a sample and said so; the step's % of it is marked where it is shown.
+        for run in gpu.runs.iter_mut().filter(|r| r.file == "ladder.json") {
+            run.back_to_back = 8;
+            for record in &mut run.records {
+                let sdpa = record.details.as_mut().and_then(|d| d.get_mut("sdpa"));
+                if let Some(cudnn) = sdpa.and_then(|s| s.get_mut("cudnn")) {
+                    cudnn["back_to_back"] = json!(false);
+                }
+            }
+        }
+        let text = page(&gpu, &order, &committed_links());
+        let best = part(&text, "## Which step is fastest on this GPU?");
+        assert!(best.contains(GAPS_NOTE), "{best}");
+        let rows: Vec<&str> = best.lines().filter(|l| l.starts_with("| bf16 ")).collect();
+        assert!(rows.iter().any(|row| row.contains(GAPS_MARK)), "{best}");
+        for row in rows {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let shown = cells[5].starts_with(|c: char| c.is_ascii_digit());
+            assert_eq!(cells[5].ends_with(GAPS_MARK), cells[8] == "`ladder.json`" && shown, "{row}");
+            assert!(!cells[6].ends_with(GAPS_MARK), "FlashAttention-2 was back to back: {row}");
+        }
     }
 
     fn panel_of(head_dim: u64, mask: &str) -> Panel {

@@ -10,7 +10,7 @@
 //! Bottleneck: a08's.
 //! Cost: 6 or 2 more registers live through the softmax; the sum's additions in another order.
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
-//! Result: 469 TFLOP/s, d64, seq 4k, bf16, heated: 98 % of cuDNN (a08 97 %), H200, 2026-11-29.
+//! Result: 472 TFLOP/s, d64, 4k, bf16, back to back: 103 % of cuDNN (a08 101 %), H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#a09
 

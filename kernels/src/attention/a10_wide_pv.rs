@@ -12,7 +12,7 @@
 //! Cost: no register moves (the two panels' accumulators are the one m64n128's, in order);
 //!       no local memory in its PTX.
 //! Requires: an sm_90a device and PTX; head dim 64 or 128; strides multiples of 8 elements.
-//! Result: 638 TFLOP/s, d128, seq 4k, bf16, heated: 97 % of cuDNN (a09 96 %), H200, 2026-11-29.
+//! Result: 632 TFLOP/s, d128, 4k, bf16, back to back: 103 % of cuDNN (a09 102 %), H200, 2026-11-29.
 //!
 //! More: docs/lessons.md#a10
 

@@ -14,10 +14,13 @@
 #               a01 at 512, 1k, 4k (its scores need seq² memory). ladder-bf16-d64,
 #               ladder-bf16-d128, ladder-f16, ladder-a01: one of the four (heated, on an H200:
 #               about 3.5, 4 and 6 minutes for the first three, 1.5 for a01)
-#   interleave  a06 and cuDNN at head dim 128, seq 4k and 16k, both masks, one after the other
-#               three times over under steady load (each at the power cap; the one timed first on a
-#               cool GPU would get the better clock)
-#   step        step ${STEP:-a10} alone (bf16, both masks), head dims 64 and 128, seq 512 to 16k,
+#   interleave  step ${STEP:-a10} and cuDNN one after the other three times over (host, then
+#               the script on the same shapes, each heated): ${ATTN_TYPE:-bf16}, head dims
+#               ${HEAD_DIMS:-128} (space-separated), seq ${SEQS:-4k,16k}, both masks; each
+#               round's pair and the median ratio (OUTDIR/interleave/). At the power cap the one
+#               timed first on a cool GPU gets the better clock; three rounds show the spread
+#               between runs that one comparison cannot
+#   step        step ${STEP:-a10} alone (${ATTN_TYPE:-bf16}, both masks), head dims 64 and 128, seq 512 to 16k,
 #               with cuDNN: OUTDIR/step/d64.json, d128.json and their tables
 #   batch1      batch 1, 16 heads of 128, seq 512 to 16k: launch and tail effects
 #   heat-check  a09 at head dim 128, no mask, seq 16k (a 3 ms launch at the power cap) in eight
@@ -235,28 +238,35 @@ for part in "$@"; do
                 source_page "hotspots-d$1-$2-1k" a07_at "$1" "$2"
               done ;;
     interleave) mkdir -p "$out/interleave"
+            istep=${STEP:-a10}
             for round in 1 2 3; do
-              $b/host --heat "$heat" --back-to-back "$b2b" -k a06 --twins off --head-dim 128 --seq 4k,16k --json "$out/interleave/$round.json" \
-                > "$out/interleave/$round.txt" 2> /dev/null
-              python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$out/interleave/$round.json" \
-                > "$out/interleave/$round-sdpa.txt" 2>&1
-              echo "round $round: $(grep -c '' "$out/interleave/$round-sdpa.txt") lines"
+              for d in ${HEAD_DIMS:-128}; do
+                r="$out/interleave/$round-d$d"
+                $b/host --heat "$heat" --back-to-back "$b2b" -k "$istep" --twins off --attn-type "${ATTN_TYPE:-bf16}" \
+                  --head-dim "$d" --seq "${SEQS:-4k,16k}" --json "$r.json" > "$r.txt" 2> /dev/null
+                python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$r.json" \
+                  > "$r-sdpa.txt" 2>&1
+                echo "round $round, head dim $d: $(grep -c '' "$r-sdpa.txt") lines"
+              done
             done
-            python3 - "$out/interleave" <<'PY'
+            python3 - "$out/interleave" "$istep" <<'PY'
 import json, statistics, sys
 from pathlib import Path
+folder, step = Path(sys.argv[1]), sys.argv[2]
 rows = {}
-for f in sorted(Path(sys.argv[1]).glob("[0-9].json")):
+for f in sorted(folder.glob("[0-9]-d*.json")):
     for r in json.load(open(f))["records"]:
-        if r.get("kernel") == "a06_pingpong":
+        if r.get("kernel", "").startswith(step + "_"):
             d = r["details"]
-            key = (d["head_dim"], d["mask"], d["seq_q"])
+            key = (r.get("precision"), d["head_dim"], d["mask"], d["seq_q"])
             cudnn = (d.get("sdpa") or {}).get("cudnn", {}).get("tflops")
             rows.setdefault(key, []).append((r["figure"], cudnn))
-print("head dim, mask, seq: a06 TFLOP/s and cuDNN TFLOP/s per round (a06 first, then cuDNN), median a06 / cuDNN")
+print(f"type, head dim, mask, seq: {step} TFLOP/s and cuDNN TFLOP/s per round ({step} first, then cuDNN), "
+      f"median {step} / cuDNN")
 for key, pairs in sorted(rows.items()):
-    ratio = statistics.median(a / c for a, c in pairs if a and c)
-    print(key, " ".join(f"{a:.0f}/{c:.0f}" for a, c in pairs), f"{100 * ratio:.1f} %")
+    ratios = [a / c for a, c in pairs if a and c]
+    median = f"{100 * statistics.median(ratios):.1f} %" if ratios else "no pair"
+    print(key, " ".join(f"{a or 0:.0f}/{c or 0:.0f}" for a, c in pairs), median)
 PY
             ;;
     heat-check)
@@ -280,7 +290,8 @@ PY
             ;;
     step) mkdir -p "$out/step"
           for d in 64 128; do
-            $b/host --heat "$heat" --back-to-back "$b2b" -k "${STEP:-a10}" --twins off --head-dim $d --seq 512,1k,2k,4k,8k,16k \
+            $b/host --heat "$heat" --back-to-back "$b2b" -k "${STEP:-a10}" --twins off --attn-type "${ATTN_TYPE:-bf16}" \
+              --head-dim $d --seq 512,1k,2k,4k,8k,16k \
               --json "$out/step/d$d.json" > "$out/step/d$d.txt" 2> "$out/step/d$d.progress"
             echo "step d$d: host exit $?"; grep -h "WRONG" "$out/step/d$d.txt" | head
             python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$out/step/d$d.json" \

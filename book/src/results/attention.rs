@@ -686,9 +686,10 @@ fn cell(figure: Option<Figure>, mark_heated: bool) -> String {
         return "WRONG".into();
     }
     let mark = if mark_heated && figure.run.heated() { HEATED_MARK } else { "" };
+    let gaps = if figure.backend_had_gaps(&CUDNN) { GAPS_MARK } else { "" };
     match (figure.record.figure, figure.percent_of(&CUDNN)) {
         (Some(tflops), Some(of_cudnn)) => {
-            format!("{} ({}){mark}", one_decimal(tflops), rounded_percent(of_cudnn))
+            format!("{} ({}{gaps}){mark}", one_decimal(tflops), rounded_percent(of_cudnn))
         }
         (Some(tflops), None) => format!("{}{mark}", one_decimal(tflops)),
         (None, _) => String::new(),
@@ -759,6 +760,12 @@ fn sources(grid: &Grid, rows: &[Row], lengths: &[u64]) -> String {
             " The heated runs' figures, marked {HEATED_MARK}, were timed under steady load (`host --heat`), at \
              the clock the power cap holds; the others from a cool start, at a higher clock: compare a step with \
              cuDNN by its % (of cuDNN in its own run), and a step with another only within one run."
+        );
+    }
+    if shown.iter().any(|f| f.backend_had_gaps(&CUDNN) && f.percent_of(&CUDNN).is_some()) {
+        text += &format!(
+            " A % marked {GAPS_MARK} is of a cuDNN timed one call a sample, each after an idle spin (Python could \
+             not queue its calls faster than the GPU ran them), beside a step timed back to back: it reads high."
         );
     }
     if let Some((ceiling, run)) = ceiling(shown.into_iter()) {
@@ -1840,6 +1847,9 @@ mod tests {
             assert_eq!(cells[5].ends_with(GAPS_MARK), cells[8] == "`ladder.json`" && shown, "{row}");
             assert!(!cells[6].ends_with(GAPS_MARK), "FlashAttention-2 was back to back: {row}");
         }
+        let panels = part(&text, "#### BF16, head dim 128, no mask");
+        assert!(panels.contains(&format!("A % marked {GAPS_MARK} is of a cuDNN")), "{panels}");
+        assert!(panels.contains(&format!("%{GAPS_MARK})")), "the panel's cells mark it too: {panels}");
     }
 
     fn panel_of(head_dim: u64, mask: &str) -> Panel {

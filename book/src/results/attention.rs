@@ -981,8 +981,33 @@ pub fn contents(run: &Run) -> Option<String> {
 /// FlashAttention-2 and of the ceiling, and its file. Empty where `gpu` has no attention
 /// step with a figure.
 /// What a table whose heated figures were timed one launch a sample adds to its heading.
-const GAPPY_NOTE: &str = "; heated runs timed one launch a sample, PyTorch's each after an idle spin: at the power cap \
-     the gaps lent cuDNN 1–12 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN reads low (records.md, idle gaps)";
+const GAPPY_NOTE: &str = "timed one launch a sample, PyTorch's each after an idle spin: at the power cap \
+     the gaps lent cuDNN 1–12 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN there reads low (records.md, \
+     idle gaps)";
+
+/// What a table adds to its heading where some of its best figures come from runs heated one
+/// launch a sample: which files, and [`GAPPY_NOTE`].
+fn gappy_note(rows: &[(&Panel, u64, Figure)]) -> String {
+    let mut files: Vec<&str> = rows
+        .iter()
+        .map(|(_, _, best)| best.run)
+        .filter(|run| run.heated() && run.back_to_back <= 1)
+        .map(|run| run.file.as_str())
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    match files.as_slice() {
+        [] => String::new(),
+        _ if files.len() == runs(rows.iter().map(|(_, _, best)| *best)).len() => {
+            format!("; heated runs {GAPPY_NOTE}")
+        }
+        [one] => format!("; `{one}` {GAPPY_NOTE}"),
+        [earlier @ .., last] => {
+            let names: Vec<String> = earlier.iter().map(|f| format!("`{f}`")).collect();
+            format!("; {} and `{last}` {GAPPY_NOTE}", names.join(", "))
+        }
+    }
+}
 
 /// What follows a % of a backend timed one call a sample beside a step timed back to back.
 const GAPS_MARK: &str = "°";
@@ -1006,7 +1031,7 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         let heat = HeatMarks::of(rows.iter().map(|(_, _, best)| best.run));
         // PyTorch's calls timed one a sample, each after an idle spin: at the power cap those
         // gaps lend cuDNN clock (docs/records.md).
-        let gappy = rows.iter().any(|(_, _, best)| best.run.heated() && best.run.back_to_back <= 1);
+        let gappy = gappy_note(&rows);
         let mut table = best_table();
         let mut marked = false;
         for (panel, length, best) in rows {
@@ -1032,7 +1057,7 @@ pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
              timed them, % of the tensor-core ceiling p8{}{}{}):\n\n",
             setting.describe(),
             heat.heading(),
-            if gappy { GAPPY_NOTE } else { "" },
+            gappy,
             if marked { GAPS_NOTE } else { "" }
         );
         out += &table.without_empty_columns().with_blank_cells(MISSING).render();
@@ -1818,8 +1843,8 @@ mod tests {
             "a panel that mixes runs marks the heated cells"
         );
         assert!(
-            text.contains(GAPPY_NOTE),
-            "heated one launch a sample: the heading says what that lends cuDNN"
+            text.contains(&format!("; `a01.json` {GAPPY_NOTE}")),
+            "heated one launch a sample: the heading says which run and what that lends cuDNN"
         );
         gpu.runs.iter_mut().filter(|r| r.file == "a01.json").for_each(|r| r.back_to_back = 8);
         let text = page(&gpu, &order, &committed_links());

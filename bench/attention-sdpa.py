@@ -630,7 +630,9 @@ class Timer:
                     continue
                 case.notes.append(f"not back to back: Python queues a call in {host_us:.0f} µs, "
                                   f"the GPU runs it in {one_us:.0f} µs alone and {pace_us:.0f} µs "
-                                  f"a call back to back")
+                                  f"a call back to back" if self.sleep else
+                                  "not back to back: this torch has no torch.cuda._sleep to time "
+                                  "one call without Python's time against")
             if self.sleep:
                 case.spin_cycles = spin
             elif one_us < BATCH_BELOW_US:

@@ -618,21 +618,25 @@ class Timer:
         for case in cases:
             host_us = statistics.median(case.host_us)
             spin = int(min(2 * host_us + 20, 5000) * self.cycles_per_us) if self.sleep else 0
+            if self.sleep and self.back_to_back == 1:
+                case.spin_cycles = spin  # one call a sample behind a spin: nothing to decide
+                continue
             one_us = self.trial(case, 1, spin, rounds=CHUNK_ROUNDS)  # a spin ahead of each call
-            if self.back_to_back > 1:
+            if self.back_to_back > 1 and not self.sleep:
+                case.notes.append("not back to back: this torch has no torch.cuda._sleep to time one "
+                                  "call without Python's time against")
+            elif self.back_to_back > 1:
                 fit = int(BACK_TO_BACK_SPAN_US // max(one_us, 1e-3))
                 calls = max(1, min(self.back_to_back, fit))
                 # A chunk timed as measure() would time it: where Python cannot keep ahead,
                 # the GPU waits between the calls and the pace is Python's, not the GPU's.
                 pace_us = self.trial(case, calls, spin, rounds=CHUNK_ROUNDS, back_to_back=True)
-                if self.sleep and host_us < QUEUE_SHARE * one_us and pace_us * QUEUE_SHARE <= one_us:
+                if host_us < QUEUE_SHARE * one_us and pace_us * QUEUE_SHARE <= one_us:
                     case.back_to_back, case.calls, case.spin_cycles = True, calls, spin
                     continue
                 case.notes.append(f"not back to back: Python queues a call in {host_us:.0f} µs, "
                                   f"the GPU runs it in {one_us:.0f} µs alone and {pace_us:.0f} µs "
-                                  f"a call back to back" if self.sleep else
-                                  "not back to back: this torch has no torch.cuda._sleep to time "
-                                  "one call without Python's time against")
+                                  f"a call back to back")
             if self.sleep:
                 case.spin_cycles = spin
             elif one_us < BATCH_BELOW_US:

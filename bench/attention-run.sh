@@ -243,10 +243,11 @@ for part in "$@"; do
               for d in ${HEAD_DIMS:-128}; do
                 r="$out/interleave/$round-d$d"
                 $b/host --heat "$heat" --back-to-back "$b2b" -k "$istep" --twins off --attn-type "${ATTN_TYPE:-bf16}" \
-                  --head-dim "$d" --seq "${SEQS:-4k,16k}" --json "$r.json" > "$r.txt" 2> /dev/null
+                  --head-dim "$d" --seq "${SEQS:-4k,16k}" --json "$r.json" > "$r.txt" 2> "$r.progress"
+                status=$?
                 python3 bench/attention-sdpa.py --heat "$heat" --back-to-back "$b2b" --backends cudnn "$r.json" \
                   > "$r-sdpa.txt" 2>&1
-                echo "round $round, head dim $d: $(grep -c '' "$r-sdpa.txt") lines"
+                echo "round $round, head dim $d: host exit $status, script exit $?"
               done
             done
             python3 - "$out/interleave" "$istep" <<'PY'

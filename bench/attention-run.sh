@@ -69,13 +69,13 @@
 #               a08, bf16, seq 4k, no mask, head dims 64 and 128: each one's launch (grid, block,
 #               registers, shared memory), pipes and stalls side by side; OUTDIR/cudnn-ncu.txt
 #   traffic     ncu's full set on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a10} (bf16, head dim
-#               128, no mask, 1k keys, one launch each), raw (OUTDIR/traffic-NAME.csv, about 2200
+#               ${STREAM_HEAD_DIM:-128}, hidden 2048, no mask, 1k keys, one launch each), raw (OUTDIR/traffic-NAME.csv, about 2200
 #               metrics), and each step against cuDNN metric by metric (bench/ncu-diff.py:
 #               OUTDIR/traffic-diff-STEP.txt; its totals printed: time, cycles, `wgmma`, bytes into
 #               the SMs, through L2 and from DRAM, instructions by pipe): what each moves per
 #               launch, which costs energy that cycles do not show (the power cap turns it into clock)
 #   stream      the instruction streams of cuDNN's kernel and of the steps ${TRAFFIC_STEPS:-a10} at the
-#               traffic part's shape: ncu's source page (every SASS instruction with its executions
+#               traffic part's shape (head dim ${STREAM_HEAD_DIM:-128}): ncu's source page (every SASS instruction with its executions
 #               and warp-state samples), OUTDIR/stream-NAME.csv.gz, and bench/sass-hotspots.py's
 #               summary of each: what the same counts cannot show, the order the work is issued in
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
@@ -108,18 +108,21 @@ heat=${HEAT:-0.5}
 # idle gaps lend the kernel clock: PyTorch's gaps are longer than the host's, which favoured
 # cuDNN by 1–12 % at 1k–4k keys (docs/records.md). 8 by default from 2026-11-29 on.
 b2b=${BACK_TO_BACK:-8}
+# The head dim of the traffic and stream parts' shape.
+stream_dim=${STREAM_HEAD_DIM:-128}
 mkdir -p "$out"
 # ncu (its options first) on one launch of cuDNN's kernel at the traffic and stream parts'
-# shape (bf16, batch 16 × 16 heads, 1k keys, head dim 128, no mask), past PyTorch's warm-up.
+# shape (bf16, batch 16, hidden 2048, 1k keys, head dim $stream_dim, no mask), past PyTorch's
+# warm-up.
 ncu_cudnn() {
   timeout 200 ncu --clock-control none --launch-skip 5 --launch-count 1 -k "regex:(sdpa|fprop|flash|fmha)" "$@" \
-    python3 bench/attention-sdpa.py --backends cudnn --shapes bf16:16x16x1024x128:none --min-time 0.01
+    python3 bench/attention-sdpa.py --backends cudnn --shapes "bf16:16x$((2048 / stream_dim))x1024x$stream_dim:none" --min-time 0.01
 }
 # The same for step STEP (then ncu's options), checked once and not timed.
 ncu_step() {
   local step=$1; shift
   timeout 120 ncu --clock-control none --launch-count 1 -k "regex:^${step}_" "$@" \
-    $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim 128 --seq 1k --mask none
+    $b/host -k "$step" --twins off --verify-only --attn-type bf16 --head-dim "$stream_dim" --seq 1k --mask none
 }
 # ncu's source page of one launch (every SASS instruction with its executions and warp-state
 # samples) into OUTDIR/NAME.csv and bench/sass-hotspots.py's summary of it, printed and in

@@ -10,7 +10,8 @@
 #   tests-small the same but the test past 2^31 (16 GiB)
 #   quick       every step at 2^20 and 2^30
 #   ladder      the ladder, i32 inclusive, at 2^16, 2^20, 2^24, 2^26, 2^28 and 2^30, then f32 and
-#               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder
+#               exclusive at 2^30, with records (JSON, CSV) and charts in OUTDIR/ladder (on an H200,
+#               about 7 minutes; cub about 20 s the first time, tests-small 25 s)
 #   blocks      s08–s10 with blocks of 128, 256 and 512 threads
 #   variants    the bundles in dist/exp/* (other constants) beside the bundle's own
 #   sweep       s11, s12 and CUB at every power of two from 2^16 to 2^30

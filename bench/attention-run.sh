@@ -69,15 +69,17 @@
 #               a08, bf16, seq 4k, no mask, head dims 64 and 128: each one's launch (grid, block,
 #               registers, shared memory), pipes and stalls side by side; OUTDIR/cudnn-ncu.txt
 #   traffic     ncu's full set on cuDNN's kernel and on the steps ${TRAFFIC_STEPS:-a10} (bf16, head dim
-#               ${STREAM_HEAD_DIM:-128}, hidden 2048, no mask, 1k keys, one launch each), raw (OUTDIR/traffic-NAME.csv, about 2200
-#               metrics), and each step against cuDNN metric by metric (bench/ncu-diff.py:
-#               OUTDIR/traffic-diff-STEP.txt; its totals printed: time, cycles, `wgmma`, bytes into
-#               the SMs, through L2 and from DRAM, instructions by pipe): what each moves per
-#               launch, which costs energy that cycles do not show (the power cap turns it into clock)
+#               ${STREAM_HEAD_DIM:-128}, hidden 2048, no mask, 1k keys, one launch each), raw
+#               (OUTDIR/traffic-NAME.csv, about 2200 metrics), and each step against cuDNN metric
+#               by metric (bench/ncu-diff.py: OUTDIR/traffic-diff-STEP.txt; its totals printed:
+#               time, cycles, `wgmma`, bytes into the SMs, through L2 and from DRAM, instructions
+#               by pipe): what each moves per launch, which costs energy that cycles do not show
+#               (the power cap turns it into clock)
 #   stream      the instruction streams of cuDNN's kernel and of the steps ${TRAFFIC_STEPS:-a10} at the
-#               traffic part's shape (head dim ${STREAM_HEAD_DIM:-128}): ncu's source page (every SASS instruction with its executions
-#               and warp-state samples), OUTDIR/stream-NAME.csv.gz, and bench/sass-hotspots.py's
-#               summary of each: what the same counts cannot show, the order the work is issued in
+#               traffic part's shape (head dim ${STREAM_HEAD_DIM:-128}): ncu's source page (every SASS
+#               instruction with its executions and warp-state samples), OUTDIR/stream-NAME.csv.gz,
+#               and bench/sass-hotspots.py's summary of each: what the same counts cannot show, the
+#               order the work is issued in
 #   sass        ptxas and cuobjdump on the bundle's PTX, one entry at a time (bf16, a05 on): each
 #               Hopper kernel's registers, spilled bytes and R2UR moves (values carried into
 #               uniform registers before a wgmma: a07 has 53 at head dim 128; a persistent loop that

@@ -11,6 +11,11 @@
 #             PTX; records in OUTDIR/portable.json
 #   rounds    t04 and t05 at 8192³, three more times one after the other, under the load
 #             the bench left (records in OUTDIR/rounds/)
+#   heated    p8's ceilings, then t05 at 4096³ and 8192³ heated half a second (no twins);
+#             records in OUTDIR/heated.json
+#   triton    Triton's own mma.sync product (bench/gemm-triton.py: DISABLE_MMA_V3=1) over its
+#             grid of tiles and stages at 4096³ and 8192³, f16 and bf16, as % of the ceilings
+#             of this call's `heated` (or `bench`); OUTDIR/triton.txt and triton.json (~4 min)
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -36,6 +41,13 @@ for part in "$@"; do
               $b/host --ptx-dir "$sm80" -k t04,t05 --twins off --gemm 8192 --json "$out/rounds/$round.json" > "$out/rounds/$round.txt" 2> /dev/null
               grep -E "^t0" "$out/rounds/$round.txt"
             done ;;
+    heated) $b/host --ptx-dir "$sm80" -k p8,t05 --twins off --heat 0.5 --gemm 4096,8192 --json "$out/heated.json" \
+              > "$out/heated.txt" 2> "$out/heated.progress"
+            echo "heated: host exit $?"; grep -E "ceiling, |cuBLAS|t05|WRONG|skipped" "$out/heated.txt" | head -20 ;;
+    triton) ceilings=$out/heated.txt; [ -s "$ceilings" ] || ceilings=$out/portable.txt
+            python3 bench/gemm-triton.py --ceilings "$ceilings" --json "$out/triton.json" > "$out/triton.txt" \
+              2> "$out/triton.progress"
+            echo "triton: exit $?"; cat "$out/triton.txt" ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done

@@ -1,8 +1,9 @@
 //! The bench scripts' own checks: each Python script the GPU machine's runs call
 //! (`bench/attention-sdpa.py`, `bench/allreduce-torch.py`, `bench/power-trace.py`,
-//! `bench/ncu-diff.py`) has a `--self-test` of the parts that need neither torch nor a GPU
-//! (records in and out, percentages, tables, headers, an nvidia-smi trace read against the
-//! kernels' windows, ncu's raw pages side by side). Run
+//! `bench/ncu-diff.py`, `bench/gemm-triton.py`) has a `--self-test` of the parts that need
+//! neither torch nor a GPU (records in and out, percentages, tables, headers, an nvidia-smi
+//! trace read against the kernels' windows, ncu's raw pages side by side, a tile search's
+//! grid and a PTX's instructions counted). Run
 //! here with the machine's `python3`; where there is none, each is reported as ignored with
 //! the reason (the harness is libtest-mimic, so that this is decided at run time).
 
@@ -11,8 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The scripts with a `--self-test`, relative to the repository's root.
-const SCRIPTS: &[&str] =
-    &["bench/attention-sdpa.py", "bench/allreduce-torch.py", "bench/power-trace.py", "bench/ncu-diff.py"];
+const SCRIPTS: &[&str] = &[
+    "bench/attention-sdpa.py",
+    "bench/allreduce-torch.py",
+    "bench/power-trace.py",
+    "bench/ncu-diff.py",
+    "bench/gemm-triton.py",
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -147,6 +147,71 @@ def table(rows, ceiling):
     return lines
 
 
+def sample_stats(times_us):
+    """Timed samples in µs -> the median, fastest, slowest, count and the interquartile range
+    over the median in percent (the host's spread)."""
+    q1, _, q3 = statistics.quantiles(times_us, n=4) if len(times_us) > 1 else (times_us[0],) * 3
+    median = statistics.median(times_us)
+    return {"median_us": median, "min_us": min(times_us), "max_us": max(times_us), "samples": len(times_us),
+            "spread_percent": 100.0 * (q3 - q1) / median}
+
+
+REFERENCE_KERNEL = "triton_mma_sync"  # the records' kernel (the results pages show it beside the steps)
+
+
+def best_within(configs, shared_limit):
+    """The fastest configuration timed again (heated) within `shared_limit` bytes, or None."""
+    final = [c for c in configs if c.get("final") and c.get("shared", shared_limit + 1) <= shared_limit]
+    return max(final, key=lambda c: c["tflops"], default=None)
+
+
+def host_records(report, host):
+    """Records of the host's form, one per type and size of `report` (this script's JSON): its
+    best product within 99 KB, as % of the `mma.sync` ceiling and of cuBLAS that the host's
+    document `host` (a run of the same call) measured."""
+    template = next((r for r in host.get("records", []) if r.get("family") == "gemm"), {})
+    ceilings = host.get("tensor_ceilings") or {}
+    records = []
+    for run in report.get("runs", []):
+        best = best_within(run["configs"], PORTABLE_SHARED)
+        if best is None:
+            continue
+        t, n = run["type"], run["size"]
+        ceiling = ceilings.get(f"mma.sync m16n8k16 {t}")
+        cublas = next((r for r in host.get("records", []) if r.get("kernel") == "cublas"
+                       and r.get("precision") == t and r.get("m") == n and r.get("n") == n and r.get("k") == n), None)
+        c_type = report.get("c_type", "input")
+        record = {key: None for key in template}
+        record.update(
+            family="gemm",
+            kernel=REFERENCE_KERNEL,
+            variant=f"{label(best['config'])}, {best['shared'] // 1024} KB",
+            precision=t, m=n, n=n, k=n,
+            median_us=best["median_us"], min_us=best.get("min_us"), max_us=best.get("max_us"),
+            spread_percent=best.get("spread_percent"), repetitions=best.get("samples"),
+            figure=best["tflops"], unit="TFLOP/s",
+            limit=f"mma.sync m16n8k16 {t} ceiling (p8)" if ceiling else None,
+            percent_of_limit=percent(best["tflops"], ceiling),
+            vendor=cublas.get("vendor") if cublas else None,
+            percent_of_vendor=percent(best["tflops"], cublas.get("figure")) if cublas else None,
+            passed=True, error=best.get("error_norm"),
+            error_measure=f"relative Frobenius error over {CHECKED_ROWS} sampled rows",
+            registers=best.get("regs"),
+            details={"source": f"Triton {report.get('triton')}, DISABLE_MMA_V3=1",
+                     "C": "16-bit" if c_type == "input" else "f32",
+                     "raster": f"bands of {report.get('group', GROUP_M)} block rows",
+                     "shared bytes": best.get("shared"), "conditions": best.get("conditions")},
+        )
+        records.append(record)
+    return records
+
+
+def merge_records(host, records):
+    """`host` with `records` in place of any earlier records of the compiler's product."""
+    kept = [r for r in host.get("records", []) if r.get("kernel") != REFERENCE_KERNEL]
+    return dict(host, records=kept + records)
+
+
 def conditions_line(csv_line):
     """nvidia-smi's 'SM MHz, W, °C, reasons' CSV line -> 'SM 1740 MHz, 612 W, 65 °C, power cap'."""
     parts = [p.strip() for p in csv_line.split(",")]
@@ -212,6 +277,30 @@ def self_test():
     )
     assert conditions_line("1980, 131.0, 47, 0x0000000000000000").endswith("not held by power")
     assert conditions_line("[N/A]") is None
+    stats = sample_stats([10.0, 11.0, 12.0, 13.0, 100.0])
+    assert stats["median_us"] == 12.0 and stats["min_us"] == 10.0 and stats["samples"] == 5
+    host = {
+        "tensor_ceilings": {"mma.sync m16n8k16 f16": 640.0},
+        "records": [
+            {"family": "gemm", "kernel": "cublas", "precision": "f16", "m": 4096, "n": 4096, "k": 4096,
+             "figure": 660.0, "vendor": "cuBLAS GemmEx", "registers": None},
+            {"family": "gemm", "kernel": REFERENCE_KERNEL, "precision": "f16", "m": 4096, "figure": 1.0},
+        ],
+    }
+    big = {"BM": 128, "BN": 256, "BK": 64, "warps": 8, "stages": 3}
+    report = {"triton": "3.6.0", "group": 8, "c_type": "input", "runs": [{"type": "f16", "size": 4096, "configs": [
+        {"config": big, "final": True, "shared": 98304, "tflops": 400.0, "median_us": 343.6, "regs": 236,
+         "error_norm": 2e-3},
+        {"config": dict(big, stages=4), "final": True, "shared": 147456, "tflops": 410.0, "median_us": 335.2},
+        {"config": dict(big, BK=32), "shared": 49152, "tflops": 420.0, "median_us": 327.0},  # not timed again
+    ]}]}
+    [r] = host_records(report, host)
+    assert r["kernel"] == REFERENCE_KERNEL and r["figure"] == 400.0 and r["variant"] == "128×256×64 w8 s3, 96 KB", r
+    assert r["percent_of_limit"] == 62.5 and r["limit"] == "mma.sync m16n8k16 f16 ceiling (p8)", r
+    assert abs(r["percent_of_vendor"] - 100 * 400 / 660) < 1e-9 and r["vendor"] == "cuBLAS GemmEx", r
+    assert r["passed"] is True and "registers" in r and r["registers"] == 236, r
+    merged = merge_records(host, [r])
+    assert [x["kernel"] for x in merged["records"]] == ["cublas", REFERENCE_KERNEL] and merged["records"][1] is r
     print("gemm-triton self-test: passed")
 
 
@@ -278,6 +367,10 @@ class Timer:
             self.torch.cuda.synchronize()
 
     def median_us(self, call, samples, min_s=0.0):
+        return self.measure(call, samples, min_s)["median_us"]
+
+    def measure(self, call, samples, min_s=0.0):
+        """At least `samples` timed calls and `min_s` of GPU time: their statistics (`sample_stats`)."""
         torch = self.torch
         call()
         torch.cuda.synchronize()
@@ -290,7 +383,33 @@ class Timer:
             stop.record()
             stop.synchronize()
             times.append(start.elapsed_time(stop) * 1e3)
-        return statistics.median(times)
+        return sample_stats(times)
+
+
+def read_json(path, what):
+    """A JSON document, or an exit that names `what` it should have been."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"gemm-triton: cannot read {what} {path}: {e}")
+
+
+def add_records(triton_json, host_json):
+    """The records of this script's JSON `triton_json` added to the host's file `host_json`."""
+    write_records(read_json(triton_json, "this script's figures"), host_json)
+
+
+def write_records(report, host_json):
+    host = read_json(host_json, "the host's records")
+    records = host_records(report, host)
+    if not records:
+        sys.exit(f"gemm-triton: no configuration within 99 KB was timed again: nothing added to {host_json}")
+    with open(host_json, "w") as f:
+        json.dump(merge_records(host, records), f, indent=1)
+        f.write("\n")
+    noun = "record" if len(records) == 1 else "records"
+    print(f"gemm-triton: {len(records)} {noun} of Triton's best within 99 KB added to {host_json}", file=sys.stderr)
 
 
 def main():
@@ -304,11 +423,19 @@ def main():
     parser.add_argument("--quick", action="store_true", help="a small grid (to check the script)")
     parser.add_argument("--configs", help="time these instead of the grid: 128x256x64w8s3,...")
     parser.add_argument("--group", type=int, default=GROUP_M, help="block rows per band of the raster (1: none)")
+    parser.add_argument("--records", metavar="HOST_JSON",
+                        help="add the best product within 99 KB of each type and size to the host's records "
+                             "of the same call (replacing any earlier ones), as % of its ceilings and cuBLAS")
+    parser.add_argument("--merge", nargs=2, metavar=("TRITON_JSON", "HOST_JSON"),
+                        help="no GPU: add the records of an earlier run's --json to HOST_JSON, as --records does")
     parser.add_argument("--out", choices=("input", "f32"), default="input",
                         help="C's type (f32: as the portable steps write it)")
     args = parser.parse_args()
     if args.self_test:
         self_test()
+        return
+    if args.merge:
+        add_records(*args.merge)
         return
 
     try:
@@ -343,7 +470,8 @@ def main():
         grid_configs = parse_configs(args.configs) if args.configs else config_grid(args.quick)
     except ValueError as e:
         sys.exit(f"gemm-triton: {e}")
-    report = {"device": props.name, "triton": triton.__version__, "torch": torch.__version__, "runs": []}
+    report = {"device": props.name, "triton": triton.__version__, "torch": torch.__version__, "group": group,
+              "c_type": args.out, "runs": []}
     failed = False
 
     for t in types:
@@ -357,15 +485,17 @@ def main():
             rows = torch.randint(0, n, (min(CHECKED_ROWS, n),), device="cuda", generator=gen)
             ref = a[rows].float() @ b.float()
             flops = 2.0 * n * n * n
+
+            def launcher(cfg):
+                """One product C = A·B by configuration `cfg`; the call returns the compiled kernel."""
+                blocks = triton.cdiv(n, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
+                return lambda: matmul[(blocks,)](a, b, c, n, n, n, BM=cfg["BM"], BN=cfg["BN"], BK=cfg["BK"],
+                                                 GROUP=group, num_warps=cfg["warps"], num_stages=cfg["stages"])
+
             results = []
             print(f"\n{t} {n}³: searching {len(grid_configs)} configurations ...", file=sys.stderr, flush=True)
             for cfg in grid_configs:
-                blocks = triton.cdiv(n, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
-
-                def call(cfg=cfg, blocks=blocks):
-                    return matmul[(blocks,)](a, b, c, n, n, n, BM=cfg["BM"], BN=cfg["BN"], BK=cfg["BK"],
-                                             GROUP=group, num_warps=cfg["warps"], num_stages=cfg["stages"])
-
+                call = launcher(cfg)
                 entry = {"config": cfg}
                 try:
                     c.fill_(float("nan"))
@@ -403,15 +533,9 @@ def main():
             if t05_like is not None and id(t05_like) not in {id(r) for r in again}:
                 again = list(again) + [t05_like]
             for r in again:
-                cfg = r["config"]
-                blocks = triton.cdiv(n, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
-
-                def call(cfg=cfg, blocks=blocks):
-                    return matmul[(blocks,)](a, b, c, n, n, n, BM=cfg["BM"], BN=cfg["BN"], BK=cfg["BK"],
-                                             GROUP=group, num_warps=cfg["warps"], num_stages=cfg["stages"])
-
+                call = launcher(r["config"])
                 timer.heat(call, args.heat)
-                r["median_us"] = timer.median_us(call, FINAL_SAMPLES, FINAL_MIN_S)
+                r.update(timer.measure(call, FINAL_SAMPLES, FINAL_MIN_S))
                 r["tflops"] = flops / r["median_us"] / 1e6
                 r["final"] = True
                 r["conditions"] = gpu_conditions()
@@ -465,6 +589,11 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+    if args.records and not failed:
+        if args.json:
+            add_records(args.json, args.records)
+        else:
+            write_records(report, args.records)
     if failed:
         sys.exit("gemm-triton: a configuration computed a wrong product (above)")
 

@@ -15,7 +15,10 @@
 #             records in OUTDIR/heated.json
 #   triton    Triton's own mma.sync product (bench/gemm-triton.py: DISABLE_MMA_V3=1) over its
 #             grid of tiles and stages at 4096³ and 8192³, f16 and bf16, as % of the ceilings
-#             of this call's `heated` (or `bench`); OUTDIR/triton.txt and triton.json (~4 min)
+#             of this call's `heated` (or `bench`); OUTDIR/triton.txt and triton.json, and its
+#             best within 99 KB added to heated.json's records when `heated` ran: that file,
+#             copied to docs/results/GPU/gemm-triton.json, puts it on the results
+#             page beside t05 (about 80 s on an H200)
 set -uo pipefail
 out=${1:?output folder}; shift
 b=dist/gpu-bundle
@@ -45,8 +48,9 @@ for part in "$@"; do
               > "$out/heated.txt" 2> "$out/heated.progress"
             echo "heated: host exit $?"; grep -E "ceiling, |cuBLAS|t05|WRONG|skipped" "$out/heated.txt" | head -20 ;;
     triton) ceilings=$out/heated.txt; [ -s "$ceilings" ] || ceilings=$out/portable.txt
-            python3 bench/gemm-triton.py --ceilings "$ceilings" --json "$out/triton.json" > "$out/triton.txt" \
-              2> "$out/triton.progress"
+            records=(); [ -s "$out/heated.json" ] && records=(--records "$out/heated.json")
+            python3 bench/gemm-triton.py --ceilings "$ceilings" --json "$out/triton.json" ${records[@]+"${records[@]}"} \
+              > "$out/triton.txt" 2> "$out/triton.progress"
             echo "triton: exit $?"; cat "$out/triton.txt" ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac

@@ -292,6 +292,27 @@ fn is_vendor(record: &Record) -> bool {
         .contains(&record.kernel.as_str())
 }
 
+/// The kernel of a compiler's own `mma.sync` product, timed beside the portable steps
+/// (`bench/gemm-triton.py --records`): a second opinion, never a step.
+const REFERENCE_KERNEL: &str = "triton_mma_sync";
+
+/// A record of that product.
+fn is_reference(record: &Record) -> bool {
+    record.kernel == REFERENCE_KERNEL
+}
+
+/// A GEMM table's name for a record: the vendor's, the compiler's product with its tile, or
+/// the step's (linked to its chapter).
+fn gemm_row_name(record: &Record, links: &Links) -> String {
+    if is_vendor(record) {
+        record.vendor.clone().unwrap_or_else(|| "cuBLAS".into())
+    } else if is_reference(record) {
+        format!("Triton `mma.sync` {}", record.variant.as_deref().unwrap_or(""))
+    } else {
+        step_name(&record.kernel, links)
+    }
+}
+
 /// The type column of a GEMM row: FP8 rows also say which accumulation the step and its
 /// baseline share (the tensor cores' own, or partial sums promoted into f32).
 fn gemm_type(record: &Record) -> String {
@@ -374,11 +395,13 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     type Problem = ((usize, String), (u128, u64, u64, u64), Option<String>);
     let mut best: BTreeMap<Problem, (&Run, &Record)> = BTreeMap::new();
     for run in &gpu.runs {
-        for record in run
-            .records
-            .iter()
-            .filter(|r| r.family == "gemm" && !is_vendor(r) && r.passed != Some(false) && r.figure.is_some())
-        {
+        for record in run.records.iter().filter(|r| {
+            r.family == "gemm"
+                && !is_vendor(r)
+                && !is_reference(r)
+                && r.passed != Some(false)
+                && r.figure.is_some()
+        }) {
             let key = (
                 precision_rank(record.precision.as_deref().unwrap_or("")),
                 size_rank(record),
@@ -409,6 +432,7 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         ]);
     }
     let (portable, portable_heat) = best_portable_gemm(gpu, links);
+    let (reference, reference_heat) = portable_reference(gpu);
     let scan = scan::best_table(gpu, links);
     let attention = attention::best_part(gpu, order, links);
     if !reduce.is_empty() {
@@ -441,6 +465,18 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         out += &portable.render();
         out += "\n";
     }
+    if !reference.is_empty() {
+        out += &format!(
+            "Beside them, a compiler's: Triton's own `mma.sync` product (its Hopper path turned off), the best \
+             within 99 KB of shared memory of its search over block tiles, k tiles, warps and stages \
+             (`bench/gemm-triton.py`; 16-bit C, tiles in bands of block rows; Triton's stage count holds one \
+             stage in registers, so s3 is two buffers in shared memory; TFLOP/s, % of the ceiling p8 and of \
+             cuBLAS measured in the same run{}):\n\n",
+            reference_heat.heading()
+        );
+        out += &reference.render();
+        out += "\n";
+    }
     out += &attention;
     if reduce.is_empty() && scan.is_empty() && gemm.is_empty() && attention.is_empty() {
         out += "No ladder step was timed in these files.\n\n";
@@ -460,21 +496,7 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> (Table, HeatMarks) {
         ("% of cuBLAS", Align::Right),
         ("file", Align::Left),
     ]);
-    let mut best: BTreeMap<((usize, String), (u128, u64, u64, u64)), (&Run, &Record)> = BTreeMap::new();
-    for run in &gpu.runs {
-        for record in run.records.iter().filter(|r| {
-            r.family == "gemm"
-                && r.passed != Some(false)
-                && r.figure.is_some()
-                && r.limit.as_deref().is_some_and(|l| l.starts_with("mma.sync"))
-        }) {
-            let key = (precision_rank(record.precision.as_deref().unwrap_or("")), size_rank(record));
-            let slot = best.entry(key).or_insert((run, record));
-            if better((run, record), *slot) {
-                *slot = (run, record);
-            }
-        }
-    }
+    let best = best_mma_sync(gpu, |r| !is_reference(r));
     let heat = HeatMarks::of(best.values().map(|(run, _)| *run));
     for (run, record) in best.values() {
         table.row(vec![
@@ -488,6 +510,60 @@ fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> (Table, HeatMarks) {
         ]);
     }
     (table, heat)
+}
+
+/// The compiler's own `mma.sync` product ([`REFERENCE_KERNEL`]) at each type and shape it was
+/// timed at, the best of its runs, beside the portable steps' table: its tile, figure and % of
+/// its run's ceiling and cuBLAS.
+fn portable_reference(gpu: &GpuResults) -> (Table, HeatMarks) {
+    let mut table = Table::new(&[
+        ("type", Align::Left),
+        ("M×N×K", Align::Left),
+        ("Triton's tile, warps, stages", Align::Left),
+        ("TFLOP/s", Align::Right),
+        ("% of ceiling", Align::Right),
+        ("% of cuBLAS", Align::Right),
+        ("file", Align::Left),
+    ]);
+    let best = best_mma_sync(gpu, is_reference);
+    let heat = HeatMarks::of(best.values().map(|(run, _)| *run));
+    for (run, record) in best.values() {
+        table.row(vec![
+            gemm_type(record),
+            size_text(record),
+            record.variant.clone().unwrap_or_default(),
+            figure(record),
+            percent(record.percent_of_limit),
+            percent(record.percent_of_vendor),
+            heat.file(run),
+        ]);
+    }
+    (table, heat)
+}
+
+/// Per 16-bit type and shape, the best checked GEMM record read against the `mma.sync` ceiling
+/// among those `keep` takes, and its run.
+fn best_mma_sync<'a>(
+    gpu: &'a GpuResults,
+    keep: impl Fn(&Record) -> bool,
+) -> BTreeMap<((usize, String), (u128, u64, u64, u64)), (&'a Run, &'a Record)> {
+    let mut best: BTreeMap<((usize, String), (u128, u64, u64, u64)), (&Run, &Record)> = BTreeMap::new();
+    for run in &gpu.runs {
+        for record in run.records.iter().filter(|r| {
+            r.family == "gemm"
+                && r.passed != Some(false)
+                && r.figure.is_some()
+                && r.limit.as_deref().is_some_and(|l| l.starts_with("mma.sync"))
+                && keep(r)
+        }) {
+            let key = (precision_rank(record.precision.as_deref().unwrap_or("")), size_rank(record));
+            let slot = best.entry(key).or_insert((run, record));
+            if better((run, record), *slot) {
+                *slot = (run, record);
+            }
+        }
+    }
+    best
 }
 
 /// Whether `candidate` should replace `kept` as the best step of a problem: a figure timed under
@@ -778,13 +854,7 @@ fn gemm_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
         let fell: Vec<String> = records
             .iter()
             .filter(|r| timed_while_the_clock_fell(r.median_us, r.min_us))
-            .map(|r| {
-                if is_vendor(r) {
-                    r.vendor.clone().unwrap_or_else(|| "cuBLAS".into())
-                } else {
-                    step_name(&r.kernel, links)
-                }
-            })
+            .map(|r| gemm_row_name(r, links))
             .collect();
         if !fell.is_empty() {
             out += "\n";
@@ -826,13 +896,8 @@ pub fn gemm_table(records: &[&Record], links: &Links) -> Table {
         ("relative error", Align::Right),
     ]);
     for record in records {
-        let name = if is_vendor(record) {
-            record.vendor.clone().unwrap_or_else(|| "cuBLAS".into())
-        } else {
-            step_name(&record.kernel, links)
-        };
         table.row(vec![
-            name,
+            gemm_row_name(record, links),
             median(record),
             figure(record),
             if is_vendor(record) { String::new() } else { percent(record.percent_of_vendor) },
@@ -1287,5 +1352,40 @@ mod tests {
         assert!(rows[0].contains("`t05_fragment_pipeline_f16`") && rows[0].contains("373.0"), "{text}");
         assert!(rows[0].ends_with("| `b.json` |"), "{text}");
         assert!(!text.contains("w08"), "{text}");
+    }
+
+    #[test]
+    fn the_compilers_product_stands_beside_the_portable_steps_never_among_them() {
+        const MMA: &str = "mma.sync f16 ceiling (p8)";
+        let mut triton = gemm(REFERENCE_KERNEL, 400.0, MMA, true);
+        triton.variant = Some("128×256×64 w8 s3, 96 KB".into());
+        let mut failed = gemm(REFERENCE_KERNEL, 500.0, MMA, false);
+        failed.variant = Some("256×128×64 w8 s3, 96 KB".into());
+        let runs = vec![
+            run("steps.json", vec![gemm("t05_fragment_pipeline_f16", 360.0, MMA, true), failed]),
+            run("triton.json", vec![gemm("t05_fragment_pipeline_f16", 350.0, MMA, true), triton]),
+        ];
+        let gpu = GpuResults { kind: "h200".into(), runs, charts: Vec::new(), drawn: BTreeMap::new() };
+        // The faster product is the compiler's: the best step is still t05's fastest record.
+        let text = best_portable_gemm(&gpu, &committed_links()).0.render();
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 1, "{text}");
+        assert!(rows[0].contains("`t05_fragment_pipeline_f16`") && rows[0].contains("360.0"), "{text}");
+        assert!(rows[0].ends_with("| `steps.json` |") && !text.contains("128×256"), "{text}");
+        // Its own table: the checked product, with its tile and its run.
+        let (table, _) = portable_reference(&gpu);
+        assert!(table.fits(), "{} columns", table.width());
+        let text = table.render();
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 1, "{text}");
+        assert!(rows[0].contains("128×256×64 w8 s3, 96 KB") && rows[0].contains("400.0"), "{text}");
+        assert!(rows[0].contains(" 61.5 |") && rows[0].ends_with("| `triton.json` |"), "{text}");
+        // In the run's own table it is a row of its own, named with its tile.
+        let records: Vec<&Record> = gpu.runs[1].records.iter().collect();
+        let own = gemm_table(&records, &committed_links()).render();
+        assert!(own.contains("Triton `mma.sync` 128×256×64 w8 s3, 96 KB"), "{own}");
+        // Only a product that failed its check: no table.
+        let none = GpuResults { runs: vec![gpu.runs[0].clone()], ..gpu };
+        assert!(portable_reference(&none).0.is_empty());
     }
 }

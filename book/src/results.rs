@@ -541,13 +541,16 @@ fn portable_reference(gpu: &GpuResults) -> (Table, HeatMarks) {
     (table, heat)
 }
 
+/// A GEMM problem of the portable tables: its type's rank and its shape's.
+type TypeAndShape = ((usize, String), (u128, u64, u64, u64));
+
 /// Per 16-bit type and shape, the best checked GEMM record read against the `mma.sync` ceiling
 /// among those `keep` takes, and its run.
 fn best_mma_sync<'a>(
     gpu: &'a GpuResults,
     keep: impl Fn(&Record) -> bool,
-) -> BTreeMap<((usize, String), (u128, u64, u64, u64)), (&'a Run, &'a Record)> {
-    let mut best: BTreeMap<((usize, String), (u128, u64, u64, u64)), (&Run, &Record)> = BTreeMap::new();
+) -> BTreeMap<TypeAndShape, (&'a Run, &'a Record)> {
+    let mut best: BTreeMap<TypeAndShape, (&Run, &Record)> = BTreeMap::new();
     for run in &gpu.runs {
         for record in run.records.iter().filter(|r| {
             r.family == "gemm"

@@ -546,10 +546,10 @@ type TypeAndShape = ((usize, String), (u128, u64, u64, u64));
 
 /// Per 16-bit type and shape, the best checked GEMM record read against the `mma.sync` ceiling
 /// among those `keep` takes, and its run.
-fn best_mma_sync<'a>(
-    gpu: &'a GpuResults,
+fn best_mma_sync(
+    gpu: &GpuResults,
     keep: impl Fn(&Record) -> bool,
-) -> BTreeMap<TypeAndShape, (&'a Run, &'a Record)> {
+) -> BTreeMap<TypeAndShape, (&Run, &Record)> {
     let mut best: BTreeMap<TypeAndShape, (&Run, &Record)> = BTreeMap::new();
     for run in &gpu.runs {
         for record in run.records.iter().filter(|r| {

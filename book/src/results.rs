@@ -487,51 +487,42 @@ fn best_section(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
 /// The best GEMM step of each 16-bit type and shape among those read against the `mma.sync`
 /// ceiling: the steps that run on every GPU since Ampere; and how the table marks heat.
 fn best_portable_gemm(gpu: &GpuResults, links: &Links) -> (Table, HeatMarks) {
-    let mut table = Table::new(&[
-        ("type", Align::Left),
-        ("M×N×K", Align::Left),
-        ("best step", Align::Left),
-        ("TFLOP/s", Align::Right),
-        ("% of ceiling", Align::Right),
-        ("% of cuBLAS", Align::Right),
-        ("file", Align::Left),
-    ]);
-    let best = best_mma_sync(gpu, |r| !is_reference(r));
-    let heat = HeatMarks::of(best.values().map(|(run, _)| *run));
-    for (run, record) in best.values() {
-        table.row(vec![
-            gemm_type(record),
-            size_text(record),
-            step_name(&record.kernel, links),
-            figure(record),
-            percent(record.percent_of_limit),
-            percent(record.percent_of_vendor),
-            heat.file(run),
-        ]);
-    }
-    (table, heat)
+    portable_table(gpu, "best step", |r| !is_reference(r), |r| step_name(&r.kernel, links))
 }
 
 /// The compiler's own `mma.sync` product ([`REFERENCE_KERNEL`]) at each type and shape it was
 /// timed at, the best of its runs, beside the portable steps' table: its tile, figure and % of
 /// its run's ceiling and cuBLAS.
 fn portable_reference(gpu: &GpuResults) -> (Table, HeatMarks) {
+    portable_table(gpu, "Triton's tile, warps, stages", is_reference, |r| {
+        r.variant.clone().unwrap_or_default()
+    })
+}
+
+/// A table of [`best_mma_sync`]'s records among those `keep` takes, each named by `name` in
+/// the column `named`; and how it marks heat.
+fn portable_table(
+    gpu: &GpuResults,
+    named: &str,
+    keep: impl Fn(&Record) -> bool,
+    name: impl Fn(&Record) -> String,
+) -> (Table, HeatMarks) {
     let mut table = Table::new(&[
         ("type", Align::Left),
         ("M×N×K", Align::Left),
-        ("Triton's tile, warps, stages", Align::Left),
+        (named, Align::Left),
         ("TFLOP/s", Align::Right),
         ("% of ceiling", Align::Right),
         ("% of cuBLAS", Align::Right),
         ("file", Align::Left),
     ]);
-    let best = best_mma_sync(gpu, is_reference);
+    let best = best_mma_sync(gpu, keep);
     let heat = HeatMarks::of(best.values().map(|(run, _)| *run));
     for (run, record) in best.values() {
         table.row(vec![
             gemm_type(record),
             size_text(record),
-            record.variant.clone().unwrap_or_default(),
+            name(record),
             figure(record),
             percent(record.percent_of_limit),
             percent(record.percent_of_vendor),

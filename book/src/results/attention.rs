@@ -976,10 +976,6 @@ pub fn contents(run: &Run) -> Option<String> {
     ))
 }
 
-/// The "which step is fastest" part of the attention: per setting, a table of each panel's
-/// best step at each length (`Grid::best`) with its TFLOP/s, its % of cuDNN, of
-/// FlashAttention-2 and of the ceiling, and its file. Empty where `gpu` has no attention
-/// step with a figure.
 /// What a table whose heated figures were timed one launch a sample adds to its heading.
 const GAPPY_NOTE: &str = "timed one launch a sample, PyTorch's each after an idle spin: at the power cap \
      the gaps lent cuDNN 1–12 % at head dim 128, 1k–4k keys, no mask: a step's % of cuDNN there reads low (records.md, \
@@ -1016,6 +1012,10 @@ const GAPS_MARK: &str = "°";
 const GAPS_NOTE: &str = "; ° the backend timed one call a sample, each after an idle spin, as Python could not queue \
      its calls faster than the GPU ran them, the step back to back: the % reads high (records.md, idle gaps)";
 
+/// The "which step is fastest" part of the attention: per setting, a table of each panel's
+/// best step at each length (`Grid::best`) with its TFLOP/s, its % of cuDNN, of
+/// FlashAttention-2 and of the ceiling, and its file. Empty where `gpu` has no attention
+/// step with a figure.
 pub fn best_part(gpu: &GpuResults, order: &StepOrder, links: &Links) -> String {
     let mut settings: Vec<(&Setting, Vec<(&Panel, u64, Figure)>)> = vec![];
     let figures = figures(gpu);
